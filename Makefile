@@ -1,0 +1,46 @@
+# trainjobs — every command a developer or CI runs. `make test` is what CI runs.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-dev
+
+.PHONY: demo test lint typecheck layers unit bench clean install
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+# Runtime install: enough for `make demo` and `trainjobs` itself.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+# Dev install: linters, type checker and test tools.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(VENV)/.installed $@
+
+install: $(VENV)/.installed
+
+## demo: render the demo stack, print what it would create and where the YAML went
+demo: $(VENV)/.installed
+	$(BIN)/trainjobs render stacks/Pulumi.demo.yaml -o out/demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check trainjobs tests bench examples __main__.py
+	$(BIN)/ruff format --check trainjobs tests bench examples __main__.py
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+layers: $(STAMP)
+	$(BIN)/lint-imports
+
+unit: $(STAMP)
+	$(BIN)/pytest
+
+## test: everything CI runs
+test: lint typecheck layers unit
+
+clean:
+	rm -rf $(VENV) out .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -1,0 +1,1 @@
+"""Shared test helpers: repository paths, Pulumi mocks, YAML snapshots."""

@@ -1,0 +1,3 @@
+from trainjobs.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,101 @@
+"""Custom-resource schema checks against the CRDs in ``crds/``.
+
+The CRDs are large (600 KB each: full pod template schemas), so the index is
+built from each file's head (group and kind come first in every CRD we ship)
+and a file is parsed only when an object of its kind is checked.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from trainjobs.check.k8s_schema import SchemaProblem
+
+__all__ = ["crd_dir", "crd_files", "problems", "schema_for"]
+
+_GROUP = re.compile(r"^  group: (\S+)$", re.M)
+_KIND = re.compile(r"^    kind: (\S+)$", re.M)
+
+try:
+    _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[assignment]
+except AttributeError:  # pragma: no cover
+    _Loader = yaml.SafeLoader
+
+
+def crd_dir() -> Path:
+    """Where the shipped CRDs are: ``$TRAINJOBS_CRDS`` or ``crds/`` beside the package."""
+    override = os.environ.get("TRAINJOBS_CRDS")
+    if override:
+        return Path(override)
+    return Path(__file__).resolve().parents[2] / "crds"
+
+
+def crd_files() -> list[Path]:
+    """Every CRD file shipped, sorted."""
+    return sorted(crd_dir().rglob("*.yaml"))
+
+
+@cache
+def _index(root: Path) -> dict[tuple[str, str], list[Path]]:
+    index: dict[tuple[str, str], list[Path]] = {}
+    for path in sorted(root.rglob("*.yaml")):
+        with path.open() as handle:
+            head = handle.read(4096)
+        group, kind = _GROUP.search(head), _KIND.search(head)
+        if group and kind:
+            index.setdefault((group.group(1), kind.group(1)), []).append(path)
+    return index
+
+
+@cache
+def _versions(path: Path) -> dict[str, Any]:
+    with path.open() as handle:
+        crd = yaml.load(handle, Loader=_Loader)
+    return {
+        v["name"]: (v.get("schema") or {}).get("openAPIV3Schema") or {}
+        for v in crd["spec"]["versions"]
+    }
+
+
+def schema_for(api_version: str, kind: str) -> dict[str, Any] | None:
+    """The openAPIV3Schema of ``api_version``/``kind`` from the shipped CRDs, or None."""
+    group, _, version = api_version.rpartition("/")
+    for path in _index(crd_dir()).get((group, kind), []):
+        schema = _versions(path).get(version)
+        if schema is not None:
+            return dict(schema)
+    return None
+
+
+@cache
+def _validator(api_version: str, kind: str) -> jsonschema.protocols.Validator | None:
+    schema = schema_for(api_version, kind)
+    if schema is None:
+        return None
+    return jsonschema.Draft7Validator(schema)
+
+
+def _walk(validator: jsonschema.protocols.Validator, obj: Any) -> Iterator[SchemaProblem]:
+    for error in sorted(
+        validator.iter_errors(obj), key=lambda e: [str(p) for p in e.absolute_path]
+    ):
+        path = "".join(
+            f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path
+        ).lstrip(".")
+        yield path, error.message, error.instance
+
+
+def problems(manifest: Mapping[str, Any]) -> list[SchemaProblem] | None:
+    """Schema problems of one custom resource; None when no shipped CRD knows its kind."""
+    validator = _validator(str(manifest.get("apiVersion", "")), str(manifest.get("kind", "")))
+    if validator is None:
+        return None
+    return list(_walk(validator, manifest))

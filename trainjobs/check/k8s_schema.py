@@ -1,0 +1,115 @@
+"""Kubernetes OpenAPI schema checks, using the schemas kubernetes-validate ships.
+
+kubernetes-validate's own ``validate`` loads and compiles a schema on every
+call; here each (version, kind) validator is compiled once and reused, and all
+errors of an object are reported, not only the first.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jsonschema
+from referencing import Registry, Resource
+
+__all__ = ["SchemaProblem", "UnknownKind", "available_versions", "problems", "template_problems"]
+
+_PACKAGE = "kubernetes_validate"
+_DIR = "kubernetes-json-schema"
+
+
+class UnknownKind(LookupError):
+    """No bundled schema for this apiVersion/kind (e.g. a custom resource)."""
+
+
+SchemaProblem = tuple[str, str, Any]
+"""(path inside the object, message, offending value)."""
+
+
+@cache
+def available_versions() -> tuple[str, ...]:
+    """Kubernetes minor versions with bundled schemas, e.g. ``("1.25", …, "1.37")``."""
+    root = resources.files(_PACKAGE).joinpath(_DIR)
+    found = set()
+    for entry in root.iterdir():
+        match = re.match(r"^v(\d+\.\d+)\.\d+-local-strict$", entry.name)
+        if match:
+            found.add(match.group(1))
+    return tuple(sorted(found, key=lambda v: tuple(int(p) for p in v.split("."))))
+
+
+def _schema_dir(version: str) -> str:
+    versions = available_versions()
+    if version not in versions:
+        raise ValueError(
+            f"no Kubernetes {version} schema is bundled; use one of {', '.join(versions)}"
+        )
+    return f"v{version}.0-local-strict"
+
+
+def _load(version: str, name: str) -> Any:
+    path = resources.files(_PACKAGE).joinpath(_DIR, _schema_dir(version), name)
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise UnknownKind(name) from None
+
+
+@cache
+def _registry(version: str) -> Registry[Any]:
+    definitions = Resource.from_contents(_load(version, "_definitions.json"))
+    return definitions @ Registry()
+
+
+@cache
+def _validator(version: str, filename: str) -> jsonschema.protocols.Validator:
+    schema = _load(version, filename)
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(schema, registry=_registry(version))
+
+
+def _filename(api_version: str, kind: str) -> str:
+    # rbac.authorization.k8s.io/v1 → rbac-v1; v1 → v1 (kubernetes-validate's naming)
+    group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
+    return f"{kind.lower()}-{group_version}.json"
+
+
+def _problems(validator: jsonschema.protocols.Validator, obj: Any) -> Iterator[SchemaProblem]:
+    errors = sorted(validator.iter_errors(obj), key=lambda e: [str(p) for p in e.absolute_path])
+    for error in errors:
+        # anyOf/oneOf errors are vague at the top; report the most specific cause.
+        best = jsonschema.exceptions.best_match([error])
+        path = "".join(
+            f"[{p}]" if isinstance(p, int) else f".{p}" for p in best.absolute_path
+        ).lstrip(".")
+        yield path, _plain(best.message), best.instance
+
+
+def _plain(message: str) -> str:
+    # jsonschema says "Additional properties are not allowed ('x' was unexpected)".
+    match = re.match(
+        r"Additional properties are not allowed \((.*) (?:was|were) unexpected\)", message
+    )
+    if match:
+        return f"unknown field {match.group(1)}"
+    if len(message) > 200:
+        message = message[:197] + "..."
+    return message
+
+
+def problems(manifest: Mapping[str, Any], version: str) -> list[SchemaProblem]:
+    """Schema problems of one built-in object; raises UnknownKind for custom resources."""
+    api_version = str(manifest.get("apiVersion", ""))
+    kind = str(manifest.get("kind", ""))
+    validator = _validator(version, _filename(api_version, kind))
+    return list(_problems(validator, manifest))
+
+
+def template_problems(template: Mapping[str, Any], version: str) -> list[SchemaProblem]:
+    """Schema problems of a core/v1 PodTemplateSpec."""
+    return list(_problems(_validator(version, "podtemplatespec-v1.json"), template))

@@ -1,0 +1,77 @@
+"""Name and label rules over rendered objects, and uniqueness within a stack."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from trainjobs.errors import Finding
+from trainjobs.k8s.names import (
+    dns1035_label_problem,
+    dns1123_label_problem,
+    dns1123_subdomain_problem,
+    label_key_problem,
+    label_value_problem,
+)
+from trainjobs.render import RenderedObject
+
+__all__ = ["name_findings"]
+
+# Kinds whose names become DNS labels (Service, Namespace) need the stricter rule.
+_LABEL_NAMED = {"Service": dns1035_label_problem, "Namespace": dns1123_label_problem}
+
+
+def _where(obj: RenderedObject, field: str) -> str:
+    return f"{obj.origin} → {obj.title}: {field}"
+
+
+def name_findings(objects: Sequence[RenderedObject]) -> list[Finding]:
+    """DNS names, label keys and values, and duplicate objects."""
+    findings: list[Finding] = []
+    seen: dict[tuple[str, str, str, str], RenderedObject] = {}
+    for obj in objects:
+        meta = obj.manifest.get("metadata") or {}
+        kind = str(obj.manifest.get("kind"))
+        name = str(meta.get("name", ""))
+        rule = _LABEL_NAMED.get(kind, dns1123_subdomain_problem)
+        problem = rule(name)
+        if problem:
+            findings.append(
+                Finding(
+                    code="name.invalid",
+                    path=_where(obj, "metadata.name"),
+                    message=f"the {kind} name {problem}",
+                    value=name,
+                    hint="shorten or rename the job; object names derive from it",
+                    source=obj.source,
+                )
+            )
+        for key, value in (meta.get("labels") or {}).items():
+            key_problem = label_key_problem(str(key))
+            value_problem = label_value_problem(str(value))
+            if key_problem or value_problem:
+                findings.append(
+                    Finding(
+                        code="label.invalid",
+                        path=_where(obj, f"metadata.labels[{key!r}]"),
+                        message=str(key_problem or value_problem),
+                        value=value if value_problem else key,
+                        hint="a job name of 63 characters or fewer keeps its labels valid",
+                        source=obj.source,
+                    )
+                )
+        identity = obj.identity
+        if identity in seen:
+            first = seen[identity]
+            findings.append(
+                Finding(
+                    code="name.duplicate",
+                    path=_where(obj, "metadata.name"),
+                    message=f"{first.origin} already renders {obj.title}",
+                    value=name,
+                    hint="give one of the jobs another name or namespace",
+                    source=obj.source,
+                )
+            )
+        else:
+            seen[identity] = obj
+    return findings

@@ -1,0 +1,109 @@
+"""``run``: render a stack and apply every check, collecting all findings at once."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from trainjobs.check import crd_schema, k8s_schema
+from trainjobs.check.names import name_findings
+from trainjobs.errors import Finding, Severity, SpecError
+from trainjobs.render import RenderedObject, Rendering, render
+from trainjobs.spec.entry import JobEntry, Target
+from trainjobs.spec.stack import StackSpec
+
+__all__ = ["manifest_findings", "run", "template_findings"]
+
+
+def template_findings(entries: Sequence[JobEntry], version: str) -> list[Finding]:
+    """Every pod template in the input against the Kubernetes PodTemplateSpec schema."""
+    findings: list[Finding] = []
+    for entry in entries:
+        for ref in entry.framework.pod_templates(entry.job):
+            for path, message, value in k8s_schema.template_problems(ref.template, version):
+                findings.append(
+                    Finding(
+                        code="schema.pod_template",
+                        path=f"{entry.path}.{ref.path}" + (f".{path}" if path else ""),
+                        message=message,
+                        value=value,
+                        hint="see the Kubernetes PodSpec reference for this field",
+                        source=entry.source,
+                    )
+                )
+    return findings
+
+
+def manifest_findings(objects: Sequence[RenderedObject], version: str) -> list[Finding]:
+    """Rendered objects against the Kubernetes schema or their CRD, plus name rules."""
+    findings = name_findings(objects)
+    for obj in objects:
+        found = crd_schema.problems(obj.manifest)
+        code = "schema.crd"
+        if found is None:
+            code = "schema.k8s"
+            try:
+                found = k8s_schema.problems(obj.manifest, version)
+            except k8s_schema.UnknownKind:
+                findings.append(
+                    Finding(
+                        code="schema.unknown_kind",
+                        path=f"{obj.origin} → {obj.title}",
+                        message="no schema is known for this kind, so it was not checked",
+                        value=f"{obj.manifest.get('apiVersion')} {obj.manifest.get('kind')}",
+                        hint="add its CRD to crds/",
+                        severity=Severity.WARNING,
+                        source=obj.source,
+                    )
+                )
+                continue
+        for path, message, value in found:
+            findings.append(
+                Finding(
+                    code=code,
+                    path=f"{obj.origin} → {obj.title}: {path or '(root)'}",
+                    message=message,
+                    value=value,
+                    hint="fix the job field this value comes from",
+                    source=obj.source,
+                )
+            )
+    return findings
+
+
+def run(
+    stack: StackSpec, *, target: Target | None = None, k8s_version: str | None = None
+) -> Rendering:
+    """Render ``stack`` and check everything; raise SpecError with every error found.
+
+    ``target`` overrides every job's target; ``k8s_version`` the stack's version.
+    Warnings and advice come back in ``Rendering.findings``.
+    """
+    version = k8s_version or stack.k8s_version
+    try:
+        k8s_schema.available_versions()
+        if version not in k8s_schema.available_versions():
+            raise ValueError(version)
+    except ValueError:
+        raise SpecError.from_findings(
+            [
+                Finding(
+                    code="k8s_version",
+                    path="k8sVersion",
+                    message="no schema is bundled for this Kubernetes version",
+                    value=version,
+                    hint=f"use one of {', '.join(k8s_schema.available_versions())}",
+                    source=stack.source,
+                )
+            ]
+        ) from None
+    findings = template_findings(stack.jobs, version)
+    try:
+        rendering = render(stack, target)
+    except SpecError as exc:
+        raise SpecError.from_findings([*findings, *exc.findings]) from None
+    findings += rendering.findings
+    findings += manifest_findings(rendering.objects, version)
+    if any(f.severity is Severity.ERROR for f in findings):
+        raise SpecError.from_findings(findings)
+    return replace(rendering, findings=tuple(findings), k8s_version=version)

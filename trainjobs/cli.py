@@ -1,0 +1,230 @@
+"""The ``trainjobs`` command line.
+
+Every command calls the library (``spec`` → ``check.run``); none re-implements
+logic. Exit codes: 0 success, 2 bad input (one line per finding, no
+traceback, nothing written), 3 an internal error (a bug: please report it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from trainjobs.check import run
+from trainjobs.check.k8s_schema import available_versions
+from trainjobs.errors import Finding, Severity, SpecError, TrainjobsError
+from trainjobs.frameworks.registry import REGISTRY
+from trainjobs.k8s.redact import redact
+from trainjobs.k8s.yamlio import dump_all, dump_one
+from trainjobs.render import RenderedObject, Rendering
+from trainjobs.spec import load_path
+from trainjobs.spec.entry import TARGETS, Target
+from trainjobs.spec.stack import DEFAULT_K8S_VERSION
+
+__all__ = ["main"]
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 3
+
+
+def _render_paths(
+    paths: Sequence[str], target: Target | None, k8s_version: str | None
+) -> list[Rendering]:
+    """Load and render every path; one SpecError with the findings of all of them."""
+    renderings: list[Rendering] = []
+    findings: list[Finding] = []
+    for path in paths:
+        try:
+            renderings.append(run(load_path(path), target=target, k8s_version=k8s_version))
+        except SpecError as exc:
+            findings.extend(exc.findings)
+    if findings:
+        raise SpecError.from_findings(findings)
+    return renderings
+
+
+def _print_findings(rendering_findings: Sequence[object], out: TextIO) -> None:
+    for finding in rendering_findings:
+        print(finding, file=out)
+
+
+def _file_name(index: int, obj: RenderedObject) -> str:
+    _, kind, namespace, name = obj.identity
+    parts = [f"{index:04d}", kind.lower(), *([namespace] if namespace else []), name]
+    return "-".join(parts) + ".yaml"
+
+
+def write_directory(objects: Sequence[RenderedObject], directory: Path, show_secrets: bool) -> None:
+    """Write one file per object into ``directory``, all or nothing.
+
+    The files go to a fresh temporary folder beside ``directory`` first; only
+    when every file is written is it swapped in, so a failure leaves the old
+    folder exactly as it was.
+    """
+    directory = directory.resolve()
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+    try:
+        for index, obj in enumerate(objects):
+            manifest = obj.manifest if show_secrets else redact(obj.manifest)
+            (staging / _file_name(index, obj)).write_text(dump_one(manifest))
+        old = None
+        if directory.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{directory.name}.old.", dir=directory.parent))
+            os.rename(directory, old / "previous")
+        os.rename(staging, directory)
+        if old is not None:
+            shutil.rmtree(old)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _table(objects: Sequence[RenderedObject]) -> str:
+    rows = [("KIND", "NAMESPACE", "NAME")] + [
+        (kind, namespace or "-", name) for _, kind, namespace, name in (o.identity for o in objects)
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    return "\n".join(
+        "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows
+    )
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    renderings = _render_paths(args.paths, args.target, args.k8s_version)
+    objects = [obj for r in renderings for obj in r.objects]
+    for rendering in renderings:
+        _print_findings(rendering.findings, sys.stderr)
+    if args.output:
+        write_directory(objects, Path(args.output), args.show_secrets)
+        print(_table(objects))
+        print(f"\nwrote {len(objects)} objects to {args.output}/")
+        return EXIT_OK
+    manifests = [o.manifest if args.show_secrets else redact(o.manifest) for o in objects]
+    sys.stdout.write(dump_all(manifests))
+    return EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    renderings = _render_paths(args.paths, args.target, args.k8s_version)
+    warnings = [f for r in renderings for f in r.findings if f.severity is not Severity.ERROR]
+    _print_findings(warnings, sys.stdout)
+    objects = sum(len(r.objects) for r in renderings)
+    jobs = sum(len(r.jobs) for r in renderings)
+    print(
+        f"ok: {jobs} job{'s' * (jobs != 1)}, {objects} object{'s' * (objects != 1)}, "
+        f"0 errors, {len(warnings)} warning{'s' * (len(warnings) != 1)}"
+    )
+    return EXIT_OK
+
+
+def cmd_frameworks(args: argparse.Namespace) -> int:
+    rows = [("FRAMEWORK", "KIND", "TARGETS", "OPERATOR", "NOTE")]
+    for fw in REGISTRY:
+        note = "legacy" if fw.legacy else ""
+        rows.append(
+            (
+                fw.name,
+                f"{fw.kind.api_version} {fw.kind.kind}",
+                ",".join(fw.targets),
+                fw.operator,
+                note,
+            )
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(c.ljust(widths[i]) for i, c in enumerate(row)).rstrip())
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="trainjobs",
+        description="Render, check and preview distributed training jobs on Kubernetes.",
+        epilog="Exit codes: 0 success, 2 bad input (every finding listed), 3 internal error.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def paths_and_checks(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "paths",
+            nargs="+",
+            metavar="PATH",
+            help="a stack config (stacks/Pulumi.<name>.yaml) or a YAML file of jobs",
+        )
+        p.add_argument(
+            "--target",
+            choices=TARGETS,
+            help="render every job to this target, overriding the jobs' own",
+        )
+        p.add_argument(
+            "--k8s-version",
+            metavar="X.Y",
+            help=(
+                f"Kubernetes version to check against (default: the stack's, else "
+                f"{DEFAULT_K8S_VERSION}; bundled: {', '.join(available_versions())})"
+            ),
+        )
+
+    render = sub.add_parser(
+        "render",
+        help="render jobs to Kubernetes manifests",
+        description=(
+            "Render jobs to manifests. Without -o: one multi-document YAML stream on stdout. "
+            "With -o DIR: one file per object, written all or nothing, and a summary table."
+        ),
+    )
+    paths_and_checks(render)
+    render.add_argument("-o", "--output", metavar="DIR", help="write one file per object here")
+    render.add_argument(
+        "--show-secrets", action="store_true", help="print Secret values instead of <redacted>"
+    )
+    render.set_defaults(func=cmd_render)
+
+    check = sub.add_parser("check", help="run every check; exit 0 when clean")
+    paths_and_checks(check)
+    check.set_defaults(func=cmd_check)
+
+    frameworks = sub.add_parser("frameworks", help="list the frameworks and their targets")
+    frameworks.set_defaults(func=cmd_frameworks)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func: Callable[[argparse.Namespace], int] = args.func
+    try:
+        return func(args)
+    except SpecError as exc:
+        for finding in exc.findings:
+            print(finding, file=sys.stderr)
+        count = len(exc.errors)
+        print(f"{count} error{'s' * (count != 1)}; nothing was written", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except TrainjobsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug: say so in one line, traceback only on request
+        if os.environ.get("TRAINJOBS_DEBUG"):
+            raise
+        print(
+            f"internal error: {type(exc).__name__}: {exc} "
+            "(set TRAINJOBS_DEBUG=1 for the traceback and please report it)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,125 @@
+"""``TrainingJob``: one training job as a Pulumi component."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pulumi
+
+from trainjobs.check import run
+from trainjobs.components.register import register_manifest
+from trainjobs.errors import Finding, SpecError
+from trainjobs.frameworks.base import JobResource
+from trainjobs.render import RenderedJob
+from trainjobs.spec.entry import TARGETS, JobEntry, Target
+from trainjobs.spec.load import load_path, parse_job
+from trainjobs.spec.stack import DEFAULT_K8S_VERSION, StackSpec
+
+__all__ = ["InvalidJobError", "TrainingJob", "jobs_from_file"]
+
+
+class InvalidJobError(pulumi.RunError):
+    """A job given to a component is invalid; ``findings`` lists every problem."""
+
+    def __init__(self, message: str, findings: Sequence[Finding] = ()) -> None:
+        super().__init__(message)
+        self.findings = tuple(findings)
+
+
+def _entry(job: JobResource | Mapping[str, Any], target: Target | None) -> JobEntry:
+    if isinstance(job, JobResource):
+        return JobEntry.of(job, target=target)
+    entries, findings = parse_job(dict(job), path="job")
+    if findings and not entries:
+        raise SpecError.from_findings(findings)
+    entry = entries[0]
+    if target is not None:
+        return JobEntry(
+            entry.job,
+            entry.framework,
+            entry.options.model_copy(update={"target": target}),
+            entry.path,
+        )
+    return entry
+
+
+class TrainingJob(pulumi.ComponentResource):
+    """A distributed training job: its custom resource, or its Pods and Services.
+
+    Args:
+        name: the Pulumi name of the component.
+        job: the job — a typed model (``TFJob(...)``) or the upstream YAML as a dict.
+        target: ``operator`` (default) or ``pods``; overrides the job's ``trainjobs.target``.
+        k8s_version: Kubernetes version to check against; default ``DEFAULT_K8S_VERSION``.
+        opts: Pulumi resource options; children inherit the provider from it.
+
+    Raises:
+        InvalidJobError: the job is invalid; the message lists every finding. (The
+            Python SDK has no ``pulumi.ResourceError``; ``RunError``, which this
+            subclasses, is how a Python program fails with a message and no traceback.)
+
+    Outputs:
+        ``objects`` (``Kind namespace/name`` of each child), ``addresses`` (e.g.
+        the master's ``host:port``) and ``target``.
+    """
+
+    objects: pulumi.Output[list[str]]
+    addresses: pulumi.Output[dict[str, str]]
+
+    def __init__(
+        self,
+        name: str,
+        job: JobResource | Mapping[str, Any] | None = None,
+        *,
+        target: Target | None = None,
+        k8s_version: str = DEFAULT_K8S_VERSION,
+        rendered: RenderedJob | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        super().__init__("trainjobs:index:TrainingJob", name, None, opts)
+        if rendered is None:
+            if job is None:
+                raise InvalidJobError(f"{name}: TrainingJob needs a job")
+            try:
+                entry = _entry(job, target)
+                rendering = run(StackSpec(jobs=(entry,)), target=target, k8s_version=k8s_version)
+            except SpecError as exc:
+                raise InvalidJobError(f"{name}: {exc}", exc.findings) from None
+            rendered = rendering.jobs[0]
+            ordered = rendering.objects
+        else:
+            ordered = rendered.objects
+        child_opts = pulumi.ResourceOptions(parent=self)
+        self.resources = [register_manifest(o.manifest, child_opts) for o in ordered]
+        self.rendered = rendered
+        titles = [o.title for o in ordered]
+        self.objects = pulumi.Output.from_input(titles)
+        self.addresses = pulumi.Output.from_input(rendered.addresses)
+        self.register_outputs(
+            {"objects": titles, "addresses": rendered.addresses, "target": rendered.target}
+        )
+
+
+def jobs_from_file(path: str | Path, *, target: Target | str | None = None) -> list[TrainingJob]:
+    """Every job in a YAML file as a :class:`TrainingJob`, outputs exported by job name.
+
+    ``target`` (``operator`` or ``pods``) overrides the jobs' own; the example
+    programs pass their stack's ``target`` config here.
+    """
+    if target is not None and target not in TARGETS:
+        raise pulumi.RunError(f"target must be one of {', '.join(TARGETS)}, not {target!r}")
+    chosen_target: Target | None = target if target in TARGETS else None
+    try:
+        stack = load_path(path)
+    except SpecError as exc:
+        raise pulumi.RunError(str(exc)) from None
+    jobs = []
+    for entry in stack.jobs:
+        chosen = chosen_target or entry.options.target
+        job = TrainingJob(entry.job.name, entry.job, target=chosen)
+        pulumi.export(f"{entry.job.name}.objects", job.objects)
+        pulumi.export(f"{entry.job.name}.addresses", job.addresses)
+        jobs.append(job)
+    return jobs

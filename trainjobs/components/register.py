@@ -1,0 +1,78 @@
+"""Register one rendered manifest as the matching pulumi_kubernetes resource."""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+__all__ = ["logical_name", "register_manifest", "resource_class"]
+
+# API group → pulumi_kubernetes module; groups not listed are custom resources.
+_GROUP_MODULES = {
+    "": "core",
+    "apps": "apps",
+    "batch": "batch",
+    "autoscaling": "autoscaling",
+    "policy": "policy",
+    "rbac.authorization.k8s.io": "rbac",
+    "apiextensions.k8s.io": "apiextensions",
+    "admissionregistration.k8s.io": "admissionregistration",
+    "scheduling.k8s.io": "scheduling",
+    "networking.k8s.io": "networking",
+    "storage.k8s.io": "storage",
+    "coordination.k8s.io": "coordination",
+}
+
+
+def resource_class(api_version: str, kind: str) -> type[pulumi.CustomResource] | None:
+    """The typed pulumi_kubernetes class for a built-in kind, or None for custom resources."""
+    group, _, version = api_version.rpartition("/")
+    module_name = _GROUP_MODULES.get(group)
+    if module_name is None:
+        return None
+    try:
+        module = importlib.import_module(f"pulumi_kubernetes.{module_name}.{version}")
+    except ImportError:
+        return None
+    cls = getattr(module, kind, None)
+    return cls if isinstance(cls, type) and issubclass(cls, pulumi.CustomResource) else None
+
+
+def logical_name(manifest: Mapping[str, Any]) -> str:
+    """A stable Pulumi name: ``<namespace>/<name>``, or ``<name>`` for cluster objects.
+
+    The URN also holds the resource type, so a Pod and a Service may share a name.
+    """
+    meta = manifest.get("metadata") or {}
+    namespace = meta.get("namespace")
+    return f"{namespace}/{meta['name']}" if namespace else str(meta["name"])
+
+
+def _snake(key: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
+
+
+def register_manifest(
+    manifest: Mapping[str, Any], opts: pulumi.ResourceOptions
+) -> pulumi.CustomResource:
+    """Register ``manifest``; nested fields pass through in Kubernetes spelling."""
+    api_version = str(manifest["apiVersion"])
+    kind = str(manifest["kind"])
+    fields = {k: v for k, v in manifest.items() if k not in ("apiVersion", "kind")}
+    name = logical_name(manifest)
+    cls = resource_class(api_version, kind)
+    if kind == "CustomResourceDefinition":
+        # Deleting a CRD deletes every object of its kind: running jobs must survive.
+        opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(retain_on_delete=True))
+    if cls is None:
+        return k8s.apiextensions.CustomResource(
+            name, api_version=api_version, kind=kind, opts=opts, **fields
+        )
+    # Top-level fields are constructor keywords (snake_case); below that, the
+    # provider takes Kubernetes' own camelCase keys unchanged.
+    return cls(name, opts=opts, **{_snake(k): v for k, v in fields.items()})

@@ -1,0 +1,151 @@
+"""Findings and the exceptions that carry them.
+
+A *finding* is one problem found in the user's input or in a rendered manifest.
+Every finding names where it is (the path in the user's input), what is wrong
+(the rule), the offending value and how to fix it. Errors are collected, never
+raised one at a time, so a user sees all of them in one run.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "NO_VALUE",
+    "Finding",
+    "RenderError",
+    "Severity",
+    "SpecError",
+    "TrainjobsError",
+    "format_path",
+]
+
+
+class Severity(enum.Enum):
+    """How bad a finding is. Only ``ERROR`` stops a render."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    ADVICE = "advice"
+
+
+class _NoValue:
+    """Marks a finding that has no offending value (e.g. a missing field)."""
+
+    def __repr__(self) -> str:
+        return "<none>"
+
+
+NO_VALUE: Any = _NoValue()
+
+
+def _short_repr(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem, located in the user's input.
+
+    Attributes:
+        code: stable identifier of the rule, e.g. ``name.dns1035``; tests and
+            suppressions key on it.
+        path: where in the user's input, e.g. ``jobs[0].spec.tfReplicaSpecs.Worker.replicas``.
+        message: the rule that is broken, in plain words.
+        value: the offending value, or ``NO_VALUE`` when there is none.
+        hint: how to fix it. Empty only when the message already says so.
+        severity: ``ERROR`` (default) stops the render; warnings and advice do not.
+        source: the file the input came from, if any.
+    """
+
+    code: str
+    path: str
+    message: str
+    value: Any = NO_VALUE
+    hint: str = ""
+    severity: Severity = Severity.ERROR
+    source: str = ""
+
+    def located(self, source: str, prefix: str = "") -> Finding:
+        """The same finding with a source file and a path prefix added."""
+        path = self.path
+        if prefix:
+            path = prefix if not path else f"{prefix}.{path}" if path[0] != "[" else prefix + path
+        return Finding(
+            code=self.code,
+            path=path,
+            message=self.message,
+            value=self.value,
+            hint=self.hint,
+            severity=self.severity,
+            source=self.source or source,
+        )
+
+    def render(self) -> str:
+        """One line for a terminal: ``file: path: message (got value); fix: hint``."""
+        where = f"{self.source}: " if self.source else ""
+        where += f"{self.path}: " if self.path else ""
+        text = f"{self.severity.value}: {where}{self.message}"
+        if self.value is not NO_VALUE:
+            text += f" (got {_short_repr(self.value)})"
+        if self.hint:
+            text += f"; fix: {self.hint}"
+        return text
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+class TrainjobsError(Exception):
+    """Base class of every error trainjobs raises on purpose."""
+
+
+@dataclass
+class _FindingsError(TrainjobsError):
+    findings: Sequence[Finding] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        super().__init__(self.summary())
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity is Severity.ERROR]
+
+    def summary(self) -> str:
+        lines = [f.render() for f in self.findings]
+        count = len(self.errors)
+        head = f"{count} error{'s' if count != 1 else ''} in the input"
+        return "\n".join([head, *lines])
+
+
+class SpecError(_FindingsError):
+    """The user's input is invalid; carries every finding at once."""
+
+    @classmethod
+    def from_findings(cls, findings: Iterable[Finding]) -> SpecError:
+        return cls(tuple(findings))
+
+
+class RenderError(_FindingsError):
+    """A rendered manifest failed a check (a bug or an unsupported combination)."""
+
+
+def format_path(parts: Iterable[str | int]) -> str:
+    """Join path parts the way users write them: ``a.b[0].c``.
+
+    Keys that are not plain identifiers (label keys with dots or slashes) are
+    quoted in brackets so the path stays unambiguous.
+    """
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part.replace("_", "").replace("-", "").isalnum():
+            out += f".{part}" if out else part
+        else:
+            out += f"[{part!r}]"
+    return out

@@ -1,0 +1,218 @@
+"""The framework plugin contract.
+
+A framework knows one training runtime's custom resource (its pydantic model),
+the defaults and validation its operator applies, and how that operator expands
+a job into plain Kubernetes objects. Everything here is pure: no I/O, no pulumi.
+
+Plugins subclass :class:`Framework` (or the shared Kubeflow v1 engine in
+``kubeflow_v1``) and are listed once in ``frameworks.registry``.
+"""
+
+from __future__ import annotations
+
+import copy
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from trainjobs.errors import Finding
+
+__all__ = [
+    "DEFAULT_NAMESPACE",
+    "Framework",
+    "JobResource",
+    "K8sModel",
+    "KindRef",
+    "Manifest",
+    "ObjectMeta",
+    "PodTemplate",
+    "TemplateRef",
+]
+
+Manifest = dict[str, Any]
+"""One plain Kubernetes object (``apiVersion``, ``kind``, ``metadata`` …)."""
+
+PodTemplate = dict[str, Any]
+"""A core/v1 PodTemplateSpec as plain data; checked against the Kubernetes schema."""
+
+DEFAULT_NAMESPACE = "default"
+"""Namespace of a job whose metadata names none; made explicit in every render."""
+
+
+class K8sModel(BaseModel):
+    """Base of every upstream API model: camelCase on the wire, snake_case in Python.
+
+    Unknown fields are rejected so a misspelt field is reported, not ignored.
+    """
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="forbid",
+        frozen=True,
+        # Kubernetes rejects "2" where it wants 2, so trainjobs does too.
+        strict=True,
+    )
+
+    def to_manifest(self) -> Manifest:
+        """The model as plain data in upstream spelling, unset fields left out."""
+        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+_SERVER_FIELDS = (
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "managedFields",
+    "selfLink",
+    "ownerReferences",
+    "finalizers",
+)
+
+
+class ObjectMeta(K8sModel):
+    """The metadata of a job. Only what a user sets is kept.
+
+    Fields the API server fills in (uid, resourceVersion, managedFields …) are
+    accepted, so ``kubectl get -o yaml`` output is valid input, and dropped.
+    """
+
+    name: str = Field(description="Job name; names every object rendered from it. Required.")
+    namespace: str | None = Field(
+        default=None, description=f"Namespace; default {DEFAULT_NAMESPACE!r}."
+    )
+    labels: dict[str, str] | None = Field(default=None, description="Labels of the job object.")
+    annotations: dict[str, str] | None = Field(
+        default=None, description="Annotations of the job object."
+    )
+    uid: Any = Field(default=None, exclude=True)
+    resource_version: Any = Field(default=None, exclude=True)
+    generation: Any = Field(default=None, exclude=True)
+    creation_timestamp: Any = Field(default=None, exclude=True)
+    deletion_timestamp: Any = Field(default=None, exclude=True)
+    deletion_grace_period_seconds: Any = Field(default=None, exclude=True)
+    managed_fields: Any = Field(default=None, exclude=True)
+    self_link: Any = Field(default=None, exclude=True)
+    owner_references: Any = Field(default=None, exclude=True)
+    finalizers: Any = Field(default=None, exclude=True)
+
+    @property
+    def ns(self) -> str:
+        """The namespace, defaulted."""
+        return self.namespace or DEFAULT_NAMESPACE
+
+
+class JobResource(K8sModel):
+    """A training job custom resource: apiVersion, kind, metadata, spec.
+
+    ``status`` is accepted (so exported objects are valid input) and dropped.
+    """
+
+    api_version: str
+    kind: str
+    metadata: ObjectMeta
+    status: Any = Field(default=None, exclude=True)
+
+    @property
+    def name(self) -> str:
+        return self.metadata.name
+
+    @property
+    def namespace(self) -> str:
+        return self.metadata.ns
+
+
+@dataclass(frozen=True)
+class KindRef:
+    """An API kind: ``kubeflow.org/v1`` ``TFJob`` with plural ``tfjobs``."""
+
+    api_version: str
+    kind: str
+    plural: str
+
+    @property
+    def group(self) -> str:
+        return self.api_version.rpartition("/")[0]
+
+    @property
+    def version(self) -> str:
+        return self.api_version.rpartition("/")[2]
+
+    @property
+    def crd_name(self) -> str:
+        """The CustomResourceDefinition name, e.g. ``tfjobs.kubeflow.org``."""
+        return f"{self.plural}.{self.group}"
+
+
+@dataclass(frozen=True)
+class TemplateRef:
+    """Where a pod template sits in the user's job, for schema checks and findings."""
+
+    path: str
+    template: Mapping[str, Any]
+
+
+class Framework(ABC):
+    """One training runtime's custom resource and its operator's behaviour.
+
+    Class attributes describe the plugin; methods are pure functions of a job.
+    """
+
+    name: ClassVar[str]
+    """Registry key, e.g. ``tensorflow``."""
+    title: ClassVar[str]
+    """Human name, e.g. ``TensorFlow (TFJob)``."""
+    kind: ClassVar[KindRef]
+    """The custom resource this framework reads and, on the operator target, emits."""
+    model: ClassVar[type[JobResource]]
+    """The pydantic model of the full custom resource."""
+    targets: ClassVar[tuple[str, ...]] = ("operator", "pods")
+    """Targets this framework renders to."""
+    legacy: ClassVar[bool] = False
+    """True for runtimes whose operator is archived or removed upstream."""
+    operator: ClassVar[str] = ""
+    """The operator (and version) that consumes ``kind``, e.g. ``Training Operator v1.9.4``."""
+    crd_file: ClassVar[str] = ""
+    """The CRD under ``crds/`` that validates the operator target's output."""
+    success_rule: ClassVar[str] = ""
+    """When a job of this kind counts as succeeded, for users of the ``pods`` target."""
+
+    @abstractmethod
+    def default(self, job: JobResource) -> JobResource:
+        """The job with every default its operator applies made explicit."""
+
+    @abstractmethod
+    def validate(self, job: JobResource) -> list[Finding]:
+        """Findings for rules the operator's webhook or controller enforces.
+
+        Receives the *defaulted* job; paths are relative to the job document
+        (``spec.tfReplicaSpecs.Worker.replicas``).
+        """
+
+    @abstractmethod
+    def pod_templates(self, job: JobResource) -> Iterable[TemplateRef]:
+        """Every pod template in the job, with its path, for the schema check."""
+
+    @abstractmethod
+    def expand_pods(self, job: JobResource) -> list[Manifest]:
+        """The objects the operator would create for the (defaulted) job."""
+
+    def operator_manifest(self, job: JobResource) -> Manifest:
+        """The custom resource the operator consumes (the defaulted job)."""
+        return job.to_manifest()
+
+    def addresses(self, job: JobResource) -> dict[str, str]:
+        """Addresses a user needs from outside, e.g. ``{"master": "mnist-master-0:23456"}``."""
+        return {}
+
+
+def deep_copy(value: Mapping[str, Any]) -> dict[str, Any]:
+    """A deep copy, so expansions never alias the user's input."""
+    return copy.deepcopy(dict(value))

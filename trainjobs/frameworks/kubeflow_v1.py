@@ -1,0 +1,435 @@
+"""The shared Training Operator v1 engine.
+
+Every kubeflow.org/v1 kind (TFJob, PyTorchJob, XGBoostJob, PaddleJob, JAXJob,
+MXJob) has the same shape — a map of replica specs plus a run policy — and the
+same expansion: one Pod and one headless Service per replica, named
+``<job>-<type>-<index>``, with four labels, the defaulted port and the
+framework's rendezvous env appended. Plugins subclass :class:`KubeflowV1Framework`
+and supply only what differs: replica types, default container and port,
+restart policy, which pod is the master, and the env.
+
+Facts: the reference's kubeflow-operators.md §1 to §4 and §8 (Training Operator v1.9.4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from trainjobs.errors import Finding, Severity
+from trainjobs.frameworks.base import (
+    Framework,
+    JobResource,
+    K8sModel,
+    Manifest,
+    PodTemplate,
+    TemplateRef,
+    deep_copy,
+)
+from trainjobs.k8s.names import dns1035_label_problem
+
+__all__ = [
+    "LABEL_JOB_NAME",
+    "LABEL_JOB_ROLE",
+    "LABEL_OPERATOR_NAME",
+    "LABEL_REPLICA_INDEX",
+    "LABEL_REPLICA_TYPE",
+    "KubeflowV1Framework",
+    "ReplicaSpec",
+    "RunPolicy",
+    "SchedulingPolicy",
+    "V1Job",
+    "env_var",
+]
+
+LABEL_OPERATOR_NAME = "training.kubeflow.org/operator-name"
+LABEL_JOB_NAME = "training.kubeflow.org/job-name"
+LABEL_REPLICA_TYPE = "training.kubeflow.org/replica-type"
+LABEL_REPLICA_INDEX = "training.kubeflow.org/replica-index"
+LABEL_JOB_ROLE = "training.kubeflow.org/job-role"
+
+RestartPolicy = Literal["Always", "OnFailure", "Never", "ExitCode"]
+
+
+class ReplicaSpec(K8sModel):
+    """One replica type of a job (``Worker``, ``PS`` …)."""
+
+    replicas: int | None = Field(
+        default=None, ge=0, description="Number of pods of this type; default 1."
+    )
+    template: PodTemplate = Field(description="The pod template (core/v1 PodTemplateSpec).")
+    restart_policy: RestartPolicy | None = Field(
+        default=None,
+        description=(
+            "Always, OnFailure, Never or ExitCode (retry exit codes >= 128); "
+            "default per framework. Overrides template.spec.restartPolicy."
+        ),
+    )
+
+
+class SchedulingPolicy(K8sModel):
+    """Gang-scheduling inputs (``runPolicy.schedulingPolicy``)."""
+
+    min_available: int | None = Field(
+        default=None, ge=0, description="Pods that must start together; default all replicas."
+    )
+    queue: str | None = Field(default=None, description="Volcano queue; default 'default'.")
+    min_resources: dict[str, int | str] | None = Field(
+        default=None, description="Resources the gang needs; default computed from requests."
+    )
+    priority_class: str | None = Field(default=None, description="PriorityClass of the gang.")
+    schedule_timeout_seconds: int | None = Field(
+        default=None, ge=0, description="How long the gang may wait to be scheduled."
+    )
+
+
+class RunPolicy(K8sModel):
+    """How the operator runs and cleans up the job (``spec.runPolicy``)."""
+
+    clean_pod_policy: Literal["All", "Running", "None"] | None = Field(
+        default=None, description="Pods deleted once the job finishes; default None."
+    )
+    ttl_seconds_after_finished: int | None = Field(
+        default=None, ge=0, description="Delete the job this long after it finished; unset = keep."
+    )
+    active_deadline_seconds: int | None = Field(
+        default=None, ge=0, description="Fail the job after running this long; unset = no limit."
+    )
+    backoff_limit: int | None = Field(
+        default=None, ge=0, description="Restarts before the job fails; unset = no limit."
+    )
+    scheduling_policy: SchedulingPolicy | None = Field(
+        default=None, description="Gang scheduling; unset = none."
+    )
+    suspend: bool | None = Field(
+        default=None, description="True stops the job's pods; default false."
+    )
+    managed_by: str | None = Field(
+        default=None,
+        description="Controller that owns the job; default kubeflow.org/training-operator.",
+    )
+
+
+class V1Job(JobResource):
+    """A kubeflow.org/v1 job; subclasses give ``spec`` its kind's model."""
+
+    replica_field: ClassVar[str]
+    """Python name of the replica map field of ``spec``, e.g. ``tf_replica_specs``."""
+
+    @property
+    def replica_specs(self) -> dict[str, ReplicaSpec]:
+        specs: dict[str, ReplicaSpec] = getattr(self.spec, self.replica_field)  # type: ignore[attr-defined]
+        return specs
+
+    def replicas(self, rtype: str) -> int:
+        spec = self.replica_specs.get(rtype)
+        return 0 if spec is None or spec.replicas is None else spec.replicas
+
+
+def env_var(name: str, value: str) -> dict[str, Any]:
+    """A plain ``{name, value}`` env entry."""
+    return {"name": name, "value": value}
+
+
+def _containers(template: Mapping[str, Any]) -> list[dict[str, Any]]:
+    spec = template.get("spec") or {}
+    containers = spec.get("containers") or []
+    return [c for c in containers if isinstance(c, dict)]
+
+
+class KubeflowV1Framework(Framework):
+    """Shared engine for the Training Operator v1 kinds.
+
+    Subclasses set the class attributes and override :meth:`cluster_env`
+    (and, where the operator does more, :meth:`init_containers`,
+    :meth:`is_master`, :meth:`extra_objects`, :meth:`default_spec`,
+    :meth:`validate_spec`).
+    """
+
+    model: ClassVar[type[V1Job]]
+    replica_types: ClassVar[tuple[str, ...]]
+    """Canonical replica types in expansion order, e.g. ``("Chief", "PS", "Worker")``."""
+    check_replica_types: ClassVar[bool] = True
+    """Whether the webhook rejects keys outside ``replica_types`` (TFJob does not)."""
+    default_container: ClassVar[str]
+    default_port_name: ClassVar[str]
+    default_port: ClassVar[int]
+    default_restart_policy: ClassVar[RestartPolicy]
+    operator_name: ClassVar[str]
+    """Value of the ``training.kubeflow.org/operator-name`` label."""
+    env_into: ClassVar[Literal["default", "all"]] = "all"
+    """Which containers get the env: the default container only, or every container."""
+    operator: ClassVar[str] = "Training Operator v1.9.4"
+
+    # ----- hooks -----------------------------------------------------------
+
+    def cluster_env(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
+        """The env the operator appends for replica ``rtype``/``index``."""
+        return []
+
+    def init_containers(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
+        """Init containers the operator appends to the pod."""
+        return []
+
+    def is_master(self, job: V1Job, rtype: str, index: int) -> bool:
+        """Whether the pod gets the ``job-role: master`` label."""
+        return False
+
+    def extra_objects(self, job: V1Job) -> list[Manifest]:
+        """Objects other than pods and services (an HPA, …)."""
+        return []
+
+    def default_spec(self, job: V1Job) -> V1Job:
+        """Kind-specific defaults beyond the common ones."""
+        return job
+
+    def validate_spec(self, job: V1Job) -> list[Finding]:
+        """Kind-specific webhook rules beyond the common ones."""
+        return []
+
+    # ----- helpers for plugins --------------------------------------------
+
+    def pod_name(self, job: V1Job, rtype: str, index: int) -> str:
+        """``<job>-<type>-<index>``, the name of a replica's pod and service."""
+        return f"{job.name}-{rtype.lower()}-{index}".replace("/", "-")
+
+    def port_of(self, job: V1Job, rtype: str, default: int | None = None) -> int | None:
+        """The default container's port named ``default_port_name`` of replica ``rtype``."""
+        spec = job.replica_specs.get(rtype)
+        if spec is None:
+            return default
+        for container in _containers(spec.template):
+            if container.get("name") == self.default_container:
+                for port in container.get("ports") or []:
+                    if port.get("name") == self.default_port_name:
+                        value = port.get("containerPort")
+                        return int(value) if value is not None else default
+        return default
+
+    @property
+    def replica_alias(self) -> str:
+        """The wire name of the replica map, e.g. ``tfReplicaSpecs``."""
+        spec_model = self.model.model_fields["spec"].annotation
+        return _alias_of(spec_model, self.model.replica_field)
+
+    def ordered_types(self, job: V1Job) -> list[str]:
+        """Replica types present in the job, canonical ones first in their order."""
+        present = list(job.replica_specs)
+        known = [t for t in self.replica_types if t in present]
+        return known + sorted(t for t in present if t not in self.replica_types)
+
+    # ----- Framework -------------------------------------------------------
+
+    def default(self, job: JobResource) -> JobResource:
+        assert isinstance(job, self.model)
+        specs: dict[str, ReplicaSpec] = {}
+        canonical = {t.lower(): t for t in self.replica_types}
+        for key, spec in job.replica_specs.items():
+            specs[canonical.get(key.lower(), key)] = self._default_replica(spec)
+        run_policy = job.spec.run_policy or RunPolicy()  # type: ignore[attr-defined]
+        if run_policy.clean_pod_policy is None:
+            run_policy = run_policy.model_copy(update={"clean_pod_policy": "None"})
+        spec_update = {self.model.replica_field: specs, "run_policy": run_policy}
+        metadata = job.metadata.model_copy(update={"namespace": job.metadata.ns})
+        defaulted = job.model_copy(
+            update={
+                "metadata": metadata,
+                "spec": job.spec.model_copy(update=spec_update),  # type: ignore[attr-defined]
+            }
+        )
+        return self.default_spec(defaulted)
+
+    def _default_replica(self, spec: ReplicaSpec) -> ReplicaSpec:
+        template = deep_copy(spec.template)
+        containers = _containers(template)
+        target = next(
+            (c for c in containers if c.get("name") == self.default_container),
+            containers[0] if containers else None,
+        )
+        if target is not None:
+            ports = target.setdefault("ports", [])
+            if not any(p.get("name") == self.default_port_name for p in ports):
+                ports.append({"name": self.default_port_name, "containerPort": self.default_port})
+        return spec.model_copy(
+            update={
+                "replicas": 1 if spec.replicas is None else spec.replicas,
+                "restart_policy": spec.restart_policy or self.default_restart_policy,
+                "template": template,
+            }
+        )
+
+    def validate(self, job: JobResource) -> list[Finding]:
+        assert isinstance(job, self.model)
+        findings: list[Finding] = []
+        problem = dns1035_label_problem(job.name)
+        if problem:
+            findings.append(
+                Finding(
+                    code="name.dns1035",
+                    path="metadata.name",
+                    message=f"the job name {problem}",
+                    value=job.name,
+                    hint="rename the job; every pod and service is named after it",
+                )
+            )
+        alias = self.replica_alias
+        if not job.replica_specs:
+            findings.append(
+                Finding(
+                    code="spec.replicas.empty",
+                    path=f"spec.{alias}",
+                    message=f"a {self.kind.kind} needs at least one replica type",
+                    hint=f"add e.g. {alias}.{self.replica_types[-1]} with a pod template",
+                )
+            )
+        for rtype, spec in job.replica_specs.items():
+            base = f"spec.{alias}.{rtype}"
+            if self.check_replica_types and rtype not in self.replica_types:
+                findings.append(
+                    Finding(
+                        code="spec.replica_type",
+                        path=base,
+                        message=f"{self.kind.kind} has no replica type {rtype!r}",
+                        value=rtype,
+                        hint=f"use one of {', '.join(self.replica_types)}",
+                    )
+                )
+            findings.extend(self._validate_template(spec, f"{base}.template"))
+        findings.extend(self.validate_spec(job))
+        return findings
+
+    def _validate_template(self, spec: ReplicaSpec, path: str) -> list[Finding]:
+        containers = _containers(spec.template)
+        if not containers:
+            return [
+                Finding(
+                    code="template.containers",
+                    path=f"{path}.spec.containers",
+                    message="every replica needs at least one container",
+                    hint=f"add a container named {self.default_container!r}",
+                )
+            ]
+        findings = []
+        if not any(c.get("name") == self.default_container for c in containers):
+            findings.append(
+                Finding(
+                    code="template.default_container",
+                    path=f"{path}.spec.containers",
+                    message=(
+                        f"no container is named {self.default_container!r}; the operator "
+                        "reads ports and exit codes from that container"
+                    ),
+                    value=[c.get("name") for c in containers],
+                    hint=f"name the training container {self.default_container!r}",
+                )
+            )
+        for i, container in enumerate(containers):
+            if not container.get("image"):
+                findings.append(
+                    Finding(
+                        code="template.image",
+                        path=f"{path}.spec.containers[{i}].image",
+                        message="every container needs an image",
+                        hint="set image to a pinned tag, e.g. 'repo/trainer:1.0'",
+                    )
+                )
+        if (spec.template.get("spec") or {}).get("restartPolicy"):
+            findings.append(
+                Finding(
+                    code="template.restart_policy",
+                    path=f"{path}.spec.restartPolicy",
+                    message="the replica's restartPolicy overrides the template's",
+                    value=spec.template["spec"]["restartPolicy"],
+                    hint="set restartPolicy on the replica spec instead",
+                    severity=Severity.WARNING,
+                )
+            )
+        return findings
+
+    def pod_templates(self, job: JobResource) -> Iterable[TemplateRef]:
+        assert isinstance(job, self.model)
+        alias = self.replica_alias
+        for rtype, spec in job.replica_specs.items():
+            yield TemplateRef(f"spec.{alias}.{rtype}.template", spec.template)
+
+    def labels(self, job: V1Job, rtype: str, index: int) -> dict[str, str]:
+        """The four labels every pod and service of a replica carries."""
+        return {
+            LABEL_OPERATOR_NAME: self.operator_name,
+            LABEL_JOB_NAME: job.name.replace("/", "-"),
+            LABEL_REPLICA_TYPE: rtype.lower(),
+            LABEL_REPLICA_INDEX: str(index),
+        }
+
+    def expand_pods(self, job: JobResource) -> list[Manifest]:
+        assert isinstance(job, self.model)
+        objects: list[Manifest] = []
+        for rtype in self.ordered_types(job):
+            spec = job.replica_specs[rtype]
+            for index in range(spec.replicas or 0):
+                objects.append(self._service(job, rtype, index, spec))
+                objects.append(self._pod(job, rtype, index, spec))
+        objects.extend(self.extra_objects(job))
+        return objects
+
+    def _pod(self, job: V1Job, rtype: str, index: int, spec: ReplicaSpec) -> Manifest:
+        template = deep_copy(spec.template)
+        meta = template.get("metadata") or {}
+        own = self.labels(job, rtype, index)
+        if self.is_master(job, rtype, index):
+            own[LABEL_JOB_ROLE] = "master"
+        labels = {k: v for k, v in (meta.get("labels") or {}).items() if k not in own}
+        labels.update(own)
+        metadata: dict[str, Any] = {
+            "name": self.pod_name(job, rtype, index),
+            "namespace": job.namespace,
+            "labels": labels,
+        }
+        if meta.get("annotations"):
+            metadata["annotations"] = dict(meta["annotations"])
+        pod_spec = template.get("spec") or {}
+        env = self.cluster_env(job, rtype, index)
+        if env:
+            for container in _containers(template):
+                if self.env_into == "all" or container.get("name") == self.default_container:
+                    container["env"] = [*(container.get("env") or []), *deep_copy_list(env)]
+        init = self.init_containers(job, rtype, index)
+        if init:
+            pod_spec["initContainers"] = [*(pod_spec.get("initContainers") or []), *init]
+        policy = spec.restart_policy or self.default_restart_policy
+        pod_spec["restartPolicy"] = "Never" if policy == "ExitCode" else policy
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": pod_spec}
+
+    def _service(self, job: V1Job, rtype: str, index: int, spec: ReplicaSpec) -> Manifest:
+        labels = self.labels(job, rtype, index)
+        ports: list[dict[str, Any]] = []
+        for container in _containers(spec.template):
+            if container.get("name") == self.default_container:
+                for port in container.get("ports") or []:
+                    entry: dict[str, Any] = {}
+                    if port.get("name"):
+                        entry["name"] = port["name"]
+                    entry["port"] = port.get("containerPort")
+                    ports.append(entry)
+        return {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {
+                "name": self.pod_name(job, rtype, index),
+                "namespace": job.namespace,
+                "labels": dict(labels),
+            },
+            "spec": {"clusterIP": "None", "selector": dict(labels), "ports": ports},
+        }
+
+
+def deep_copy_list(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [deep_copy(item) for item in items]
+
+
+def _alias_of(model: Any, field_name: str) -> str:
+    """The wire name of ``field_name`` on ``model`` (``tf_replica_specs`` → ``tfReplicaSpecs``)."""
+    info = model.model_fields[field_name]
+    return str(info.alias or field_name)

@@ -1,0 +1,321 @@
+"""PyTorch: the PyTorchJob (kubeflow.org/v1), torchrun's ``PET_*`` env and elastic mode.
+
+Facts: kubeflow-operators.md §1, §2.3, §4.2 (Training Operator v1.9.4,
+pkg/controller.v1/pytorch).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from trainjobs.errors import Finding, Severity
+from trainjobs.frameworks.base import K8sModel, KindRef, Manifest
+from trainjobs.frameworks.kubeflow_v1 import (
+    KubeflowV1Framework,
+    ReplicaSpec,
+    RunPolicy,
+    V1Job,
+    env_var,
+)
+
+__all__ = ["FRAMEWORK", "ElasticPolicy", "PyTorch", "PyTorchJob", "PyTorchJobSpec", "RdzvConf"]
+
+INIT_CONTAINER_IMAGE = "alpine:3.10"
+"""The operator's ``--pytorch-init-container-image`` default."""
+INIT_CONTAINER_MAX_TRIES = 100
+"""The operator's ``--pytorch-init-container-max-tries`` default."""
+
+
+class RdzvConf(K8sModel):
+    """One extra rendezvous setting passed to torchrun."""
+
+    key: str
+    value: str
+
+
+class ElasticPolicy(K8sModel):
+    """torchrun elastic mode: the worker count may vary between the bounds."""
+
+    min_replicas: int | None = Field(
+        default=None, ge=1, description="Fewest workers; default maxReplicas, else Worker replicas."
+    )
+    max_replicas: int | None = Field(
+        default=None, ge=1, description="Most workers; default minReplicas, else Worker replicas."
+    )
+    rdzv_backend: Literal["c10d", "etcd", "etcd-v2"] | None = Field(
+        default=None, description="Rendezvous backend; default c10d."
+    )
+    rdzv_port: int | None = Field(
+        default=None, ge=1, le=65535, description="Rendezvous port; default the Worker port."
+    )
+    rdzv_host: str | None = Field(
+        default=None, description="Rendezvous host; default <job>-worker-0."
+    )
+    rdzv_id: str | None = Field(default=None, description="Rendezvous id; unset = none.")
+    rdzv_conf: list[RdzvConf] | None = Field(
+        default=None, description="Extra rendezvous settings (PET_RDZV_CONF)."
+    )
+    standalone: bool | None = Field(
+        default=None, description="Single-node rendezvous (PET_STANDALONE); default false."
+    )
+    n_proc_per_node: int | None = Field(
+        default=None, ge=1, description="Deprecated since v1.7: use spec.nprocPerNode."
+    )
+    max_restarts: int | None = Field(
+        default=None, ge=0, description="Worker-group restarts torchrun allows."
+    )
+    metrics: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="autoscaling/v2 MetricSpecs; when set an HPA scales the workers.",
+    )
+
+
+class PyTorchJobSpec(K8sModel):
+    """``spec`` of a PyTorchJob."""
+
+    run_policy: RunPolicy | None = Field(default=None, description="Run and clean-up policy.")
+    elastic_policy: ElasticPolicy | None = Field(
+        default=None, description="Elastic (torchrun) mode; unset = fixed size."
+    )
+    pytorch_replica_specs: dict[str, ReplicaSpec] = Field(
+        description="Replica types (Master, Worker) and their pods."
+    )
+    nproc_per_node: str | None = Field(
+        default=None,
+        description="Processes per pod: auto, cpu, gpu or an integer; default auto.",
+    )
+
+
+class PyTorchJob(V1Job):
+    """A PyTorchJob exactly as kubeflow.org/v1 accepts it."""
+
+    replica_field: ClassVar[str] = "pytorch_replica_specs"
+    api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
+    kind: Literal["PyTorchJob"] = "PyTorchJob"
+    spec: PyTorchJobSpec
+
+
+class PyTorch(KubeflowV1Framework):
+    """PyTorch DistributedDataParallel via torchrun, fixed-size or elastic."""
+
+    name = "pytorch"
+    title = "PyTorch (PyTorchJob)"
+    kind = KindRef("kubeflow.org/v1", "PyTorchJob", "pytorchjobs")
+    model = PyTorchJob
+    crd_file = "training-operator-v1.9.4/kubeflow.org_pytorchjobs.yaml"
+    replica_types = ("Master", "Worker")
+    default_container = "pytorch"
+    default_port_name = "pytorchjob-port"
+    default_port = 23456
+    default_restart_policy = "OnFailure"
+    operator_name = "pytorchjob-controller"
+    success_rule = (
+        "with a Master: when the Master succeeds; otherwise when every Worker succeeds "
+        "(elastic: when any Worker succeeds)"
+    )
+
+    def is_master(self, job: V1Job, rtype: str, index: int) -> bool:
+        if "Master" in job.replica_specs:
+            return rtype == "Master"
+        return rtype == "Worker" and index == 0
+
+    def default_spec(self, job: V1Job) -> V1Job:
+        assert isinstance(job, PyTorchJob)
+        spec = job.spec
+        update: dict[str, Any] = {}
+        elastic = spec.elastic_policy
+        if spec.nproc_per_node is None and (elastic is None or elastic.n_proc_per_node is None):
+            update["nproc_per_node"] = "auto"
+        if elastic is not None:
+            low, high = elastic.min_replicas, elastic.max_replicas
+            workers = job.replicas("Worker")
+            low, high = low or high or workers, high or low or workers
+            update["elastic_policy"] = elastic.model_copy(
+                update={"min_replicas": low, "max_replicas": high}
+            )
+        if not update:
+            return job
+        return job.model_copy(update={"spec": spec.model_copy(update=update)})
+
+    def validate_spec(self, job: V1Job) -> list[Finding]:
+        assert isinstance(job, PyTorchJob)
+        findings: list[Finding] = []
+        base = f"spec.{self.replica_alias}"
+        if "Master" in job.replica_specs and job.replicas("Master") != 1:
+            findings.append(
+                Finding(
+                    code="pytorch.master_replicas",
+                    path=f"{base}.Master.replicas",
+                    message="a PyTorchJob has exactly one Master",
+                    value=job.replicas("Master"),
+                    hint="set Master.replicas to 1 and add Worker replicas instead",
+                )
+            )
+        if "Worker" in job.replica_specs and job.replicas("Worker") < 1:
+            findings.append(
+                Finding(
+                    code="pytorch.worker_replicas",
+                    path=f"{base}.Worker.replicas",
+                    message="Worker.replicas must be at least 1",
+                    value=job.replicas("Worker"),
+                    hint="set Worker.replicas to 1 or more, or remove the Worker spec",
+                )
+            )
+        elastic = job.spec.elastic_policy
+        if elastic is not None:
+            if "Worker" not in job.replica_specs:
+                findings.append(
+                    Finding(
+                        code="pytorch.elastic_needs_worker",
+                        path="spec.elasticPolicy",
+                        message="elastic mode scales Workers, but the job has no Worker spec",
+                        hint=f"add {base}.Worker or remove elasticPolicy",
+                    )
+                )
+            if elastic.n_proc_per_node is not None and job.spec.nproc_per_node is not None:
+                findings.append(
+                    Finding(
+                        code="pytorch.nproc_twice",
+                        path="spec.elasticPolicy.nProcPerNode",
+                        message="elasticPolicy.nProcPerNode and spec.nprocPerNode are both set",
+                        value=elastic.n_proc_per_node,
+                        hint="drop the deprecated elasticPolicy.nProcPerNode",
+                    )
+                )
+            elif elastic.n_proc_per_node is not None:
+                findings.append(
+                    Finding(
+                        code="pytorch.nproc_deprecated",
+                        path="spec.elasticPolicy.nProcPerNode",
+                        message="elasticPolicy.nProcPerNode is deprecated since v1.7",
+                        value=elastic.n_proc_per_node,
+                        hint="move it to spec.nprocPerNode",
+                        severity=Severity.WARNING,
+                    )
+                )
+            if (elastic.min_replicas or 0) > (elastic.max_replicas or 0):
+                findings.append(
+                    Finding(
+                        code="pytorch.elastic_bounds",
+                        path="spec.elasticPolicy.minReplicas",
+                        message="minReplicas is larger than maxReplicas",
+                        value=elastic.min_replicas,
+                        hint=f"lower minReplicas to at most {elastic.max_replicas}",
+                    )
+                )
+        nproc = job.spec.nproc_per_node
+        if nproc is not None and nproc not in ("auto", "cpu", "gpu") and not nproc.isdigit():
+            findings.append(
+                Finding(
+                    code="pytorch.nproc",
+                    path="spec.nprocPerNode",
+                    message="nprocPerNode must be auto, cpu, gpu or a whole number",
+                    value=nproc,
+                    hint="e.g. nprocPerNode: '4' for four processes per pod",
+                )
+            )
+        return findings
+
+    def cluster_env(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
+        assert isinstance(job, PyTorchJob)
+        spec = job.spec
+        env = [env_var("PYTHONUNBUFFERED", "1")]
+        total = job.replicas("Master") + job.replicas("Worker")
+        if "Master" in job.replica_specs:
+            port = str(self.port_of(job, "Master", self.default_port))
+            master = self.pod_name(job, "Master", 0)
+            nproc = spec.nproc_per_node or ""
+            per_node = int(nproc) if nproc.isdigit() else 1
+            rank = str(index if rtype == "Master" else index + 1)
+            env += [
+                env_var("MASTER_PORT", port),
+                env_var("PET_MASTER_PORT", port),
+                env_var("MASTER_ADDR", master),
+                env_var("PET_MASTER_ADDR", master),
+                env_var("WORLD_SIZE", str(total * per_node)),
+                env_var("RANK", rank),
+                env_var("PET_NODE_RANK", rank),
+            ]
+        if spec.nproc_per_node is not None:
+            env.append(env_var("PET_NPROC_PER_NODE", spec.nproc_per_node))
+        elastic = spec.elastic_policy
+        if elastic is None:
+            env.append(env_var("PET_NNODES", str(total)))
+            return env
+        host = elastic.rdzv_host or self.pod_name(job, "Worker", 0)
+        rdzv_port = elastic.rdzv_port or self.port_of(job, "Worker", self.default_port)
+        env += [
+            env_var("PET_RDZV_ENDPOINT", f"{host}:{rdzv_port}"),
+            env_var("PET_RDZV_BACKEND", elastic.rdzv_backend or "c10d"),
+            env_var("PET_NNODES", f"{elastic.min_replicas}:{elastic.max_replicas}"),
+        ]
+        if elastic.max_restarts is not None:
+            env.append(env_var("PET_MAX_RESTARTS", str(elastic.max_restarts)))
+        if elastic.n_proc_per_node is not None:
+            env.append(env_var("PET_NPROC_PER_NODE", str(elastic.n_proc_per_node)))
+        if elastic.rdzv_id is not None:
+            env.append(env_var("PET_RDZV_ID", elastic.rdzv_id))
+        if elastic.rdzv_conf:
+            conf = ",".join(f"{c.key}={c.value}" for c in elastic.rdzv_conf)
+            env.append(env_var("PET_RDZV_CONF", conf))
+        if elastic.standalone:
+            env.append(env_var("PET_STANDALONE", ""))
+        return env
+
+    def init_containers(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
+        if rtype != "Worker" or "Master" not in job.replica_specs:
+            return []
+        master = self.pod_name(job, "Master", 0)
+        wait = (
+            f"err=1;for i in $(seq {INIT_CONTAINER_MAX_TRIES}); do if nslookup {master}; "
+            "then err=0 && break; fi;echo waiting for master; sleep 2; done; exit $err"
+        )
+        return [
+            {
+                "name": "init-pytorch",
+                "image": INIT_CONTAINER_IMAGE,
+                "imagePullPolicy": "IfNotPresent",
+                "resources": {
+                    "limits": {"cpu": "100m", "memory": "20Mi"},
+                    "requests": {"cpu": "50m", "memory": "10Mi"},
+                },
+                "command": ["sh", "-c", wait],
+            }
+        ]
+
+    def extra_objects(self, job: V1Job) -> list[Manifest]:
+        assert isinstance(job, PyTorchJob)
+        elastic = job.spec.elastic_policy
+        if elastic is None or not elastic.metrics:
+            return []
+        return [
+            {
+                "apiVersion": "autoscaling/v2",
+                "kind": "HorizontalPodAutoscaler",
+                "metadata": {"name": job.name, "namespace": job.namespace},
+                "spec": {
+                    "scaleTargetRef": {
+                        "apiVersion": self.kind.api_version,
+                        "kind": self.kind.kind,
+                        "name": job.name,
+                    },
+                    "minReplicas": elastic.min_replicas,
+                    "maxReplicas": elastic.max_replicas,
+                    "metrics": [dict(m) for m in elastic.metrics],
+                },
+            }
+        ]
+
+    def addresses(self, job: Any) -> dict[str, str]:
+        if "Master" in job.replica_specs:
+            port = self.port_of(job, "Master", self.default_port)
+            return {"master": f"{self.pod_name(job, 'Master', 0)}:{port}"}
+        if "Worker" in job.replica_specs:
+            port = self.port_of(job, "Worker", self.default_port)
+            return {"master": f"{self.pod_name(job, 'Worker', 0)}:{port}"}
+        return {}
+
+
+FRAMEWORK = PyTorch()

@@ -1,0 +1,54 @@
+"""The framework registry: every plugin, listed once.
+
+Adding a framework: write its module in this package and add its ``FRAMEWORK``
+to ``_PLUGINS`` below. Nothing else in trainjobs changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from trainjobs.frameworks import pytorch, tensorflow
+from trainjobs.frameworks.base import Framework
+
+__all__ = ["REGISTRY", "Registry"]
+
+
+class Registry:
+    """Frameworks by name and by (apiVersion, kind)."""
+
+    def __init__(self, plugins: Sequence[Framework]) -> None:
+        self._by_name: dict[str, Framework] = {}
+        self._by_kind: dict[tuple[str, str], Framework] = {}
+        for plugin in plugins:
+            if plugin.name in self._by_name:
+                raise ValueError(f"framework {plugin.name!r} is registered twice")
+            key = (plugin.kind.api_version, plugin.kind.kind)
+            if key in self._by_kind:
+                raise ValueError(f"{key} is claimed by two frameworks")
+            self._by_name[plugin.name] = plugin
+            self._by_kind[key] = plugin
+
+    def __iter__(self) -> Iterator[Framework]:
+        return iter(self._by_name.values())
+
+    def __len__(self) -> int:
+        return len(self._by_name)
+
+    def by_name(self, name: str) -> Framework | None:
+        return self._by_name.get(name)
+
+    def by_kind(self, api_version: str, kind: str) -> Framework | None:
+        return self._by_kind.get((api_version, kind))
+
+    def kinds(self) -> list[str]:
+        """Every accepted ``apiVersion kind``, for error hints."""
+        return [f"{api} {kind}" for api, kind in self._by_kind]
+
+
+_PLUGINS: tuple[Framework, ...] = (
+    tensorflow.FRAMEWORK,
+    pytorch.FRAMEWORK,
+)
+
+REGISTRY = Registry(_PLUGINS)

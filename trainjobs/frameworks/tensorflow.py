@@ -1,0 +1,144 @@
+"""TensorFlow: the TFJob (kubeflow.org/v1) and its ``TF_CONFIG``.
+
+Facts: kubeflow-operators.md §1, §2.3, §4.1 (Training Operator v1.9.4,
+pkg/controller.v1/tensorflow).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from trainjobs.errors import Finding
+from trainjobs.frameworks.base import K8sModel, KindRef
+from trainjobs.frameworks.kubeflow_v1 import (
+    KubeflowV1Framework,
+    ReplicaSpec,
+    RunPolicy,
+    V1Job,
+    env_var,
+)
+
+__all__ = ["FRAMEWORK", "TFJob", "TFJobSpec", "TensorFlow"]
+
+# Replica types counted by the operator's "is this job distributed" test.
+_DISTRIBUTED_TYPES = ("Chief", "Evaluator", "Master", "PS", "Worker")
+
+
+class TFJobSpec(K8sModel):
+    """``spec`` of a TFJob."""
+
+    run_policy: RunPolicy | None = Field(default=None, description="Run and clean-up policy.")
+    success_policy: Literal["", "AllWorkers"] | None = Field(
+        default=None,
+        description=(
+            "Without a Chief/Master: '' (default) succeeds when worker 0 succeeds, "
+            "AllWorkers when every worker succeeds."
+        ),
+    )
+    tf_replica_specs: dict[str, ReplicaSpec] = Field(
+        description="Replica types (Chief, Master, PS, Worker, Evaluator) and their pods."
+    )
+    enable_dynamic_worker: bool | None = Field(
+        default=None,
+        description="Sparse TF_CONFIG so workers can come and go; default false.",
+    )
+
+
+class TFJob(V1Job):
+    """A TFJob exactly as kubeflow.org/v1 accepts it."""
+
+    replica_field: ClassVar[str] = "tf_replica_specs"
+    api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
+    kind: Literal["TFJob"] = "TFJob"
+    spec: TFJobSpec
+
+
+class TensorFlow(KubeflowV1Framework):
+    """TensorFlow distributed training (parameter servers or multi-worker)."""
+
+    name = "tensorflow"
+    title = "TensorFlow (TFJob)"
+    kind = KindRef("kubeflow.org/v1", "TFJob", "tfjobs")
+    model = TFJob
+    crd_file = "training-operator-v1.9.4/kubeflow.org_tfjobs.yaml"
+    replica_types = ("Chief", "Master", "PS", "Worker", "Evaluator")
+    check_replica_types = False
+    default_container = "tensorflow"
+    default_port_name = "tfjob-port"
+    default_port = 2222
+    default_restart_policy = "Never"
+    operator_name = "tfjob-controller"
+    env_into = "default"
+    success_rule = (
+        "with a Chief or Master: when it succeeds; otherwise when worker 0 succeeds "
+        "(successPolicy '') or when every worker succeeds (AllWorkers)"
+    )
+
+    def _has_chief(self, job: V1Job) -> bool:
+        return any(t in job.replica_specs for t in ("Chief", "Master"))
+
+    def is_master(self, job: V1Job, rtype: str, index: int) -> bool:
+        if self._has_chief(job):
+            return rtype in ("Chief", "Master")
+        return rtype == "Worker" and index == 0
+
+    def _host(self, job: V1Job, rtype: str, index: int) -> str:
+        port = self.port_of(job, rtype, self.default_port)
+        return f"{self.pod_name(job, rtype, index)}.{job.namespace}.svc:{port}"
+
+    def cluster_env(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
+        if sum(job.replicas(t) for t in _DISTRIBUTED_TYPES) == 1:
+            return []
+        assert isinstance(job, TFJob)
+        task = {"type": rtype.lower(), "index": index}
+        config: dict[str, Any]
+        if job.spec.enable_dynamic_worker:
+            config = {"cluster": self._sparse_cluster(job, rtype, index), "task": task}
+        else:
+            cluster = {
+                t.lower(): [self._host(job, t, i) for i in range(job.replicas(t))]
+                for t in job.replica_specs
+            }
+            config = {
+                "cluster": dict(sorted(cluster.items())),
+                "task": task,
+                "environment": "cloud",
+            }
+        return [env_var("TF_CONFIG", json.dumps(config, separators=(",", ":")))]
+
+    def _sparse_cluster(self, job: V1Job, rtype: str, index: int) -> dict[str, Any]:
+        # Dynamic workers: each worker sees only itself and the parameter servers.
+        # The operator marshals a struct here, so the order is worker, then ps.
+        all_ps = [self._host(job, "PS", i) for i in range(job.replicas("PS"))]
+        if rtype == "Worker":
+            return {"worker": {str(index): self._host(job, rtype, index)}, "ps": all_ps}
+        if rtype == "PS":
+            return {"worker": {}, "ps": [self._host(job, rtype, index)]}
+        return {"worker": {}, "ps": []}
+
+    def validate_spec(self, job: V1Job) -> list[Finding]:
+        if all(t in job.replica_specs for t in ("Chief", "Master")):
+            return [
+                Finding(
+                    code="tfjob.chief_and_master",
+                    path=f"spec.{self.replica_alias}",
+                    message="a TFJob may have a Chief or a Master, not both",
+                    value=["Chief", "Master"],
+                    hint="keep one of them (Chief is the usual name)",
+                )
+            ]
+        return []
+
+    def addresses(self, job: Any) -> dict[str, str]:
+        for rtype in ("Chief", "Master"):
+            if rtype in job.replica_specs:
+                return {"chief": self._host(job, rtype, 0)}
+        if "Worker" in job.replica_specs:
+            return {"chief": self._host(job, "Worker", 0)}
+        return {}
+
+
+FRAMEWORK = TensorFlow()

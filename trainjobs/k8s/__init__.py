@@ -1,0 +1,1 @@
+"""Tiny pure helpers about Kubernetes objects: names, quantities, ordering, YAML."""

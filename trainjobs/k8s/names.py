@@ -1,0 +1,115 @@
+"""Kubernetes name and label rules (DNS-1123, DNS-1035, label values).
+
+The regular expressions are the ones the API server applies
+(k8s.io/apimachinery/pkg/util/validation).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+__all__ = [
+    "DNS1035_LABEL",
+    "DNS1123_LABEL",
+    "DNS1123_SUBDOMAIN",
+    "LABEL_VALUE",
+    "dns1035_label_problem",
+    "dns1123_label_problem",
+    "dns1123_subdomain_problem",
+    "label_key_problem",
+    "label_value_problem",
+    "shorten",
+]
+
+DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+_LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+
+LABEL_MAX = 63
+SUBDOMAIN_MAX = 253
+
+
+def _suggest(value: str, first_letter: bool = False) -> str:
+    fixed = re.sub(r"[^a-z0-9-]+", "-", value.lower()).strip("-")
+    if first_letter:
+        fixed = fixed.lstrip("0123456789-")
+    return fixed[:LABEL_MAX].rstrip("-") or "x"
+
+
+def dns1123_label_problem(value: str) -> str | None:
+    """Why ``value`` is not a DNS-1123 label (Service and most object names), or None."""
+    if len(value) > LABEL_MAX:
+        return f"must be at most {LABEL_MAX} characters, has {len(value)}"
+    if not DNS1123_LABEL.match(value):
+        return (
+            "must be a DNS-1123 label: lowercase letters, digits and '-', "
+            f"starting and ending with a letter or digit (e.g. {_suggest(value)!r})"
+        )
+    return None
+
+
+def dns1035_label_problem(value: str) -> str | None:
+    """Why ``value`` is not a DNS-1035 label (job names, Services), or None."""
+    if len(value) > LABEL_MAX:
+        return f"must be at most {LABEL_MAX} characters, has {len(value)}"
+    if not DNS1035_LABEL.match(value):
+        return (
+            "must be a DNS-1035 label: lowercase letters, digits and '-', starting "
+            f"with a letter and ending with a letter or digit (e.g. {_suggest(value, True)!r})"
+        )
+    return None
+
+
+def dns1123_subdomain_problem(value: str) -> str | None:
+    """Why ``value`` is not a DNS-1123 subdomain (Pod, ConfigMap names), or None."""
+    if len(value) > SUBDOMAIN_MAX:
+        return f"must be at most {SUBDOMAIN_MAX} characters, has {len(value)}"
+    if not DNS1123_SUBDOMAIN.match(value):
+        return (
+            "must be a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', "
+            f"starting and ending with a letter or digit (e.g. {_suggest(value)!r})"
+        )
+    return None
+
+
+def label_value_problem(value: str) -> str | None:
+    """Why ``value`` cannot be a label value, or None."""
+    if len(value) > LABEL_MAX:
+        return f"a label value must be at most {LABEL_MAX} characters, has {len(value)}"
+    if not LABEL_VALUE.match(value):
+        return (
+            "a label value may hold only letters, digits, '-', '_' and '.', "
+            "starting and ending with a letter or digit"
+        )
+    return None
+
+
+def label_key_problem(key: str) -> str | None:
+    """Why ``key`` cannot be a label or annotation key, or None."""
+    prefix, _, name = key.rpartition("/")
+    if prefix and dns1123_subdomain_problem(prefix):
+        return f"the prefix {prefix!r} must be a DNS-1123 subdomain"
+    if not name or len(name) > LABEL_MAX or not _LABEL_NAME.match(name):
+        return (
+            f"the name part {name!r} must be 1-{LABEL_MAX} letters, digits, '-', '_' or '.', "
+            "starting and ending with a letter or digit"
+        )
+    return None
+
+
+def shorten(name: str, limit: int = LABEL_MAX) -> str:
+    """Shorten ``name`` to ``limit`` characters deterministically and without collisions.
+
+    Names that fit are returned unchanged. Longer ones keep a prefix and end in
+    an 8-character hash of the full name, so two different long names never
+    shorten to the same result in practice and the same name always gives the
+    same result.
+    """
+    if len(name) <= limit:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+    head = name[: limit - len(digest) - 1].rstrip("-.")
+    return f"{head}-{digest}"

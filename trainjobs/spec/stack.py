@@ -1,0 +1,33 @@
+"""A stack: every job (and later backend, node pool, operator) one Pulumi stack declares."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from trainjobs.spec.entry import JobEntry, Target
+
+__all__ = ["DEFAULT_K8S_VERSION", "StackSpec"]
+
+DEFAULT_K8S_VERSION = "1.32"
+"""Kubernetes version whose OpenAPI schema manifests are checked against by default."""
+
+
+@dataclass(frozen=True)
+class StackSpec:
+    """Everything one stack declares.
+
+    Attributes:
+        jobs: the training jobs, in input order.
+        target: the target of jobs that name none; default ``operator``.
+        k8s_version: the Kubernetes version to check against; default ``DEFAULT_K8S_VERSION``.
+        namespaces: Namespaces the stack creates (rendered first); default none, so
+            jobs go into namespaces that already exist.
+        source: the file the stack came from.
+    """
+
+    jobs: tuple[JobEntry, ...] = ()
+    target: Target = "operator"
+    k8s_version: str = DEFAULT_K8S_VERSION
+    namespaces: tuple[str, ...] = ()
+    source: str = ""
+    config_keys: tuple[str, ...] = field(default=(), compare=False)
