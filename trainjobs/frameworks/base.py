@@ -153,10 +153,20 @@ class KindRef:
 
 @dataclass(frozen=True)
 class TemplateRef:
-    """Where a pod template sits in the user's job, for schema checks and findings."""
+    """One pod template of a job.
 
+    Attributes:
+        role: the replica type it belongs to (``Worker``, ``Launcher`` …); the key
+            :meth:`Framework.with_templates` takes.
+        path: where it sits in the user's job (``spec.tfReplicaSpecs.Worker.template``).
+        template: the PodTemplateSpec.
+        replicas: how many pods are made from it.
+    """
+
+    role: str
     path: str
     template: Mapping[str, Any]
+    replicas: int = 1
 
 
 class Framework(ABC):
@@ -199,6 +209,14 @@ class Framework(ABC):
     @abstractmethod
     def pod_templates(self, job: JobResource) -> Iterable[TemplateRef]:
         """Every pod template in the job, with its path, for the schema check."""
+
+    @abstractmethod
+    def with_templates(self, job: JobResource, templates: Mapping[str, PodTemplate]) -> JobResource:
+        """The job with the pod templates of the given roles replaced.
+
+        Cross-cutting features (node-pool placement, gang scheduling) rewrite
+        templates through this, so they work for every framework and target.
+        """
 
     @abstractmethod
     def expand_pods(self, job: JobResource) -> list[Manifest]:

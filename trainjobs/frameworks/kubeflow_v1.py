@@ -352,7 +352,19 @@ class KubeflowV1Framework(Framework):
         assert isinstance(job, self.model)
         alias = self.replica_alias
         for rtype, spec in job.replica_specs.items():
-            yield TemplateRef(f"spec.{alias}.{rtype}.template", spec.template)
+            replicas = 1 if spec.replicas is None else spec.replicas
+            yield TemplateRef(rtype, f"spec.{alias}.{rtype}.template", spec.template, replicas)
+
+    def with_templates(self, job: JobResource, templates: Mapping[str, PodTemplate]) -> JobResource:
+        assert isinstance(job, self.model)
+        specs = {
+            rtype: spec.model_copy(update={"template": dict(templates[rtype])})
+            if rtype in templates
+            else spec
+            for rtype, spec in job.replica_specs.items()
+        }
+        spec_update = {self.model.replica_field: specs}
+        return job.model_copy(update={"spec": job.spec.model_copy(update=spec_update)})  # type: ignore[attr-defined]
 
     def labels(self, job: V1Job, rtype: str, index: int) -> dict[str, str]:
         """The four labels every pod and service of a replica carries."""
