@@ -39,7 +39,7 @@ class _Mocks(pulumi.runtime.Mocks):
                 args.name,
                 normalise(dict(args.inputs)),
                 getattr(request, "parent", ""),
-                args.custom,
+                bool(args.custom),
                 {
                     "retain_on_delete": bool(getattr(request, "retainOnDelete", False)),
                     "dependencies": list(getattr(request, "dependencies", [])),
@@ -48,8 +48,10 @@ class _Mocks(pulumi.runtime.Mocks):
         )
         return f"{args.name}-id", dict(args.inputs)
 
-    def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
-        return {}
+    def call(
+        self, args: pulumi.runtime.MockCallArgs
+    ) -> tuple[dict[Any, Any], list[tuple[str, str]] | None]:
+        return {}, None
 
 
 def normalise(value: Any) -> Any:
@@ -73,7 +75,7 @@ def run_program(
     mocks = _Mocks()
     pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=False)
     # MockResourceArgs has no parent or options; keep the raw request to read them.
-    monitor = pulumi.runtime.settings.get_monitor()
+    monitor: Any = pulumi.runtime.settings.get_monitor()
     register = monitor.RegisterResource
 
     def recording(request: Any) -> Any:
@@ -86,7 +88,7 @@ def run_program(
     )
     try:
 
-        @pulumi.runtime.test  # type: ignore[misc]
+        @pulumi.runtime.test  # type: ignore[untyped-decorator]
         def _run() -> pulumi.Output[Any]:
             program()
             return pulumi.Output.from_input(0)

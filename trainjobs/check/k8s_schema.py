@@ -7,6 +7,7 @@ errors of an object are reported, not only the first.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -87,7 +88,18 @@ def _problems(validator: jsonschema.protocols.Validator, obj: Any) -> Iterator[S
         path = "".join(
             f"[{p}]" if isinstance(p, int) else f".{p}" for p in best.absolute_path
         ).lstrip(".")
+        if best.validator == "additionalProperties" and isinstance(best.instance, dict):
+            yield from _unknown_fields(path, best.instance, best.schema)
+            continue
         yield path, _plain(best.message), best.instance
+
+
+def _unknown_fields(path: str, instance: dict[str, Any], schema: Any) -> Iterator[SchemaProblem]:
+    known = sorted((schema.get("properties") or {}) if isinstance(schema, dict) else {})
+    for key in sorted(set(instance) - set(known)):
+        close = difflib.get_close_matches(key, known, n=1, cutoff=0.75)
+        message = f"unknown field (did you mean {close[0]!r}?)" if close else "unknown field"
+        yield (f"{path}.{key}" if path else key), message, instance[key]
 
 
 def _plain(message: str) -> str:

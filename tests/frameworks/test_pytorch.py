@@ -1,0 +1,206 @@
+"""PyTorchJob: the reference's worked example (§4.2) literally, elastic mode, HPA, rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from trainjobs.frameworks.pytorch import FRAMEWORK as PT
+from trainjobs.frameworks.pytorch import PyTorchJob
+
+WORKED_WORKER_1_ENV = [
+    ("PYTHONUNBUFFERED", "1"),
+    ("MASTER_PORT", "23456"),
+    ("PET_MASTER_PORT", "23456"),
+    ("MASTER_ADDR", "mnist-master-0"),
+    ("PET_MASTER_ADDR", "mnist-master-0"),
+    ("WORLD_SIZE", "3"),
+    ("RANK", "2"),
+    ("PET_NODE_RANK", "2"),
+    ("PET_NPROC_PER_NODE", "auto"),
+    ("PET_NNODES", "3"),
+]
+
+
+def _replica(replicas: int) -> dict[str, Any]:
+    return {
+        "replicas": replicas,
+        "template": {"spec": {"containers": [{"name": "pytorch", "image": "pt:1"}]}},
+    }
+
+
+def ptjob(specs: dict[str, Any], **spec: Any) -> PyTorchJob:
+    return PyTorchJob.model_validate(
+        {
+            "apiVersion": "kubeflow.org/v1",
+            "kind": "PyTorchJob",
+            "metadata": {"name": "mnist", "namespace": "kubeflow"},
+            "spec": {"pytorchReplicaSpecs": specs, **spec},
+        }
+    )
+
+
+def _objects(job: PyTorchJob) -> dict[tuple[str, str], dict[str, Any]]:
+    return {(o["kind"], o["metadata"]["name"]): o for o in PT.expand_pods(PT.default(job))}
+
+
+def _env(pod: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(e["name"], e["value"]) for e in pod["spec"]["containers"][0]["env"]]
+
+
+def worked_example() -> PyTorchJob:
+    return ptjob({"Master": _replica(1), "Worker": _replica(2)})
+
+
+def test_worked_example_worker_env_is_exact() -> None:
+    assert _env(_objects(worked_example())[("Pod", "mnist-worker-1")]) == WORKED_WORKER_1_ENV
+
+
+def test_worked_example_master() -> None:
+    master = _objects(worked_example())[("Pod", "mnist-master-0")]
+    expected = [(k, "0" if k in ("RANK", "PET_NODE_RANK") else v) for k, v in WORKED_WORKER_1_ENV]
+    assert _env(master) == expected
+    assert "initContainers" not in master["spec"]
+    assert master["metadata"]["labels"]["training.kubeflow.org/job-role"] == "master"
+    assert master["spec"]["restartPolicy"] == "OnFailure"
+
+
+def test_worked_example_worker_init_container_and_services() -> None:
+    objects = _objects(worked_example())
+    init = objects[("Pod", "mnist-worker-1")]["spec"]["initContainers"]
+    assert init == [
+        {
+            "name": "init-pytorch",
+            "image": "alpine:3.10",
+            "imagePullPolicy": "IfNotPresent",
+            "resources": {
+                "limits": {"cpu": "100m", "memory": "20Mi"},
+                "requests": {"cpu": "50m", "memory": "10Mi"},
+            },
+            "command": [
+                "sh",
+                "-c",
+                "err=1;for i in $(seq 100); do if nslookup mnist-master-0; then err=0 && break; "
+                "fi;echo waiting for master; sleep 2; done; exit $err",
+            ],
+        }
+    ]
+    services = sorted(name for kind, name in objects if kind == "Service")
+    assert services == ["mnist-master-0", "mnist-worker-0", "mnist-worker-1"]
+    for name in services:
+        assert objects[("Service", name)]["spec"]["ports"] == [
+            {"name": "pytorchjob-port", "port": 23456}
+        ]
+
+
+def test_env_goes_into_every_container() -> None:
+    job = worked_example()
+    spec = job.spec.pytorch_replica_specs["Worker"].template["spec"]
+    spec["containers"].append({"name": "logger", "image": "busybox:1.36"})
+    pod = _objects(job)[("Pod", "mnist-worker-0")]
+    assert [e["name"] for e in pod["spec"]["containers"][1]["env"]][:2] == [
+        "PYTHONUNBUFFERED",
+        "MASTER_PORT",
+    ]
+
+
+def test_numeric_nproc_multiplies_world_size() -> None:
+    env = dict(
+        _env(
+            _objects(ptjob({"Master": _replica(1), "Worker": _replica(3)}, nprocPerNode="4"))[
+                ("Pod", "mnist-worker-0")
+            ]
+        )
+    )
+    assert env["WORLD_SIZE"] == "16"
+    assert env["PET_NPROC_PER_NODE"] == "4"
+    assert env["PET_NNODES"] == "4"
+
+
+def test_elastic_env_and_defaults() -> None:
+    job = ptjob(
+        {"Worker": _replica(2)},
+        elasticPolicy={
+            "maxReplicas": 4,
+            "rdzvId": "run-1",
+            "rdzvConf": [{"key": "timeout", "value": "900"}, {"key": "a", "value": "b"}],
+            "maxRestarts": 3,
+            "standalone": True,
+        },
+    )
+    env = _env(_objects(job)[("Pod", "mnist-worker-1")])
+    assert env == [
+        ("PYTHONUNBUFFERED", "1"),
+        ("PET_NPROC_PER_NODE", "auto"),
+        ("PET_RDZV_ENDPOINT", "mnist-worker-0:23456"),
+        ("PET_RDZV_BACKEND", "c10d"),
+        ("PET_NNODES", "4:4"),
+        ("PET_MAX_RESTARTS", "3"),
+        ("PET_RDZV_ID", "run-1"),
+        ("PET_RDZV_CONF", "timeout=900,a=b"),
+        ("PET_STANDALONE", ""),
+    ]
+
+
+def test_elastic_bounds_default_from_workers() -> None:
+    job = PT.default(ptjob({"Worker": _replica(3)}, elasticPolicy={}))
+    assert isinstance(job, PyTorchJob)
+    assert job.spec.elastic_policy is not None
+    assert (job.spec.elastic_policy.min_replicas, job.spec.elastic_policy.max_replicas) == (3, 3)
+
+
+def test_elastic_metrics_create_an_hpa() -> None:
+    metric = {
+        "type": "Resource",
+        "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}},
+    }
+    job = ptjob(
+        {"Worker": _replica(2)},
+        elasticPolicy={"minReplicas": 1, "maxReplicas": 3, "metrics": [metric]},
+    )
+    hpa = _objects(job)[("HorizontalPodAutoscaler", "mnist")]
+    assert hpa == {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "mnist", "namespace": "kubeflow"},
+        "spec": {
+            "scaleTargetRef": {
+                "apiVersion": "kubeflow.org/v1",
+                "kind": "PyTorchJob",
+                "name": "mnist",
+            },
+            "minReplicas": 1,
+            "maxReplicas": 3,
+            "metrics": [metric],
+        },
+    }
+
+
+def test_webhook_rules() -> None:
+    job = ptjob(
+        {"Master": _replica(2), "Worker": _replica(0)},
+        nprocPerNode="many",
+        elasticPolicy={"nProcPerNode": 2, "minReplicas": 3, "maxReplicas": 2},
+    )
+    findings = {(f.code, f.path, f.severity.value) for f in PT.validate(PT.default(job))}
+    assert findings == {
+        ("pytorch.master_replicas", "spec.pytorchReplicaSpecs.Master.replicas", "error"),
+        ("pytorch.worker_replicas", "spec.pytorchReplicaSpecs.Worker.replicas", "error"),
+        ("pytorch.nproc_twice", "spec.elasticPolicy.nProcPerNode", "error"),
+        ("pytorch.elastic_bounds", "spec.elasticPolicy.minReplicas", "error"),
+        ("pytorch.nproc", "spec.nprocPerNode", "error"),
+    }
+
+
+def test_deprecated_elastic_nproc_is_a_warning() -> None:
+    job = ptjob({"Worker": _replica(2)}, elasticPolicy={"nProcPerNode": 2})
+    findings = PT.validate(PT.default(job))
+    assert [(f.code, f.severity.value) for f in findings] == [
+        ("pytorch.nproc_deprecated", "warning")
+    ]
+    env = dict(_env(_objects(job)[("Pod", "mnist-worker-0")]))
+    assert env["PET_NPROC_PER_NODE"] == "2"
+    assert "auto" not in env.values()
+
+
+def test_addresses() -> None:
+    assert PT.addresses(PT.default(worked_example())) == {"master": "mnist-master-0:23456"}

@@ -1,0 +1,183 @@
+"""Loading jobs and stacks: every finding at once, with the user's field paths."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from trainjobs.errors import SpecError
+from trainjobs.frameworks.tensorflow import TFJob
+from trainjobs.spec import JobEntry, load_path, parse_documents, parse_stack
+
+JOB = {
+    "apiVersion": "kubeflow.org/v1",
+    "kind": "TFJob",
+    "metadata": {"name": "mnist"},
+    "spec": {
+        "tfReplicaSpecs": {
+            "Worker": {
+                "replicas": 2,
+                "template": {"spec": {"containers": [{"name": "tensorflow", "image": "tf:1"}]}},
+            }
+        }
+    },
+}
+
+
+def _messages(exc: SpecError) -> list[str]:
+    return [f.render() for f in exc.findings]
+
+
+def test_upstream_job_is_valid_input_as_it_is() -> None:
+    stack = parse_documents([JOB])
+    (entry,) = stack.jobs
+    assert isinstance(entry.job, TFJob)
+    assert entry.framework.name == "tensorflow"
+    assert entry.options.target is None
+    assert entry.path == "jobs[0]"
+
+
+def test_options_live_beside_the_job() -> None:
+    stack = parse_documents([{**JOB, "trainjobs": {"target": "pods"}}])
+    assert stack.jobs[0].options.target == "pods"
+    assert "trainjobs" not in stack.jobs[0].job.to_manifest()
+
+
+def test_every_finding_at_once_with_paths() -> None:
+    bad = {
+        **JOB,
+        "metadata": {"name": "mnist", "nmespace": "x"},
+        "spec": {
+            "tfReplicaSpecs": {
+                "Worker": {"replicas": "2", "restartPolicy": "Sometimes", "template": {}}
+            },
+            "runPolicy": {"backoffLimit": -1},
+        },
+        "trainjobs": {"target": "cluster"},
+    }
+    with pytest.raises(SpecError) as err:
+        parse_documents([bad], source="jobs.yaml")
+    assert _messages(err.value) == [
+        "error: jobs.yaml: jobs[0].trainjobs.target: input should be 'operator' or 'pods' "
+        "(got 'cluster'); fix: use one of the values listed",
+        "error: jobs.yaml: jobs[0].metadata.nmespace: unknown field (got 'x'); "
+        "fix: did you mean 'namespace'?",
+        "error: jobs.yaml: jobs[0].spec.runPolicy.backoffLimit: input should be greater than "
+        "or equal to 0 (got -1); fix: change the number to fit the bound",
+        "error: jobs.yaml: jobs[0].spec.tfReplicaSpecs.Worker.replicas: input should be a valid "
+        "integer (got '2'); fix: write a whole number without quotes, e.g. 2",
+        "error: jobs.yaml: jobs[0].spec.tfReplicaSpecs.Worker.restartPolicy: input should be "
+        "'Always', 'OnFailure', 'Never' or 'ExitCode' (got 'Sometimes'); fix: use one of the "
+        "values listed",
+    ]
+
+
+def test_unknown_kind_and_missing_fields() -> None:
+    with pytest.raises(SpecError) as err:
+        parse_documents(
+            [
+                {**JOB, "kind": "TfJob"},
+                {**JOB, "apiVersion": "kubeflow.org/v2", "kind": "PyTorchJob"},
+                {"kind": "TFJob"},
+                {**JOB, "metadata": {}},
+                ["not", "a", "job"],
+            ]
+        )
+    assert _messages(err.value) == [
+        "error: jobs[0].kind: no framework handles this apiVersion and kind "
+        "(got 'kubeflow.org/v1 TfJob'); fix: use one of: kubeflow.org/v1 TFJob, "
+        "kubeflow.org/v1 PyTorchJob",
+        "error: jobs[1].kind: no framework handles this apiVersion and kind "
+        "(got 'kubeflow.org/v2 PyTorchJob'); fix: PyTorchJob is served as kubeflow.org/v1; "
+        "change apiVersion",
+        "error: jobs[2].apiVersion: required field is missing; fix: a job names its kind, one "
+        "of: kubeflow.org/v1 TFJob, kubeflow.org/v1 PyTorchJob",
+        "error: jobs[3].metadata.name: required field is missing; fix: add the required field "
+        "'name'",
+        "error: jobs[4]: a job must be a mapping with apiVersion, kind, metadata and spec "
+        "(got ['not', 'a', 'job']); fix: check the indentation of this entry",
+    ]
+
+
+def test_exported_objects_are_accepted_and_server_fields_dropped() -> None:
+    exported = {
+        **JOB,
+        "metadata": {"name": "mnist", "uid": "u", "resourceVersion": "7", "generation": 2},
+        "status": {"conditions": []},
+    }
+    manifest = parse_documents([exported]).jobs[0].job.to_manifest()
+    assert manifest["metadata"] == {"name": "mnist"}
+    assert "status" not in manifest
+
+
+def test_stack_config_with_file_entries(tmp_path: Path) -> None:
+    (tmp_path / "jobs").mkdir()
+    (tmp_path / "jobs" / "tf.yaml").write_text(
+        "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: a}\n"
+        "spec: {tfReplicaSpecs: {Worker: {template: {spec: {containers: "
+        "[{name: tensorflow, image: 'tf:1'}]}}}}}\n"
+    )
+    stack_file = tmp_path / "Pulumi.dev.yaml"
+    stack_file.write_text(
+        "config:\n"
+        "  kubernetes:context: prod\n"
+        "  trainjobs:target: pods\n"
+        "  trainjobs:namespaces: [training]\n"
+        "  trainjobs:jobs:\n"
+        "    - file: jobs/tf.yaml\n"
+        "      trainjobs: {target: operator}\n"
+    )
+    stack = load_path(stack_file)
+    assert stack.target == "pods"
+    assert stack.namespaces == ("training",)
+    (entry,) = stack.jobs
+    assert entry.options.target == "operator"
+    assert entry.source == str(tmp_path / "jobs" / "tf.yaml")
+
+
+def test_stack_errors() -> None:
+    with pytest.raises(SpecError) as err:
+        parse_stack(
+            {
+                "trainjobs:targt": "pods",
+                "trainjobs:k8sVersion": 1.3,
+                "trainjobs:jobs": [{"file": "missing.yaml"}],
+            },
+            source="Pulumi.x.yaml",
+            base_dir=Path("/nonexistent"),
+        )
+    assert [f.path for f in err.value.findings] == [
+        "trainjobs:targt",
+        "trainjobs:k8sVersion",
+        "jobs[0].file",
+    ]
+    assert err.value.findings[2].message == "cannot read the file: No such file or directory"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "holds no YAML documents"),
+        (b"\x00\x01binary", "is a binary file, not YAML"),
+        (
+            b"a: [1\n",
+            "invalid YAML at line 2, column 1: did not find expected ',' or ']'",
+        ),
+        (b"\xff\xfe", "is not UTF-8 text"),
+    ],
+)
+def test_unreadable_files(tmp_path: Path, content: bytes, message: str) -> None:
+    path = tmp_path / "jobs.yaml"
+    path.write_bytes(content)
+    with pytest.raises(SpecError) as err:
+        load_path(path)
+    (finding,) = err.value.findings
+    assert finding.message == message
+    assert finding.source == str(path)
+
+
+def test_python_api_entry() -> None:
+    entry = JobEntry.of(TFJob.model_validate(JOB), target="pods")
+    assert entry.target() == "pods"
+    assert entry.framework.name == "tensorflow"

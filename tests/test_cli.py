@@ -1,0 +1,181 @@
+"""The CLI as a user meets it: subprocess runs, exit codes, stdout/stderr, files written."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.paths import EXAMPLES, ROOT, STACKS
+from trainjobs.cli import main
+from trainjobs.k8s.yamlio import load_all
+
+
+def trainjobs(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "trainjobs", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def _env_of(stream: str, pod: str) -> list[dict[str, str]]:
+    for doc in load_all(stream):
+        if doc["kind"] == "Pod" and doc["metadata"]["name"] == pod:
+            env: list[dict[str, str]] = doc["spec"]["containers"][0]["env"]
+            return env
+    raise AssertionError(f"no pod {pod}")
+
+
+def test_render_tf_worked_example_with_pods_target() -> None:
+    result = trainjobs("render", "examples/tf-mnist/tfjob.yaml", "--target", "pods")
+    assert result.returncode == 0, result.stderr
+    assert _env_of(result.stdout, "mnist-worker-1") == [
+        {
+            "name": "TF_CONFIG",
+            "value": '{"cluster":{"chief":["mnist-chief-0.kubeflow.svc:2222"],'
+            '"ps":["mnist-ps-0.kubeflow.svc:2222"],"worker":["mnist-worker-0.kubeflow.svc:2222",'
+            '"mnist-worker-1.kubeflow.svc:2222"]},"task":{"type":"worker","index":1},'
+            '"environment":"cloud"}',
+        }
+    ]
+
+
+def test_render_pytorch_worked_example_with_pods_target(tmp_path: Path) -> None:
+    job = tmp_path / "mnist.yaml"
+    job.write_text(
+        "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\n"
+        "metadata: {name: mnist, namespace: kubeflow}\n"
+        "spec:\n  pytorchReplicaSpecs:\n"
+        "    Master: {replicas: 1, template: {spec: {containers: [{name: pytorch, image: a}]}}}\n"
+        "    Worker: {replicas: 2, template: {spec: {containers: [{name: pytorch, image: a}]}}}\n"
+    )
+    result = trainjobs("render", str(job), "--target", "pods")
+    assert result.returncode == 0, result.stderr
+    assert [f"{e['name']}={e['value']}" for e in _env_of(result.stdout, "mnist-worker-1")] == [
+        "PYTHONUNBUFFERED=1",
+        "MASTER_PORT=23456",
+        "PET_MASTER_PORT=23456",
+        "MASTER_ADDR=mnist-master-0",
+        "PET_MASTER_ADDR=mnist-master-0",
+        "WORLD_SIZE=3",
+        "RANK=2",
+        "PET_NODE_RANK=2",
+        "PET_NPROC_PER_NODE=auto",
+        "PET_NNODES=3",
+    ]
+
+
+def test_render_to_directory_prints_table(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = trainjobs("render", "stacks/Pulumi.demo.yaml", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["KIND", "NAMESPACE", "NAME"]
+    assert lines[1].split() == ["Namespace", "-", "kubeflow"]
+    assert lines[-1] == f"wrote {len(list(out.iterdir()))} objects to {out}/"
+    assert sorted(p.name for p in out.iterdir())[0] == "0000-namespace-kubeflow.yaml"
+
+
+def test_check_summary() -> None:
+    result = trainjobs("check", "stacks/Pulumi.demo.yaml")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1].startswith("ok: 3 jobs, ")
+
+
+def test_malformed_job_exits_2_with_paths_and_no_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: Mnist_1}\n"
+        "spec:\n  tfReplicaSpecs:\n    Worker:\n      replicas: -2\n      template:\n"
+        "        spec: {containers: [{name: tensorflow, image: 'tf:1'}]}\n"
+    )
+    out = tmp_path / "out"
+    result = trainjobs("render", str(bad), "-o", str(out))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+    assert not out.exists()
+    assert result.stderr.splitlines() == [
+        f"error: {bad}: jobs[0].spec.tfReplicaSpecs.Worker.replicas: input should be greater "
+        "than or equal to 0 (got -2); fix: change the number to fit the bound",
+        "1 error; nothing was written",
+    ]
+
+
+def test_template_schema_and_name_errors_are_all_reported(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: Mnist_1}\n"
+        "spec:\n  tfReplicaSpecs:\n    Worker:\n      template:\n"
+        "        spec: {containers: [{name: tensorflow, image: 'tf:1', comand: [python]}]}\n"
+    )
+    result = trainjobs("check", str(bad))
+    assert result.returncode == 2
+    lines = result.stderr.splitlines()
+    assert lines[0] == (
+        f"error: {bad}: jobs[0].spec.tfReplicaSpecs.Worker.template.spec.containers[0]"
+        ".comand: unknown field (did you mean 'command'?) (got ['python']); "
+        "fix: see the Kubernetes PodSpec reference for this field"
+    )
+    assert lines[1].startswith(
+        f"error: {bad}: jobs[0].metadata.name: the job name must be a DNS-1035"
+    )
+    assert lines[-1] == "2 errors; nothing was written"
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        ("a: [1\n", "invalid YAML at line 2"),
+        ("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n", "no framework handles"),
+        ("- 1\n- 2\n", "a job must be a mapping"),
+        ("", "holds no YAML documents"),
+    ],
+)
+def test_bad_input_kinds_exit_2(tmp_path: Path, content: str, fragment: str) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(content)
+    result = trainjobs("render", str(bad))
+    assert result.returncode == 2
+    assert fragment in result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_failed_render_leaves_existing_directory_untouched(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.yaml").write_text("old\n")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {}\n")
+    assert main(["render", str(bad), "-o", str(out)]) == 2
+    assert [p.name for p in out.iterdir()] == ["keep.yaml"]
+    assert (out / "keep.yaml").read_text() == "old\n"
+
+
+def test_render_replaces_directory_atomically(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "stale.yaml").write_text("old\n")
+    assert main(["render", str(EXAMPLES / "tf-mnist" / "tfjob.yaml"), "-o", str(out)]) == 0
+    assert [p.name for p in out.iterdir()] == ["0000-tfjob-kubeflow-mnist.yaml"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_unknown_k8s_version(tmp_path: Path) -> None:
+    result = trainjobs("check", str(STACKS / "Pulumi.demo.yaml"), "--k8s-version", "1.5")
+    assert result.returncode == 2
+    assert "no schema is bundled for this Kubernetes version (got '1.5')" in result.stderr
+
+
+def test_frameworks_lists_each_framework() -> None:
+    result = trainjobs("frameworks")
+    assert result.returncode == 0
+    rows = [line.split()[0] for line in result.stdout.splitlines()[1:]]
+    assert "tensorflow" in rows
+    assert "pytorch" in rows

@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+from trainjobs.errors import Finding, Severity, SpecError, format_path
+
+
+def test_finding_renders_path_value_rule_and_fix() -> None:
+    finding = Finding(
+        code="x",
+        path="spec.tfReplicaSpecs.Worker.replicas",
+        message="must be at least 1",
+        value=-1,
+        hint="set it to 1 or more",
+        source="jobs.yaml",
+    )
+    assert finding.render() == (
+        "error: jobs.yaml: spec.tfReplicaSpecs.Worker.replicas: must be at least 1 (got -1); "
+        "fix: set it to 1 or more"
+    )
+
+
+def test_located_prefixes_paths() -> None:
+    finding = Finding(code="x", path="spec.a", message="m")
+    assert finding.located("f.yaml", "jobs[0]").path == "jobs[0].spec.a"
+    assert Finding(code="x", path="[1]", message="m").located("", "jobs").path == "jobs[1]"
+    assert Finding(code="x", path="", message="m").located("", "jobs[0]").path == "jobs[0]"
+
+
+def test_spec_error_counts_only_errors() -> None:
+    error = SpecError.from_findings(
+        [
+            Finding(code="a", path="p", message="m"),
+            Finding(code="b", path="p", message="m", severity=Severity.WARNING),
+        ]
+    )
+    assert len(error.errors) == 1
+    assert str(error).splitlines()[0] == "1 error in the input"
+
+
+def test_format_path_quotes_odd_keys() -> None:
+    assert format_path(["spec", "tfReplicaSpecs", "Worker", "replicas"]) == (
+        "spec.tfReplicaSpecs.Worker.replicas"
+    )
+    assert format_path(["labels", "a.b/c", 0]) == "labels['a.b/c'][0]"
