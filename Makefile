@@ -42,5 +42,10 @@ unit: $(STAMP)
 ## test: everything CI runs
 test: lint typecheck layers unit
 
+## bench: the benchmark table (cdk8s, which runs on Node.js, is installed for the comparison)
+bench: $(STAMP)
+	$(BIN)/pip install --quiet cdk8s
+	JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1 $(BIN)/python -m bench.run
+
 clean:
 	rm -rf $(VENV) out .mypy_cache .ruff_cache .pytest_cache .hypothesis

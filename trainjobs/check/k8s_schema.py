@@ -10,15 +10,27 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import cache
 from importlib import resources
 from typing import Any
 
+import fastjsonschema
 import jsonschema
 from referencing import Registry, Resource
 
-__all__ = ["SchemaProblem", "UnknownKind", "available_versions", "problems", "template_problems"]
+__all__ = [
+    "FAST_THRESHOLD",
+    "SchemaProblem",
+    "UnknownKind",
+    "available_versions",
+    "problems",
+    "problems_many",
+    "template_problems",
+]
+
+FAST_THRESHOLD = 64
+"""Objects of one kind in a batch from which a compiled validator pays for its compile time."""
 
 _PACKAGE = "kubernetes_validate"
 _DIR = "kubernetes-json-schema"
@@ -74,6 +86,59 @@ def _validator(version: str, filename: str) -> jsonschema.protocols.Validator:
     return cls(schema, registry=_registry(version))
 
 
+_REF = re.compile(r'"#/\$defs/([^"]+)"')
+
+
+@cache
+def _fast_validator(version: str, filename: str) -> Callable[[Any], Any]:
+    """A compiled validator (fastjsonschema) over only the definitions the kind reaches.
+
+    It answers "valid or not" about 20 times faster than jsonschema; only the
+    invalid objects are then run through jsonschema for every error with its path.
+    Compiling takes a few tenths of a second, hence ``FAST_THRESHOLD``.
+    """
+    root = _load(version, filename)
+    text = json.dumps({k: v for k, v in root.items() if k not in ("$schema", "$id")})
+    text = text.replace('"/api/_definitions.json#/$defs/', '"#/$defs/')
+    definitions = _load(version, "_definitions.json")["$defs"]
+    needed: dict[str, Any] = {}
+    pending = _REF.findall(text)
+    while pending:
+        name = pending.pop()
+        if name not in needed:
+            needed[name] = definitions[name]
+            pending += _REF.findall(json.dumps(definitions[name]))
+    schema = json.loads(text)
+    schema["$defs"] = needed
+    return fastjsonschema.compile(schema)
+
+
+def problems_many(
+    manifests: Sequence[Mapping[str, Any]], version: str
+) -> list[list[SchemaProblem]]:
+    """Schema problems of many built-in objects, one list per object, in order.
+
+    Raises UnknownKind for the first custom resource among them.
+    """
+    groups: dict[str, list[int]] = {}
+    for index, manifest in enumerate(manifests):
+        name = _filename(str(manifest.get("apiVersion", "")), str(manifest.get("kind", "")))
+        groups.setdefault(name, []).append(index)
+    results: list[list[SchemaProblem]] = [[] for _ in manifests]
+    for filename, indexes in groups.items():
+        validator = _validator(version, filename)
+        fast = _fast_validator(version, filename) if len(indexes) >= FAST_THRESHOLD else None
+        for index in indexes:
+            if fast is not None:
+                try:
+                    fast(manifests[index])
+                    continue
+                except fastjsonschema.JsonSchemaValueException:
+                    pass
+            results[index] = list(_problems(validator, manifests[index]))
+    return results
+
+
 def _filename(api_version: str, kind: str) -> str:
     # rbac.authorization.k8s.io/v1 → rbac-v1; v1 → v1 (kubernetes-validate's naming)
     group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
@@ -112,6 +177,16 @@ def _plain(message: str) -> str:
     if len(message) > 200:
         message = message[:197] + "..."
     return message
+
+
+def has_schema(manifest: Mapping[str, Any], version: str) -> bool:
+    """Whether a schema for this object's apiVersion/kind is bundled."""
+    name = _filename(str(manifest.get("apiVersion", "")), str(manifest.get("kind", "")))
+    try:
+        _validator(version, name)
+    except UnknownKind:
+        return False
+    return True
 
 
 def problems(manifest: Mapping[str, Any], version: str) -> list[SchemaProblem]:

@@ -28,7 +28,7 @@ from trainjobs.frameworks.base import (
     TemplateRef,
     deep_copy,
 )
-from trainjobs.k8s.names import dns1035_label_problem
+from trainjobs.k8s.names import dns1035_label_problem, shorten
 
 __all__ = [
     "LABEL_JOB_NAME",
@@ -42,6 +42,7 @@ __all__ = [
     "SchedulingPolicy",
     "V1Job",
     "env_var",
+    "replica_name",
 ]
 
 LABEL_OPERATOR_NAME = "training.kubeflow.org/operator-name"
@@ -128,6 +129,16 @@ class V1Job(JobResource):
         return 0 if spec is None or spec.replicas is None else spec.replicas
 
 
+def replica_name(job: str, rtype: str, index: int) -> str:
+    """``<job>-<type>-<index>``: the name of a replica's Pod and Service.
+
+    The operator would fail to create a Service whose name passes 63 characters;
+    trainjobs shortens such names deterministically (a prefix and a hash, see
+    ``k8s.names.shorten``) and uses the same name wherever the replica is addressed.
+    """
+    return shorten(f"{job}-{rtype.lower()}-{index}".replace("/", "-"))
+
+
 def env_var(name: str, value: str) -> dict[str, Any]:
     """A plain ``{name, value}`` env entry."""
     return {"name": name, "value": value}
@@ -193,7 +204,7 @@ class KubeflowV1Framework(Framework):
 
     def pod_name(self, job: V1Job, rtype: str, index: int) -> str:
         """``<job>-<type>-<index>``, the name of a replica's pod and service."""
-        return f"{job.name}-{rtype.lower()}-{index}".replace("/", "-")
+        return replica_name(job.name, rtype, index)
 
     def port_of(self, job: V1Job, rtype: str, default: int | None = None) -> int | None:
         """The default container's port named ``default_port_name`` of replica ``rtype``."""

@@ -7,6 +7,7 @@ pkg/controller.v1/tensorflow).
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field
@@ -19,6 +20,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     RunPolicy,
     V1Job,
     env_var,
+    replica_name,
 )
 
 __all__ = ["FRAMEWORK", "TFJob", "TFJobSpec", "TensorFlow"]
@@ -54,6 +56,22 @@ class TFJob(V1Job):
     api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
     kind: Literal["TFJob"] = "TFJob"
     spec: TFJobSpec
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+@lru_cache(maxsize=256)
+def _cluster_json(name: str, namespace: str, layout: tuple[tuple[str, int, int], ...]) -> str:
+    """The ``cluster`` part of TF_CONFIG: every replica's ``host:port``, types sorted."""
+    cluster = {
+        rtype.lower(): [
+            f"{replica_name(name, rtype, i)}.{namespace}.svc:{port}" for i in range(replicas)
+        ]
+        for rtype, replicas, port in layout
+    }
+    return _compact(dict(sorted(cluster.items())))
 
 
 class TensorFlow(KubeflowV1Framework):
@@ -93,21 +111,20 @@ class TensorFlow(KubeflowV1Framework):
         if sum(job.replicas(t) for t in _DISTRIBUTED_TYPES) == 1:
             return []
         assert isinstance(job, TFJob)
-        task = {"type": rtype.lower(), "index": index}
-        config: dict[str, Any]
+        task = _compact({"type": rtype.lower(), "index": index})
         if job.spec.enable_dynamic_worker:
-            config = {"cluster": self._sparse_cluster(job, rtype, index), "task": task}
-        else:
-            cluster = {
-                t.lower(): [self._host(job, t, i) for i in range(job.replicas(t))]
-                for t in job.replica_specs
-            }
-            config = {
-                "cluster": dict(sorted(cluster.items())),
-                "task": task,
-                "environment": "cloud",
-            }
-        return [env_var("TF_CONFIG", json.dumps(config, separators=(",", ":")))]
+            cluster = _compact(self._sparse_cluster(job, rtype, index))
+            return [env_var("TF_CONFIG", f'{{"cluster":{cluster},"task":{task}}}')]
+        layout = tuple(
+            (t, job.replicas(t), self.port_of(job, t, self.default_port) or self.default_port)
+            for t in job.replica_specs
+        )
+        cluster = _cluster_json(job.name, job.namespace, layout)
+        # Same bytes as dumping the whole config; the cluster part, which every
+        # pod shares, is built once per job instead of once per pod.
+        return [
+            env_var("TF_CONFIG", f'{{"cluster":{cluster},"task":{task},"environment":"cloud"}}')
+        ]
 
     def _sparse_cluster(self, job: V1Job, rtype: str, index: int) -> dict[str, Any]:
         # Dynamic workers: each worker sees only itself and the parameter servers.
