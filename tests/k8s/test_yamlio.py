@@ -1,10 +1,15 @@
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from trainjobs.k8s.order import sort_for_apply
 from trainjobs.k8s.redact import REDACTED, redact
-from trainjobs.k8s.yamlio import YamlSyntaxError, dump_all, dump_one, load_all
+from trainjobs.k8s.yamlio import YamlSyntaxError, dump_all, dump_one, dump_one_pyyaml, load_all
 
 
 def test_dump_keeps_order_ints_and_quotes_ambiguous_strings() -> None:
@@ -58,3 +63,65 @@ def test_redact_replaces_secret_values_only() -> None:
     assert secret["data"] == {"k": "c2VjcmV0"}
     config = {"apiVersion": "v1", "kind": "ConfigMap", "data": {"k": "v"}}
     assert redact(config) == config
+
+
+_json_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**63), max_value=2**63),
+    st.floats(allow_nan=False),
+    st.text(),
+    st.sampled_from(
+        [
+            "yes",
+            "No",
+            "on",
+            "~",
+            "null",
+            "1e3",
+            "0x1F",
+            "1:20",
+            "2001-12-14",
+            "<<",
+            "=",
+            "- a",
+            "a: b",
+            "#x",
+            " x",
+            "x ",
+            "a\nb",
+            "a\n",
+            "\n",
+            "a\n\n",
+            "\tx\ny",
+            "'",
+            '"',
+            "%x",
+            "@x",
+            "!x",
+        ]
+    ),
+)
+_json = st.recursive(
+    _json_scalars,
+    lambda children: st.one_of(
+        st.lists(children, max_size=4), st.dictionaries(st.text(max_size=12), children, max_size=4)
+    ),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(st.text(max_size=12), _json, max_size=5))
+def test_fast_emitter_round_trips_any_json_shaped_data(doc: dict[str, Any]) -> None:
+    assert yaml.safe_load(dump_one(doc)) == (doc or {})
+
+
+def test_fast_emitter_matches_pyyaml_on_every_snapshot_input() -> None:
+    from tests.support.paths import example_job_files, stack_files
+    from trainjobs.check import run
+    from trainjobs.spec import load_path
+
+    for path in [*stack_files(), *example_job_files()]:
+        for manifest in run(load_path(path)).manifests:
+            assert dump_one(manifest) == dump_one_pyyaml(manifest)

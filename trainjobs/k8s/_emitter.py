@@ -1,0 +1,166 @@
+"""A fast, deterministic YAML emitter for JSON-shaped data (dicts, lists, scalars).
+
+PyYAML's dumper spends most of its time building and analysing a node graph in
+Python even with the C emitter. Manifests are only ever mappings, lists,
+strings, ints, floats, booleans and nulls, so this writes them directly, in
+PyYAML's block style (lists not indented under their key). Whether a string can
+stand unquoted is decided by PyYAML's own resolver and scalar analysis, cached
+per string, so the output always loads back as exactly the same data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+import yaml
+from yaml.emitter import Emitter
+from yaml.resolver import Resolver
+
+__all__ = ["emit"]
+
+_RESOLVER = Resolver()
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+class _Analyser(Emitter):
+    """Only ``analyze_scalar`` is used; it reads no stream."""
+
+    def __init__(self) -> None:  # no stream, no state: analysis only
+        self.allow_unicode = True
+
+
+_ANALYSER = _Analyser()
+
+
+@lru_cache(maxsize=65536)
+def _scalar(text: str) -> str:
+    """``text`` as a YAML scalar on one line, or as a literal block header + body marker."""
+    if text and _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == _STR_TAG:
+        analysis = _ANALYSER.analyze_scalar(text)
+        if analysis.allow_block_plain and not analysis.multiline:
+            return text
+        if analysis.allow_single_quoted and not analysis.multiline:
+            return "'" + text.replace("'", "''") + "'"
+    elif not text:
+        return "''"
+    elif "\n" not in text:
+        return "'" + text.replace("'", "''") + "'"
+    return _double_quoted(text)
+
+
+def _double_quoted(text: str) -> str:
+    """Double-quoted, every character the YAML reader might refuse written as an escape."""
+    out = ['"']
+    for char in text:
+        if char == '"' or char == "\\":
+            out.append("\\" + char)
+        elif char.isprintable() and char != "\ufeff":
+            out.append(char)
+        else:
+            code = ord(char)
+            out.append(
+                f"\\x{code:02x}"
+                if code <= 0xFF
+                else f"\\u{code:04x}"
+                if code <= 0xFFFF
+                else f"\\U{code:08x}"
+            )
+    out.append('"')
+    return "".join(out)
+
+
+def _literal_ok(text: str) -> bool:
+    """A multi-line string that reads best as a ``|`` block and loads back unchanged."""
+    if "\n" not in text or text[0] in " \n" or text.endswith("\n\n"):
+        return False
+    if any(line != line.rstrip(" ") for line in text.split("\n")):
+        return False
+    return all(c == "\n" or (c.isprintable() and c != "\t") for c in text)
+
+
+@lru_cache(maxsize=1024)
+def _float(value: float) -> str:
+    return yaml.safe_dump(value).split("\n", 1)[0]
+
+
+def _inline(value: Any) -> str | None:
+    """The one-line form of a scalar or empty collection, None for anything else."""
+    if isinstance(value, str):
+        return None if "\n" in value else _scalar(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _float(value)
+    if isinstance(value, Mapping) and not value:
+        return "{}"
+    if isinstance(value, list) and not value:
+        return "[]"
+    return None
+
+
+def _emit_value(value: Any, indent: str, out: list[str]) -> None:
+    """Emit what follows ``key:`` or ``- `` (the caller wrote that prefix)."""
+    inline = _inline(value)
+    if inline is not None:
+        out.append(f" {inline}\n")
+    elif isinstance(value, str):
+        if _literal_ok(value):
+            header = "|" if value.endswith("\n") else "|-"
+            body = value[:-1] if value.endswith("\n") else value
+            child = indent + "  "
+            lines = "".join(f"{child}{line}\n" if line else "\n" for line in body.split("\n"))
+            out.append(f" {header}\n{lines}")
+        else:
+            out.append(f" {_double_quoted(value)}\n")
+    elif isinstance(value, Mapping):
+        out.append("\n")
+        _emit_mapping(value, indent + "  ", out)
+    elif isinstance(value, list):
+        out.append("\n")
+        _emit_list(value, indent, out)
+    else:
+        raise TypeError(f"cannot write {type(value).__name__} as YAML")
+
+
+def _emit_mapping(mapping: Mapping[str, Any], indent: str, out: list[str]) -> None:
+    for key, value in mapping.items():
+        out.append(f"{indent}{_scalar(str(key))}:")
+        if isinstance(value, list) and value:
+            out.append("\n")
+            _emit_list(value, indent, out)
+        else:
+            _emit_value(value, indent, out)
+
+
+def _emit_list(items: list[Any], indent: str, out: list[str]) -> None:
+    for item in items:
+        if isinstance(item, Mapping) and item:
+            # The first key shares the line with the dash; the rest line up under it.
+            child: list[str] = []
+            _emit_mapping(item, indent + "  ", child)
+            first = child[0]
+            child[0] = f"{indent}- {first[len(indent) + 2 :]}"
+            out.extend(child)
+        elif isinstance(item, list) and item:
+            out.append(f"{indent}-\n")
+            _emit_list(item, indent + "  ", out)
+        else:
+            out.append(f"{indent}-")
+            _emit_value(item, indent, out)
+
+
+def emit(document: Mapping[str, Any]) -> str:
+    """One mapping as a YAML document (no ``---``)."""
+    if not document:
+        return "{}\n"
+    out: list[str] = []
+    _emit_mapping(document, "", out)
+    return "".join(out)
