@@ -37,7 +37,8 @@ _ANALYSER = _Analyser()
 @lru_cache(maxsize=65536)
 def _scalar(text: str) -> str:
     """``text`` as a YAML scalar on one line, or as a literal block header + body marker."""
-    if text and _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == _STR_TAG:
+    resolved = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
+    if text and resolved == _STR_TAG:
         analysis = _ANALYSER.analyze_scalar(text)
         if analysis.allow_block_plain and not analysis.multiline:
             return text
