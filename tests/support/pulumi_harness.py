@@ -54,10 +54,18 @@ class _Mocks(pulumi.runtime.Mocks):
         return {}, None
 
 
+# How Pulumi marks a secret value on the wire (pulumi.runtime.rpc); pulumi_kubernetes
+# makes every Secret's data and stringData secret.
+_SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d"
+_SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
+
+
 def normalise(value: Any) -> Any:
-    """Floats that are whole numbers back to ints, recursively (undoes the mocks)."""
+    """Whole floats back to ints and secrets unwrapped, recursively (undoes the mocks)."""
     if isinstance(value, float) and value.is_integer():
         return int(value)
+    if isinstance(value, dict) and value.get(_SECRET_SIG_KEY) == _SECRET_SIG:
+        return normalise(value.get("value"))
     if isinstance(value, dict):
         return {k: normalise(v) for k, v in value.items()}
     if isinstance(value, list):

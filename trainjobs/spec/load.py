@@ -107,9 +107,10 @@ def _unknown_kind(api_version: Any, kind: Any, path: str, source: str) -> Findin
             hint=f"a job names its kind, one of: {known}",
             source=source,
         )
-    same_kind = [k for k in REGISTRY.kinds() if k.endswith(f" {kind}")]
+    # A kind may be served at several versions (MPIJob: v2beta1 and v1).
+    same_kind = [k.split()[0] for k in REGISTRY.kinds() if k.endswith(f" {kind}")]
     hint = (
-        f"{kind} is served as {same_kind[0].split()[0]}; change apiVersion"
+        f"{kind} is served as {' or '.join(same_kind)}; change apiVersion"
         if same_kind
         else f"use one of: {known}"
     )
