@@ -104,7 +104,10 @@ class MPIJobSpec(K8sModel):
     )
     launcher_creation_policy: Literal["AtStartup", "WaitForWorkersReady"] | None = Field(
         default=None,
-        description="AtStartup (default): start the launcher at once; WaitForWorkersReady: later.",
+        description=(
+            "AtStartup (default) starts the launcher with the workers; WaitForWorkersReady "
+            "once every worker pod is Ready."
+        ),
     )
     mpi_implementation: Literal["OpenMPI", "Intel", "MPICH"] | None = Field(
         default=None,
@@ -120,11 +123,11 @@ class MPIJob(JobResource):
     spec: MPIJobSpec
 
     def replicas(self, rtype: str) -> int:
-        """Replicas of ``rtype`` with the operator's default; 0 when absent."""
+        """Replicas of ``rtype``, unset ones as the operator defaults them; 0 when absent."""
         spec = self.spec.mpi_replica_specs.get(rtype)
         if spec is None:
             return 0
-        return spec.replicas if spec.replicas is not None else _DEFAULTS[rtype][0]
+        return spec.replicas if spec.replicas is not None else _DEFAULTS.get(rtype, (0, ""))[0]
 
 
 class MPI(Framework):
@@ -192,9 +195,8 @@ class MPI(Framework):
     def pod_templates(self, job: JobResource) -> Iterable[TemplateRef]:
         assert isinstance(job, MPIJob)
         for rtype, replica in job.spec.mpi_replica_specs.items():
-            replicas = job.replicas(rtype) if rtype in _DEFAULTS else replica.replicas or 0
             path = f"spec.mpiReplicaSpecs.{rtype}.template"
-            yield TemplateRef(rtype, path, replica.template, replicas)
+            yield TemplateRef(rtype, path, replica.template, job.replicas(rtype))
 
     def with_templates(self, job: JobResource, templates: Mapping[str, PodTemplate]) -> JobResource:
         assert isinstance(job, MPIJob)

@@ -103,19 +103,17 @@ class MPIv1(KubeflowV1Framework):
         # Not the engine's defaults: no replica-key case folding and no default port.
         assert isinstance(job, MPIJobV1)
         spec = job.spec
-        specs = {
-            rtype: replica.model_copy(
-                update={
-                    "replicas": _DEFAULT_REPLICAS.get(rtype, 1)
-                    if replica.replicas is None
-                    else replica.replicas,
-                    "restart_policy": replica.restart_policy or self.default_restart_policy,
-                }
-            )
-            if rtype in _DEFAULT_REPLICAS
-            else replica
-            for rtype, replica in spec.mpi_replica_specs.items()
-        }
+        specs: dict[str, ReplicaSpec] = {}
+        for rtype, replica in spec.mpi_replica_specs.items():
+            if rtype in _DEFAULT_REPLICAS:
+                replicas = replica.replicas
+                replica = replica.model_copy(
+                    update={
+                        "replicas": _DEFAULT_REPLICAS[rtype] if replicas is None else replicas,
+                        "restart_policy": replica.restart_policy or self.default_restart_policy,
+                    }
+                )
+            specs[rtype] = replica
         run_policy = spec.run_policy or RunPolicy()
         top, nested = spec.clean_pod_policy, run_policy.clean_pod_policy
         # Neither set: both None. One set: both take it. Both set and different:
