@@ -2,6 +2,7 @@
 
 The scan covers every example and stack on every target, unredacted (what
 ``render --show-secrets`` prints), so it also guards frameworks added later.
+The last test follows the MPI key pair through the Pulumi component.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import example_job_files, stack_files
+from tests.support.pulumi_harness import run_program
 from trainjobs.check import run
 from trainjobs.cli import main
+from trainjobs.components import TrainingJob
 from trainjobs.k8s.generated import parse
 from trainjobs.k8s.redact import REDACTED, redact
 from trainjobs.k8s.yamlio import dump_all
@@ -65,3 +68,19 @@ def test_show_secrets_prints_placeholders(capsys: pytest.CaptureFixture[str]) ->
     assert main(["render", str(path), "--target", "pods"]) == 0
     out = capsys.readouterr().out
     assert "ssh-privatekey: <redacted>" in out and "<generated:" not in out
+
+
+def test_the_mpi_key_pair_is_generated_once_and_applied_as_a_secret() -> None:
+    path = next(p for p in example_job_files() if p.parent.name == "pytorch-horovod")
+    (entry,) = load_path(path).jobs
+    resources = run_program(lambda: TrainingJob("pytorch-horovod", entry.job, target="pods"))
+    keys = [r for r in resources if r.type == "tls:index/privateKey:PrivateKey"]
+    assert [(k.name, k.inputs) for k in keys] == [
+        ("training/pytorch-horovod-ssh", {"algorithm": "ECDSA", "ecdsaCurve": "P521"})
+    ]
+    (secret,) = [r for r in resources if r.type == "kubernetes:core/v1:Secret"]
+    assert secret.options["secret_inputs"] == ["stringData"]
+    assert secret.inputs["stringData"] == {
+        "ssh-privatekey": "mock-private-key:training/pytorch-horovod-ssh",
+        "ssh-publickey": "mock-public-key:training/pytorch-horovod-ssh",
+    }
