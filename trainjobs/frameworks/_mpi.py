@@ -49,7 +49,10 @@ MODE_READ_ONLY = 0o444
 
 
 def worker_name(job: str, index: int | str) -> str:
-    """``<job>-worker-<index>``: a worker pod's name (and, with SSH, its hostname)."""
+    """``<job>-worker-<index>``: a worker pod's name (and, with SSH, its hostname).
+
+    ``index`` may also be a shell variable (``"$i"``) for scripts that loop over workers.
+    """
     return f"{job}-worker-{index}"
 
 
