@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from trainjobs.frameworks import pytorch, tensorflow, xgboost
+from trainjobs.frameworks import paddle, pytorch, tensorflow, xgboost
 from trainjobs.frameworks.base import Framework
 
 __all__ = ["REGISTRY", "Registry"]
@@ -50,6 +50,7 @@ _PLUGINS: tuple[Framework, ...] = (
     tensorflow.FRAMEWORK,
     pytorch.FRAMEWORK,
     xgboost.FRAMEWORK,
+    paddle.FRAMEWORK,
 )
 
 REGISTRY = Registry(_PLUGINS)
