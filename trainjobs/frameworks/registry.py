@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from trainjobs.frameworks import paddle, pytorch, tensorflow, xgboost
+from trainjobs.frameworks import jax, paddle, pytorch, tensorflow, xgboost
 from trainjobs.frameworks.base import Framework
 
 __all__ = ["REGISTRY", "Registry"]
@@ -51,6 +51,7 @@ _PLUGINS: tuple[Framework, ...] = (
     pytorch.FRAMEWORK,
     xgboost.FRAMEWORK,
     paddle.FRAMEWORK,
+    jax.FRAMEWORK,
 )
 
 REGISTRY = Registry(_PLUGINS)
