@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from trainjobs.frameworks import jax, paddle, pytorch, tensorflow, xgboost
+from trainjobs.frameworks import jax, mxnet, paddle, pytorch, tensorflow, xgboost
 from trainjobs.frameworks.base import Framework
 
 __all__ = ["REGISTRY", "Registry"]
@@ -52,6 +52,7 @@ _PLUGINS: tuple[Framework, ...] = (
     xgboost.FRAMEWORK,
     paddle.FRAMEWORK,
     jax.FRAMEWORK,
+    mxnet.FRAMEWORK,
 )
 
 REGISTRY = Registry(_PLUGINS)
