@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
+import typing
+from typing import Any
 
 import pytest
 import yaml
+from pydantic import BaseModel
 
 from tests.support.paths import ROOT
 from trainjobs.check.crd_schema import crd_dir
@@ -43,3 +46,45 @@ def test_readme_lists_the_framework(fw: Framework) -> None:
         f"| {fw.operator}{' (legacy)' if fw.legacy else ''} |"
     )
     assert row in readme.splitlines()
+
+
+def _crd_spec_schema(fw: Framework) -> dict[str, Any]:
+    crd = yaml.load((crd_dir() / fw.crd_file).read_text(), Loader=yaml.CSafeLoader)
+    (version,) = crd["spec"]["versions"]
+    spec: dict[str, Any] = version["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    return spec
+
+
+def _model_of(annotation: Any) -> type[BaseModel] | None:
+    """The pydantic model inside ``X | None``, ``dict[str, X]`` or ``list[X]``, if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _model_of(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _differences(model: type[BaseModel], schema: dict[str, Any], path: str) -> list[str]:
+    """Fields the CRD has and the model lacks (rejected input), and the reverse (pruned)."""
+    if "additionalProperties" in schema and "properties" not in schema:
+        schema = schema["additionalProperties"]  # a map of replica specs
+    if schema.get("type") == "array":
+        schema = schema["items"]
+    crd_fields = set(schema.get("properties", {}))
+    wire = {(info.alias or name): info for name, info in model.model_fields.items()}
+    problems = [f"{path}.{f}: in the CRD, not in {model.__name__}" for f in crd_fields - set(wire)]
+    problems += [f"{path}.{f}: in {model.__name__}, not in the CRD" for f in set(wire) - crd_fields]
+    for name in sorted(crd_fields & set(wire)):
+        sub = _model_of(wire[name].annotation)
+        if sub is not None:
+            problems += _differences(sub, schema["properties"][name], f"{path}.{name}")
+    return sorted(problems)
+
+
+@pytest.mark.parametrize("fw", list(REGISTRY), ids=lambda fw: fw.name)
+def test_spec_model_has_exactly_the_crd_fields(fw: Framework) -> None:
+    spec_model = _model_of(fw.model.model_fields["spec"].annotation)
+    assert spec_model is not None
+    assert _differences(spec_model, _crd_spec_schema(fw), "spec") == []
