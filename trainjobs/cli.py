@@ -313,7 +313,8 @@ def build_parser() -> argparse.ArgumentParser:
             "`render -o`, YAML streams, or - for stdin). trainjobs diff --against REF PATH...: "
             "compare each stack or job file with the same file (and the files it references) "
             "at git REF. Per object: + create, ~ update, - delete, +- replace (by the Pulumi "
-            "Kubernetes provider's rules), in words per job; Secret values never shown."
+            "Kubernetes provider's rules), in words per job; Secret values never shown. "
+            "--target and --k8s-version apply to the renders --against makes."
         ),
         epilog="Exit codes: 0 no changes, 1 changes, 2 bad input, 3 internal error.",
     )

@@ -107,12 +107,22 @@ def test_a_new_and_a_removed_job() -> None:
     ]
 
 
-def test_switching_target_recreates_the_job_as_pods() -> None:
+def test_switching_target_between_operator_and_pods() -> None:
     mnist = [example("tf-mnist")]
-    stories = explain(make_plan(render(mnist, target="operator"), render(mnist)))
-    (story,) = stories
-    assert story.summary[0] == "job mnist gains 4 Services and 4 Pods"
-    assert story.details[-1] == "deletes TFJob kubeflow/mnist"
+    operator, pods = render(mnist, target="operator"), render(mnist)
+    (to_pods,) = explain(make_plan(operator, pods))
+    assert to_pods.summary == (
+        "job mnist leaves its operator: deletes its TFJob and the Pods the operator runs for "
+        "it; the job restarts from its last checkpoint",
+        "job mnist gains 4 Services and 4 Pods",
+    )
+    assert to_pods.details[-1] == "deletes TFJob kubeflow/mnist"
+    (to_operator,) = explain(make_plan(pods, operator))
+    assert to_operator.summary == (
+        "job mnist is handed to its operator: creates its TFJob",
+        "job mnist loses 4 Pods; the job restarts from its last checkpoint",
+        "job mnist deletes 4 Services",
+    )
 
 
 def test_no_changes_no_words() -> None:

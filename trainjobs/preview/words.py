@@ -194,7 +194,15 @@ def _job_summary(
     restart_said = False
     own = [p for p in plans if _is_job_resource(p)]
     for plan in own:
-        if plan.action == "replace":
+        if plan.action == "create":
+            lines.append(f"job {job} is handed to its operator: creates its {plan.kind}")
+        elif plan.action == "delete":
+            lines.append(
+                f"job {job} leaves its operator: deletes its {plan.kind} and the Pods the "
+                f"operator runs for it; {RESTART}"
+            )
+            restart_said = True
+        elif plan.action == "replace":
             lines.append(
                 f"changing {_nouns([plan], True)} of job {job} recreates its {plan.kind}; "
                 f"its operator starts every Pod again, so {RESTART}"
