@@ -179,47 +179,40 @@ def _is_job_resource(plan: ObjectPlan) -> bool:
     return REGISTRY.by_kind(api_version, plan.kind) is not None and plan.key[3] == plan.job
 
 
-def _job_summary(
-    job: str, plans: Sequence[ObjectPlan], everything: Sequence[ObjectPlan]
-) -> list[str]:
-    """Sentences for one job; ``everything`` is all of the job's objects, changed or not."""
-    if all(p.action == "create" for p in everything):
-        return [f"job {job} is new: creates {_counts(everything)}"]
-    if all(p.action == "delete" for p in everything):
+def _own_resource_lines(job: str, plan: ObjectPlan) -> list[str]:
+    """Sentences for a change to the job's own custom resource (the operator target)."""
+    if plan.action == "create":
+        return [f"job {job} is handed to its operator: creates its {plan.kind}"]
+    if plan.action == "delete":
         return [
-            f"job {job} is removed: deletes {_counts(everything)}; the job stops and the work "
-            "since its last checkpoint is lost"
+            f"job {job} leaves its operator: deletes its {plan.kind} and the Pods the "
+            f"operator runs for it; {RESTART}"
         ]
+    if plan.action == "replace":
+        return [
+            f"changing {_nouns([plan], True)} of job {job} recreates its {plan.kind}; "
+            f"its operator starts every Pod again, so {RESTART}"
+        ]
+    if plan.action == "update":
+        # The Training Operator reconciles replica counts, but never recreates a
+        # running Pod because its template changed.
+        replicas_only = all(noun_of(f.change.path) == "the replica counts" for f in plan.fields)
+        after = (
+            "its operator adds or removes Pods to match"
+            if replicas_only
+            else "Pods already running keep their old spec until they are recreated"
+        )
+        return [
+            f"changing {_nouns([plan], False)} of job {job} updates its {plan.kind} in "
+            f"place; {after}"
+        ]
+    return []
+
+
+def _object_lines(job: str, plans: Sequence[ObjectPlan], restart_said: bool) -> list[str]:
+    """Sentences for the Pods, Services … a job's changed objects other than its resource."""
     lines: list[str] = []
-    restart_said = False
-    own = [p for p in plans if _is_job_resource(p)]
-    for plan in own:
-        if plan.action == "create":
-            lines.append(f"job {job} is handed to its operator: creates its {plan.kind}")
-        elif plan.action == "delete":
-            lines.append(
-                f"job {job} leaves its operator: deletes its {plan.kind} and the Pods the "
-                f"operator runs for it; {RESTART}"
-            )
-            restart_said = True
-        elif plan.action == "replace":
-            lines.append(
-                f"changing {_nouns([plan], True)} of job {job} recreates its {plan.kind}; "
-                f"its operator starts every Pod again, so {RESTART}"
-            )
-            restart_said = True
-        elif plan.action == "update":
-            replicas_only = all(noun_of(f.change.path) == "the replica counts" for f in plan.fields)
-            after = (
-                "its operator adds or removes Pods to match"
-                if replicas_only
-                else "Pods already running keep their old spec until they are recreated"
-            )
-            lines.append(
-                f"changing {_nouns([plan], False)} of job {job} updates its {plan.kind} in "
-                f"place; {after}"
-            )
-    runners = [p for p in plans if p.kind in _POD_RUNNERS and not _is_job_resource(p)]
+    runners = [p for p in plans if p.kind in _POD_RUNNERS]
     replaced = [p for p in runners if p.action == "replace"]
     if replaced:
         lines.append(
@@ -238,17 +231,33 @@ def _job_summary(
             f"changing {_nouns(updated, False)} of job {job} updates {_counts(updated)} in "
             "place; nothing restarts"
         )
-    others = [p for p in plans if not _is_job_resource(p)]
-    added = [p for p in others if p.action == "create"]
+    added = [p for p in plans if p.action == "create"]
     if added:
         lines.append(f"job {job} gains {_counts(added)}")
-    rest = [p for p in others if p.kind not in _POD_RUNNERS]
+    rest = [p for p in plans if p.kind not in _POD_RUNNERS]
     for action, verb in (("update", "updates"), ("replace", "recreates"), ("delete", "deletes")):
         chosen = [p for p in rest if p.action == action]
         if chosen:
             where = " in place" if action == "update" else ""
             lines.append(f"job {job} {verb} {_counts(chosen)}{where}")
     return lines
+
+
+def _job_summary(
+    job: str, plans: Sequence[ObjectPlan], everything: Sequence[ObjectPlan]
+) -> list[str]:
+    """Sentences for one job; ``everything`` is all of the job's objects, changed or not."""
+    if all(p.action == "create" for p in everything):
+        return [f"job {job} is new: creates {_counts(everything)}"]
+    if all(p.action == "delete" for p in everything):
+        return [
+            f"job {job} is removed: deletes {_counts(everything)}; the job stops and the work "
+            "since its last checkpoint is lost"
+        ]
+    lines = [line for p in plans if _is_job_resource(p) for line in _own_resource_lines(job, p)]
+    restart_said = any(RESTART in line for line in lines)
+    others = [p for p in plans if not _is_job_resource(p)]
+    return lines + _object_lines(job, others, restart_said)
 
 
 def explain(plan: Plan) -> list[Story]:
