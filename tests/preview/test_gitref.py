@@ -97,6 +97,8 @@ def test_referenced_files_of_stacks_and_job_files() -> None:
     assert referenced_files(STACK, "stacks/Pulumi.dev.yaml") == ["jobs/mnist.yaml"]
     bare = "config:\n  jobs:\n    - file: a.yaml\n    - {apiVersion: v1, kind: X}\n"
     assert referenced_files(bare, "s/Pulumi.x.yaml") == ["s/a.yaml"]
+    platform = "config:\n  trainjobs:backends: [{file: redis.yaml}]\n  queues: [{file: q.yaml}]\n"
+    assert referenced_files(platform, "s/Pulumi.x.yaml") == ["s/redis.yaml", "s/q.yaml"]
     assert referenced_files("file: ../b.yaml\n---\nfile: c.yaml\n", "d/jobs.yaml") == [
         "b.yaml",
         "d/c.yaml",

@@ -167,3 +167,26 @@ def test_nouns() -> None:
     assert noun_of(("spec", "tfReplicaSpecs", "Worker", "replicas")) == "the replica counts"
     assert noun_of(("spec", "clusterIP")) == "the cluster IP"
     assert noun_of(("spec", "somethingNew")) == "somethingNew"
+
+
+REDIS = {
+    "apiVersion": "trainjobs.dev/v1alpha1",
+    "kind": "RedisBackend",
+    "metadata": {"name": "redis", "namespace": "training"},
+    "spec": {"password": True},
+}
+
+
+def _redis_image(doc: dict[str, Any]) -> None:
+    doc["spec"]["image"] = "redis:7.4"
+
+
+def test_a_backend_is_told_object_by_object_under_its_own_name() -> None:
+    old = render([REDIS])
+    new = render([REDIS], edit=_redis_image)
+    (story,) = explain(make_plan(old, new))
+    assert (story.title, story.summary) == ("backend training/redis", ())
+    assert story.details == (
+        "updates Deployment training/redis in place: "
+        "spec.template.spec.containers[0].image changed",
+    )

@@ -1,7 +1,8 @@
 """A stack or job file as it was at a git ref, with every file it references.
 
 ``git show REF:path`` reads the file and, recursively, each ``file:`` entry it
-lists (relative to the file that lists it, as the loader resolves them). The
+lists — jobs, backends, node pools, queues, operators — relative to the file
+that lists it, as the loader resolves them. The
 files are written to a temporary folder in the same layout, loaded and
 rendered there; findings and sources then name ``REF:path``, not the
 temporary folder. Nothing in the working tree or the repository changes.
@@ -23,7 +24,7 @@ from trainjobs.k8s.yamlio import YamlSyntaxError, load_all
 from trainjobs.preview.objects import Side, side_from_rendering
 from trainjobs.spec import load_path
 from trainjobs.spec.entry import Target
-from trainjobs.spec.load import CONFIG_NAMESPACE
+from trainjobs.spec.load import CONFIG_NAMESPACE, LIST_KEYS
 
 __all__ = ["GitError", "referenced_files", "render_at", "repository_of", "show"]
 
@@ -70,12 +71,12 @@ def _file_entries(doc: Any) -> Iterator[str]:
         yield doc["file"]
     config = doc.get("config")
     if isinstance(config, Mapping) and "apiVersion" not in doc:
-        for key in (f"{CONFIG_NAMESPACE}:jobs", "jobs"):
-            jobs = config.get(key)
-            if isinstance(jobs, list):
-                for job in jobs:
-                    if isinstance(job, Mapping) and isinstance(job.get("file"), str):
-                        yield job["file"]
+        for list_key in LIST_KEYS:
+            for key in (f"{CONFIG_NAMESPACE}:{list_key}", list_key):
+                entries = config.get(key)
+                for entry in entries if isinstance(entries, list) else []:
+                    if isinstance(entry, Mapping) and isinstance(entry.get("file"), str):
+                        yield entry["file"]
 
 
 def referenced_files(text: str, relative: str) -> list[str]:

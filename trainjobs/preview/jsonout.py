@@ -66,6 +66,7 @@ def plan_json(plan: Plan, stack: str | None = None) -> dict[str, Any]:
             {
                 "job": story.job or None,
                 "namespace": story.namespace or None,
+                "unit": story.unit or None,
                 "restarts": story.restarts,
                 "summary": list(story.summary),
                 "details": list(story.details),

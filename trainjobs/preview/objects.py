@@ -19,7 +19,7 @@ from typing import Any
 from trainjobs.errors import NO_VALUE, Finding, SpecError
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.yamlio import YamlSyntaxError, load_all
-from trainjobs.render import Rendering
+from trainjobs.render import RenderedJob, Rendering
 
 __all__ = [
     "JOB_NAME_LABELS",
@@ -125,13 +125,16 @@ class PreviewObject:
 
     Attributes:
         manifest: the object, server fields stripped.
-        job: the training job it belongs to (``""``: a stack-level object such as a Namespace).
+        job: the training job it belongs to (``""``: none).
         source: where it was read from (a file, ``REF:path``, ``cluster``).
+        unit: the stack's other resource it belongs to, e.g. ``backend training/redis``
+            (``""``: a job's object, or a stack-level one such as a Namespace).
     """
 
     manifest: dict[str, Any]
     job: str = ""
     source: str = ""
+    unit: str = ""
 
     @property
     def key(self) -> Key:
@@ -225,15 +228,23 @@ def side_from_manifests(
 def side_from_rendering(
     rendering: Rendering, label: str, relabel: Callable[[str], str] | None = None
 ) -> Side:
-    """A side from an in-process render; each object's job is the job that produced it.
+    """A side from an in-process render: each object keeps the job or resource that made it.
 
     ``relabel`` maps each object's source file to the name shown for it.
     """
+    owners: dict[int, tuple[str, str]] = {}
+    for rendered in rendering.units:
+        for made in rendered.objects:
+            if isinstance(rendered, RenderedJob):
+                owners[id(made)] = (made.job, "")
+            elif rendered.ref.category != "namespace":
+                owners[id(made)] = ("", str(rendered.ref))
     objects: dict[Key, PreviewObject] = {}
     for obj in rendering.objects:
         manifest = copy.deepcopy(obj.manifest)
         source = relabel(obj.source) if relabel else obj.source
-        objects[key_of(manifest)] = PreviewObject(manifest, obj.job or job_of(manifest), source)
+        job, unit = owners.get(id(obj), ("", ""))
+        objects[key_of(manifest)] = PreviewObject(manifest, job or job_of(manifest), source, unit)
     return Side(label, objects)
 
 

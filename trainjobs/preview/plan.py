@@ -78,6 +78,11 @@ class ObjectPlan:
         return side.job if side else ""
 
     @property
+    def unit(self) -> str:
+        side = self.new or self.old
+        return side.unit if side else ""
+
+    @property
     def title(self) -> str:
         return title_of(self.key)
 
@@ -151,7 +156,7 @@ def _plan_one(
 def _masked(obj: PreviewObject | None, key: bytes) -> PreviewObject | None:
     if obj is None:
         return None
-    return PreviewObject(mask_secrets(obj.manifest, key), obj.job, obj.source)
+    return PreviewObject(mask_secrets(obj.manifest, key), obj.job, obj.source, obj.unit)
 
 
 def make_plan(

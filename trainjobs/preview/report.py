@@ -95,8 +95,7 @@ def print_plan(plan: Plan, out: Console, *, heading: str = "", diffs: bool = Tru
                 _diff(obj.unified_diff("old", "new"), out)
     for story in explain(plan):
         out.print()
-        header = f"job {story.job}" + (f" ({story.namespace})" if story.namespace else "")
-        out.print(Text(header if story.job else "the stack's own objects", style="bold"))
+        out.print(Text(story.title, style="bold"))
         for line in story.summary:
             out.print(Text(f"  {line}", style="magenta" if story.restarts else ""))
         for line in story.details:

@@ -152,19 +152,29 @@ def explain_object(plan: ObjectPlan) -> str:
 
 @dataclass(frozen=True)
 class Story:
-    """What a plan means for one job (``job == ""``: the stack's own objects).
+    """What a plan means for one job, one other resource of the stack, or the stack itself.
 
     Attributes:
-        job: the job's name.
-        namespace: its namespace.
+        job: the job's name (``""`` when the story is not about a job).
+        namespace: the job's namespace.
         summary: sentences about the whole job, most important first.
         details: one sentence per changed object.
+        unit: the stack's other resource (``backend training/redis``) the objects belong
+            to; ``""`` for a job, or for the stack's own objects when ``job`` is empty too.
     """
 
     job: str
     namespace: str
     summary: tuple[str, ...]
     details: tuple[str, ...]
+    unit: str = ""
+
+    @property
+    def title(self) -> str:
+        """``job mnist (kubeflow)``, ``backend training/redis`` or ``the stack's own objects``."""
+        if self.job:
+            return f"job {self.job}" + (f" ({self.namespace})" if self.namespace else "")
+        return self.unit or "the stack's own objects"
 
     @property
     def restarts(self) -> bool:
@@ -261,17 +271,22 @@ def _job_summary(
 
 
 def explain(plan: Plan) -> list[Story]:
-    """One story per job with changes (in plan order), then the stack's own objects."""
-    groups: dict[tuple[str, str], list[ObjectPlan]] = {}
+    """One story per job with changes (in plan order), then other resources, then the stack's.
+
+    Only jobs get a summary: the objects of a backend, node pool, queue or
+    operator are told one by one.
+    """
+    groups: dict[tuple[str, str, str], list[ObjectPlan]] = {}
     for obj in plan.objects:
-        groups.setdefault((obj.job, obj.key[2] if obj.job else ""), []).append(obj)
+        unit = "" if obj.job else obj.unit
+        groups.setdefault((obj.job, obj.key[2] if obj.job else "", unit), []).append(obj)
     stories: list[Story] = []
-    for (job, namespace), everything in groups.items():
+    for (job, namespace, unit), everything in groups.items():
         changed = [p for p in everything if p.action != "same"]
         if not changed:
             continue
         details = tuple(explain_object(p) for p in changed)
         summary = tuple(_job_summary(job, changed, everything)) if job else ()
-        stories.append(Story(job, namespace, summary, details))
-    stories.sort(key=lambda s: s.job == "")
+        stories.append(Story(job, namespace, summary, details, unit))
+    stories.sort(key=lambda s: (not s.job, not s.unit))
     return stories
