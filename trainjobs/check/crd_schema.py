@@ -15,6 +15,7 @@ from typing import Any
 
 import jsonschema
 
+from trainjobs.check.compiled import CompiledSchema, compile_schema
 from trainjobs.check.k8s_schema import SchemaProblem
 from trainjobs.k8s.crds import crd_dir, crd_files, load_crd
 
@@ -56,17 +57,15 @@ def schema_for(api_version: str, kind: str) -> dict[str, Any] | None:
 
 
 @cache
-def _validator(api_version: str, kind: str) -> jsonschema.protocols.Validator | None:
+def _validator(api_version: str, kind: str) -> CompiledSchema | None:
     schema = schema_for(api_version, kind)
     if schema is None:
         return None
-    return jsonschema.Draft7Validator(schema)
+    return compile_schema(schema, jsonschema.Draft7Validator(schema))
 
 
-def _walk(validator: jsonschema.protocols.Validator, obj: Any) -> Iterator[SchemaProblem]:
-    for error in sorted(
-        validator.iter_errors(obj), key=lambda e: [str(p) for p in e.absolute_path]
-    ):
+def _walk(validator: CompiledSchema, obj: Any) -> Iterator[SchemaProblem]:
+    for error in sorted(validator.errors(obj), key=lambda e: [str(p) for p in e.absolute_path]):
         path = "".join(
             f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path
         ).lstrip(".")

@@ -28,6 +28,7 @@ def name_findings(objects: Sequence[RenderedObject]) -> list[Finding]:
     """DNS names, label keys and values, and duplicate objects."""
     findings: list[Finding] = []
     seen: dict[tuple[str, str, str, str], RenderedObject] = {}
+    key_problems: dict[str, str | None] = {}
     for obj in objects:
         meta = obj.manifest.get("metadata") or {}
         kind = str(obj.manifest.get("kind"))
@@ -46,7 +47,10 @@ def name_findings(objects: Sequence[RenderedObject]) -> list[Finding]:
                 )
             )
         for key, value in (meta.get("labels") or {}).items():
-            key_problem = label_key_problem(str(key))
+            if key not in key_problems:
+                # Every object of a job carries the same few label keys: check each once.
+                key_problems[key] = label_key_problem(str(key))
+            key_problem = key_problems[key]
             value_problem = label_value_problem(str(value))
             if key_problem or value_problem:
                 findings.append(

@@ -305,12 +305,22 @@ def deep_copy(value: Mapping[str, Any]) -> dict[str, Any]:
     knows only those is several times faster than ``copy.deepcopy`` — and the
     expansion copies a template once per replica.
     """
-    return {key: _copy_json(item) for key, item in value.items()}
+    return {k: v if type(v) in _SCALARS else _copy_json(v) for k, v in value.items()}
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def _copy_json(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: _copy_json(item) for key, item in value.items()}
+    # Exact type tests, and no call for a scalar: most of a template is scalars,
+    # and this runs once per replica.
+    kind = type(value)
+    if kind is dict:
+        return {k: v if type(v) in _SCALARS else _copy_json(v) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) in _SCALARS else _copy_json(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: v if type(v) in _SCALARS else _copy_json(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_copy_json(item) for item in value]
+        return [v if type(v) in _SCALARS else _copy_json(v) for v in value]
     return value

@@ -233,7 +233,8 @@ class KubeflowV1Framework(Framework):
     # ----- hooks -----------------------------------------------------------
 
     def cluster_env(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
-        """The env the operator appends for replica ``rtype``/``index``."""
+        """The env the operator appends for replica ``rtype``/``index``: new entries on
+        every call (the engine puts them into the pod without copying)."""
         return []
 
     def init_containers(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
@@ -507,9 +508,15 @@ class KubeflowV1Framework(Framework):
         pod_spec = template.get("spec") or {}
         env = self.cluster_env(job, rtype, index)
         if env:
-            for container in _containers(template):
-                if self.env_into == "all" or container.get("name") == self.default_container:
-                    container["env"] = [*(container.get("env") or []), *deep_copy_list(env)]
+            receivers = [
+                c
+                for c in _containers(template)
+                if self.env_into == "all" or c.get("name") == self.default_container
+            ]
+            for count, container in enumerate(receivers):
+                # cluster_env builds fresh entries: only further containers need copies.
+                entries = env if count == 0 else deep_copy_list(env)
+                container["env"] = [*(container.get("env") or []), *entries]
         init = self.init_containers(job, rtype, index)
         if init:
             pod_spec["initContainers"] = [*(pod_spec.get("initContainers") or []), *init]

@@ -14,6 +14,8 @@ pkg/controller.v1/mxnet, pkg/apis/kubeflow.org/v1/mxnet_validation.go).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field
@@ -27,6 +29,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     V1Job,
     env_var,
     go_json,
+    replica_name,
 )
 
 __all__ = ["FRAMEWORK", "JOB_MODES", "TUNER_SERVER_KEY", "MXJob", "MXJobSpec", "MXNet"]
@@ -35,6 +38,37 @@ JOB_MODES = ("MXTrain", "MXTune")
 """The job modes the API names; the operator itself never reads ``jobMode``."""
 TUNER_SERVER_KEY = "tuner-server-key"
 """Pod-template annotation whose value goes into ``MX_CONFIG.labels`` for its type."""
+
+
+@dataclass(frozen=True)
+class _Cluster:
+    cluster_json: str
+    labels_json: str
+    scheduler_url: str
+    scheduler_port: int
+    servers: int
+    workers: int
+
+
+@lru_cache(maxsize=64)
+def _mx_cluster(name: str, layout: tuple[tuple[str, int, int, str], ...]) -> _Cluster:
+    """What every pod of a job shares in MX_CONFIG: the cluster and labels, marshalled."""
+    cluster: dict[str, Any] = {}
+    labels: dict[str, str] = {}
+    for rtype, replicas, port, label in layout:
+        cluster[rtype.lower()] = [
+            {"url": replica_name(name, rtype, i), "port": port} for i in range(replicas)
+        ]
+        labels[rtype.lower()] = label
+    schedulers = cluster.get("scheduler") or [{"url": "", "port": 0}]
+    return _Cluster(
+        go_json(cluster),
+        go_json(labels),
+        schedulers[0]["url"],
+        schedulers[0]["port"],
+        len(cluster.get("server", [])),
+        len(cluster.get("worker", [])),
+    )
 
 
 class MXJobSpec(K8sModel):
@@ -152,30 +186,31 @@ class MXNet(KubeflowV1Framework):
                 )
         return findings
 
-    def _mx_cluster(self, job: V1Job) -> tuple[dict[str, Any], dict[str, str]]:
-        cluster: dict[str, Any] = {}
-        labels: dict[str, str] = {}
+    def _layout(self, job: V1Job) -> tuple[tuple[str, int, int, str], ...]:
+        """Per replica type, sorted by lowercase name: type, replicas, port, tuner label."""
+        layout = []
         for rtype, spec in sorted(job.replica_specs.items(), key=lambda kv: kv[0].lower()):
-            port = self.port_of(job, rtype, self.default_port)
-            cluster[rtype.lower()] = [
-                {"url": self.pod_name(job, rtype, i), "port": port}
-                for i in range(job.replicas(rtype))
-            ]
+            port = self.port_of(job, rtype, self.default_port) or 0
             annotations = (spec.template.get("metadata") or {}).get("annotations") or {}
-            labels[rtype.lower()] = str(annotations.get(TUNER_SERVER_KEY, ""))
-        return cluster, labels
+            label = str(annotations.get(TUNER_SERVER_KEY, ""))
+            layout.append((rtype, job.replicas(rtype), port, label))
+        return tuple(layout)
 
     def cluster_env(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
-        cluster, labels = self._mx_cluster(job)
+        cluster = _mx_cluster(job.name, self._layout(job))
         role = rtype.lower()
-        config = {"cluster": cluster, "labels": labels, "task": {"type": role, "index": index}}
-        schedulers = cluster.get("scheduler") or [{"url": "", "port": 0}]
+        # Same bytes as marshalling the whole config; the cluster and labels, which
+        # every pod shares, are marshalled once per job instead of once per pod.
+        task = go_json({"type": role, "index": index})
+        config = (
+            f'{{"cluster":{cluster.cluster_json},"labels":{cluster.labels_json},"task":{task}}}'
+        )
         env = [
-            env_var("MX_CONFIG", go_json(config)),
-            env_var("DMLC_PS_ROOT_PORT", str(schedulers[0]["port"])),
-            env_var("DMLC_PS_ROOT_URI", schedulers[0]["url"]),
-            env_var("DMLC_NUM_SERVER", str(len(cluster.get("server", [])))),
-            env_var("DMLC_NUM_WORKER", str(len(cluster.get("worker", [])))),
+            env_var("MX_CONFIG", config),
+            env_var("DMLC_PS_ROOT_PORT", str(cluster.scheduler_port)),
+            env_var("DMLC_PS_ROOT_URI", cluster.scheduler_url),
+            env_var("DMLC_NUM_SERVER", str(cluster.servers)),
+            env_var("DMLC_NUM_WORKER", str(cluster.workers)),
             env_var("DMLC_ROLE", role),
             env_var("DMLC_USE_KUBERNETES", "1"),
         ]

@@ -111,7 +111,8 @@ class TensorFlow(KubeflowV1Framework):
         if sum(job.replicas(t) for t in _DISTRIBUTED_TYPES) == 1:
             return []
         assert isinstance(job, TFJob)
-        task = _compact({"type": rtype.lower(), "index": index})
+        # _compact({"type": …, "index": …}), spelt out: this runs once per pod.
+        task = f'{{"type":{json.dumps(rtype.lower())},"index":{int(index)}}}'
         if job.spec.enable_dynamic_worker:
             cluster = _compact(self._sparse_cluster(job, rtype, index))
             return [env_var("TF_CONFIG", f'{{"cluster":{cluster},"task":{task}}}')]

@@ -9,6 +9,7 @@ pkg/controller.v1/xgboost).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field
@@ -21,9 +22,16 @@ from trainjobs.frameworks.kubeflow_v1 import (
     RunPolicy,
     V1Job,
     env_var,
+    replica_name,
 )
 
 __all__ = ["FRAMEWORK", "XGBoost", "XGBoostJob", "XGBoostJobSpec"]
+
+
+@lru_cache(maxsize=64)
+def _worker_addrs(name: str, count: int) -> str:
+    """WORKER_ADDRS: the first ``count`` worker names; every pod of a job shares it."""
+    return ",".join(replica_name(name, "Worker", i) for i in range(count))
 
 
 class XGBoostJobSpec(K8sModel):
@@ -99,7 +107,7 @@ class XGBoost(KubeflowV1Framework):
         if total > 1:
             # For LightGBM. The operator lists total - 1 worker names, which
             # with the one Master the webhook allows is every Worker.
-            workers = ",".join(self.pod_name(job, "Worker", i) for i in range(total - 1))
+            workers = _worker_addrs(job.name, total - 1)
             env += [
                 env_var("WORKER_PORT", str(self.port_of(job, "Worker", self.default_port))),
                 env_var("WORKER_ADDRS", workers),

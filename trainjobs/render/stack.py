@@ -67,18 +67,26 @@ def _wire(units: list[RenderedUnit]) -> list[RenderedUnit]:
     for unit in units:
         for kind in _provided_kinds(unit):
             installers.setdefault(kind, unit.ref)
+    created = {u.ref.name for u in units if u.ref.category == "namespace"}
     wired = []
     for unit in units:
         extra: list[UnitRef] = []
+        # A job has thousands of objects of a few kinds in one namespace: look each up once.
+        kinds_seen: set[tuple[str, str]] = set()
+        namespaces_seen: set[str] = set()
         for obj in unit.objects:
-            group = str(obj.manifest.get("apiVersion", "")).rpartition("/")[0]
-            installer = installers.get((group, str(obj.manifest.get("kind"))))
-            if installer is not None and installer != unit.ref:
-                extra.append(installer)
+            kind = (str(obj.manifest.get("apiVersion", "")), str(obj.manifest.get("kind")))
+            if kind not in kinds_seen:
+                kinds_seen.add(kind)
+                installer = installers.get((kind[0].rpartition("/")[0], kind[1]))
+                if installer is not None and installer != unit.ref:
+                    extra.append(installer)
             namespace = (obj.manifest.get("metadata") or {}).get("namespace")
-            ns_unit = UnitRef("namespace", str(namespace))
-            if namespace and ns_unit != unit.ref and any(u.ref == ns_unit for u in units):
-                extra.append(ns_unit)
+            if namespace and str(namespace) not in namespaces_seen:
+                namespaces_seen.add(str(namespace))
+                ns_unit = UnitRef("namespace", str(namespace))
+                if ns_unit != unit.ref and str(namespace) in created:
+                    extra.append(ns_unit)
         merged = tuple(dict.fromkeys([*unit.depends_on, *extra]))
         wired.append(replace(unit, depends_on=merged) if merged != unit.depends_on else unit)
     return wired

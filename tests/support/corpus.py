@@ -1,0 +1,224 @@
+"""The repository's examples as generic input for property tests and benchmarks.
+
+Nothing here names a framework, a platform kind or a field: every example job
+file under ``examples/`` is read as it is, and what can vary is found by trying.
+A *knob* is a whole-number field of a job document that, raised by one, makes
+the job render more pods (``replicas`` of a replica type, an EDL trainer's
+``min-instance`` …); the values a knob may take are the ones that render and
+pass every check on every target. A framework merged later is covered as soon
+as it has an example.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from tests.support.paths import example_job_files
+from trainjobs.check import run
+from trainjobs.errors import SpecError
+from trainjobs.frameworks.base import Manifest
+from trainjobs.k8s.yamlio import load_all
+from trainjobs.platform import API_VERSION
+from trainjobs.render import render
+from trainjobs.spec import Target, parse_documents
+from trainjobs.spec.entry import OPTIONS_KEY, TARGETS
+from trainjobs.spec.stack import StackSpec
+
+__all__ = [
+    "Example",
+    "Knob",
+    "Part",
+    "examples",
+    "get_path",
+    "is_job",
+    "knobs",
+    "leaf_paths",
+    "pods_of",
+    "scaled",
+    "set_path",
+    "stack_of",
+]
+
+Part = str | int
+"""One step of a path into a document: a mapping key or a list index."""
+
+KNOB_VALUES = range(1, 6)
+"""Values a knob is tried at (besides its own): enough to vary, small enough to be fast."""
+
+
+def is_job(doc: Any) -> bool:
+    """Whether a document is a job (not one of trainjobs' own platform kinds)."""
+    return isinstance(doc, dict) and doc.get("apiVersion") != API_VERSION
+
+
+@dataclass(frozen=True, eq=False)
+class Example:
+    """One example job file: its documents (jobs and the platform resources they name)."""
+
+    path: Path
+    docs: tuple[dict[str, Any], ...]
+
+    @property
+    def name(self) -> str:
+        return f"{self.path.parent.name}/{self.path.stem}"
+
+    @property
+    def job_indexes(self) -> tuple[int, ...]:
+        return tuple(i for i, d in enumerate(self.docs) if is_job(d))
+
+    def copy_docs(self) -> list[dict[str, Any]]:
+        return copy.deepcopy(list(self.docs))
+
+    @property
+    def frameworks(self) -> tuple[str, ...]:
+        return tuple(e.framework.name for e in stack_of(self.docs).jobs)
+
+    @property
+    def targets(self) -> tuple[Target, ...]:
+        """The targets every job of the file renders to."""
+        jobs = stack_of(self.docs).jobs
+        return tuple(t for t in TARGETS if all(t in e.framework.targets for e in jobs))
+
+
+@cache
+def examples() -> tuple[Example, ...]:
+    """Every example job file, in path order."""
+    found = []
+    for path in example_job_files():
+        docs = tuple(d for d in load_all(path.read_text(), str(path)) if isinstance(d, dict))
+        if any(is_job(d) for d in docs):
+            found.append(Example(path, docs))
+    return tuple(found)
+
+
+def stack_of(docs: Sequence[dict[str, Any]]) -> StackSpec:
+    """The stack a file of these documents is (raises SpecError when invalid)."""
+    return parse_documents(copy.deepcopy(list(docs)))
+
+
+def get_path(doc: Any, path: Sequence[Part]) -> Any:
+    for part in path:
+        doc = doc[part]
+    return doc
+
+
+def set_path(doc: Any, path: Sequence[Part], value: Any) -> None:
+    get_path(doc, path[:-1])[path[-1]] = value
+
+
+def leaf_paths(value: Any, prefix: tuple[Part, ...] = ()) -> Iterator[tuple[Part, ...]]:
+    """The path of every scalar inside ``value``."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from leaf_paths(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from leaf_paths(item, (*prefix, index))
+    else:
+        yield prefix
+
+
+def pods_of(manifests: Sequence[Manifest]) -> int:
+    """How many pods these objects make: Pods, and each workload's replicas."""
+    total = 0
+    for manifest in manifests:
+        spec = manifest.get("spec") or {}
+        if manifest.get("kind") == "Pod":
+            total += 1
+        elif isinstance(spec, dict) and isinstance(spec.get("template"), dict):
+            count = spec.get("replicas", spec.get("parallelism", 1))
+            total += count if isinstance(count, int) else 1
+    return total
+
+
+def _pods(docs: Sequence[dict[str, Any]]) -> int | None:
+    try:
+        return pods_of(render(stack_of(docs), "pods").manifests)
+    except SpecError:
+        return None
+
+
+def _passes(docs: Sequence[dict[str, Any]], targets: Sequence[Target]) -> bool:
+    try:
+        stack = stack_of(docs)
+        for target in targets:
+            run(stack, target=target)
+    except SpecError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class Knob:
+    """A whole-number field of a job document that adds pods when raised.
+
+    Attributes:
+        doc: the index of the job document in its file.
+        path: where the field is in that document.
+        base: its value in the example.
+        step: pods added per unit.
+        values: the values (``base`` among them) with which the file passes every
+            check on every target.
+    """
+
+    doc: int
+    path: tuple[Part, ...]
+    base: int
+    step: int
+    values: tuple[int, ...]
+
+    def apply(self, docs: list[dict[str, Any]], value: int) -> None:
+        set_path(docs[self.doc], self.path, value)
+
+
+@cache
+def knobs(example: Example) -> tuple[Knob, ...]:
+    """Every knob of an example (empty when it has no pods target)."""
+    if "pods" not in example.targets:
+        return ()
+    base_pods = _pods(example.docs)
+    if base_pods is None:
+        return ()
+    found = []
+    for index in example.job_indexes:
+        doc = example.docs[index]
+        for path in leaf_paths(doc):
+            if path[0] in ("apiVersion", "kind", "metadata", OPTIONS_KEY):
+                continue
+            value = get_path(doc, path)
+            if not isinstance(value, int) or isinstance(value, bool):
+                continue
+            docs = example.copy_docs()
+            set_path(docs[index], path, value + 1)
+            more = _pods(docs)
+            if more is None or more <= base_pods:
+                continue
+            values = []
+            for candidate in sorted({value, *KNOB_VALUES}):
+                set_path(docs[index], path, candidate)
+                if _passes(docs, example.targets):
+                    values.append(candidate)
+            found.append(Knob(index, path, value, more - base_pods, tuple(values)))
+    return tuple(found)
+
+
+def scaled(example: Example, pods: int) -> list[dict[str, Any]] | None:
+    """The example's documents with its main knob (the largest) set so that it renders
+    ``pods`` pods on the pods target; None when that cannot be done."""
+    found = knobs(example)
+    base_pods = _pods(example.docs)
+    if not found or base_pods is None:
+        return None
+    knob = max(found, key=lambda k: (k.base, -k.doc))
+    extra, remainder = divmod(pods - base_pods, knob.step)
+    value = knob.base + extra
+    if remainder or value < 0:
+        return None
+    docs = example.copy_docs()
+    knob.apply(docs, value)
+    return docs if _pods(docs) == pods else None
