@@ -93,25 +93,45 @@ def write_directory(objects: Sequence[RenderedObject], directory: Path, show_sec
 
     The files go to a fresh temporary folder beside ``directory`` first; only
     when every file is written is it swapped in, so a failure leaves the old
-    folder exactly as it was.
+    folder exactly as it was. Nothing else beside it is touched: the temporary
+    folders (``.<name>.*``) are gone when this returns, whatever happened.
+    Raises TrainjobsError when the folder cannot be written.
     """
     directory = directory.resolve()
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+    if directory.exists() and not directory.is_dir():
+        raise TrainjobsError(f"{directory} is not a directory; nothing was written")
+    try:
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+    except OSError as exc:
+        raise TrainjobsError(
+            f"cannot write {directory}: {exc.strerror or exc}; nothing was written"
+        ) from None
+    old: Path | None = None
+    swapped = False
     try:
         for index, obj in enumerate(objects):
             manifest = obj.manifest if show_secrets else redact(obj.manifest)
             (staging / _file_name(index, obj)).write_text(dump_one(manifest))
-        old = None
         if directory.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{directory.name}.old.", dir=directory.parent))
             os.rename(directory, old / "previous")
-        os.rename(staging, directory)
-        if old is not None:
-            shutil.rmtree(old)
-    except BaseException:
+        try:
+            os.rename(staging, directory)
+            swapped = True
+        except BaseException:
+            if old is not None:
+                os.rename(old / "previous", directory)  # put the old folder back
+            raise
+    except OSError as exc:
+        raise TrainjobsError(
+            f"cannot write {directory}: {exc.strerror or exc}; nothing was written"
+        ) from None
+    finally:
         shutil.rmtree(staging, ignore_errors=True)
-        raise
+        # Never delete the previous folder unless the new one took its place.
+        if old is not None and (swapped or not (old / "previous").exists()):
+            shutil.rmtree(old, ignore_errors=True)
 
 
 def _table(objects: Sequence[RenderedObject]) -> str:

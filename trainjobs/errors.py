@@ -9,6 +9,7 @@ raised one at a time, so a user sees all of them in one run.
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,6 +46,16 @@ NO_VALUE: Any = _NoValue()
 def _short_repr(value: Any, limit: int = 80) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_SECRET_FIELD = re.compile(r"(password|passwd|secret|token|private.?key|credential)", re.I)
+"""Field names whose value a finding never repeats: a user who writes a real password
+where trainjobs expects ``password: true`` must not see it echoed into a CI log."""
+
+
+def _secret_field(path: str) -> bool:
+    last = re.split(r"[.\[]", path.rstrip("]'\""))[-1]
+    return bool(_SECRET_FIELD.search(last))
 
 
 @dataclass(frozen=True)
@@ -91,7 +102,8 @@ class Finding:
         where += f"{self.path}: " if self.path else ""
         text = f"{self.severity.value}: {where}{self.message}"
         if self.value is not NO_VALUE:
-            text += f" (got {_short_repr(self.value)})"
+            shown = "<redacted>" if _secret_field(self.path) else _short_repr(self.value)
+            text += f" (got {shown})"
         if self.hint:
             text += f"; fix: {self.hint}"
         return text

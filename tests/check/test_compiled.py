@@ -38,8 +38,8 @@ def _reference(manifest: dict[str, Any]) -> list[Any] | None:
     api_version, kind = str(manifest.get("apiVersion")), str(manifest.get("kind"))
     schema = crd_schema.schema_for(api_version, kind)
     if schema is not None:
-        validator = jsonschema.Draft7Validator(schema)
-        errors = sorted(validator.iter_errors(manifest), key=lambda e: [str(p) for p in e.path])
+        draft7 = jsonschema.Draft7Validator(schema)
+        errors = sorted(draft7.iter_errors(manifest), key=lambda e: [str(p) for p in e.path])
         return [(_dotted(e.absolute_path), e.message, e.instance) for e in errors]
     if not k8s_schema.has_schema(manifest, VERSION):
         return None
@@ -169,7 +169,7 @@ def test_keywords_match_jsonschema(schema: dict[str, Any], instance: Any) -> Non
 
 
 def test_recursive_refs_compile_once() -> None:
-    schema = {
+    schema: dict[str, Any] = {
         "$defs": {
             "node": {
                 "type": "object",
@@ -199,7 +199,7 @@ def test_recursive_refs_compile_once() -> None:
 
 
 def test_draft7_ref_hides_its_siblings() -> None:
-    schema = {
+    schema: dict[str, Any] = {
         "definitions": {"s": {"type": "string"}},
         "$ref": "#/definitions/s",
         "type": "integer",

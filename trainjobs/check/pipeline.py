@@ -8,6 +8,8 @@ from dataclasses import replace
 from trainjobs.check import crd_schema, k8s_schema
 from trainjobs.check.crd_versions import crd_version_findings
 from trainjobs.check.names import name_findings
+from trainjobs.check.quantities import HINT as QUANTITY_HINT
+from trainjobs.check.quantities import pod_spec_paths, quantity_problems
 from trainjobs.errors import Finding, Severity, SpecError
 from trainjobs.render import RenderedObject, Rendering, render
 from trainjobs.spec.entry import JobEntry, Target
@@ -17,7 +19,8 @@ __all__ = ["manifest_findings", "run", "template_findings"]
 
 
 def template_findings(entries: Sequence[JobEntry], version: str) -> list[Finding]:
-    """Every pod template in the input against the Kubernetes PodTemplateSpec schema."""
+    """Every pod template in the input against the Kubernetes PodTemplateSpec schema, and
+    its resource quantities."""
     findings: list[Finding] = []
     for entry in entries:
         for ref in entry.framework.pod_templates(entry.job):
@@ -32,11 +35,24 @@ def template_findings(entries: Sequence[JobEntry], version: str) -> list[Finding
                         source=entry.source,
                     )
                 )
+            pod_spec = ref.template.get("spec")
+            for path, message, value in quantity_problems(pod_spec, f"{ref.path}.spec"):
+                findings.append(
+                    Finding(
+                        code="quantity.invalid",
+                        path=f"{entry.path}.{path}",
+                        message=message,
+                        value=value,
+                        hint=QUANTITY_HINT,
+                        source=entry.source,
+                    )
+                )
     return findings
 
 
 def manifest_findings(objects: Sequence[RenderedObject], version: str) -> list[Finding]:
-    """Rendered objects against the Kubernetes schema or their CRD, plus name rules."""
+    """Rendered objects against the Kubernetes schema or their CRD, plus name and
+    quantity rules."""
     findings = name_findings(objects)
     checked: list[tuple[RenderedObject, str, list[k8s_schema.SchemaProblem]]] = []
     builtin: list[RenderedObject] = []
@@ -58,6 +74,19 @@ def manifest_findings(objects: Sequence[RenderedObject], version: str) -> list[F
                     source=obj.source,
                 )
             )
+    for obj in objects:
+        for where, pod_spec in pod_spec_paths(obj.manifest):
+            for path, message, value in quantity_problems(pod_spec, where):
+                findings.append(
+                    Finding(
+                        code="quantity.invalid",
+                        path=f"{obj.origin} → {obj.title}: {path}",
+                        message=message,
+                        value=value,
+                        hint=QUANTITY_HINT,
+                        source=obj.source,
+                    )
+                )
     batch = k8s_schema.problems_many([o.manifest for o in builtin], version)
     checked += [(obj, "schema.k8s", found) for obj, found in zip(builtin, batch, strict=True)]
     for obj, code, found in checked:

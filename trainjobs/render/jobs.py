@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from trainjobs.errors import Finding, Severity
-from trainjobs.frameworks.base import Manifest
+from trainjobs.frameworks.base import Framework, JobResource, Manifest
+from trainjobs.k8s.names import LABEL_MAX, dns1123_label_problem, dns1123_subdomain_problem
 from trainjobs.k8s.order import apply_rank
 from trainjobs.render.lifecycle import job_lifecycle
 from trainjobs.render.model import RenderedJob, RenderedObject, UnitRef
@@ -11,7 +14,68 @@ from trainjobs.render.resolve import PlatformIndex
 from trainjobs.spec.entry import JobEntry, Target
 from trainjobs.targets import expand
 
-__all__ = ["job_ref", "render_job"]
+__all__ = ["MAX_PODS_PER_JOB", "job_ref", "name_findings", "pod_count_findings", "render_job"]
+
+MAX_PODS_PER_JOB = 10_000
+"""The most pods one job may run. More is a typo (``replicas: 100000000`` would
+otherwise be expanded pod by pod until memory runs out), and a job of that size
+is better split."""
+
+
+def name_findings(job: JobResource, framework_findings: Sequence[Finding] = ()) -> list[Finding]:
+    """Kubernetes' own rules for any job's name and namespace, unless the framework
+    already reported on the field: the name is a DNS-1123 subdomain of at most 63
+    characters (every object of the job carries it in a label), the namespace a
+    DNS-1123 label."""
+    reported = {f.path for f in framework_findings}
+    findings = []
+    name_problem = dns1123_subdomain_problem(job.name)
+    if name_problem is None and len(job.name) > LABEL_MAX:
+        name_problem = f"must be at most {LABEL_MAX} characters, has {len(job.name)}"
+    if name_problem and "metadata.name" not in reported:
+        findings.append(
+            Finding(
+                code="name.invalid",
+                path="metadata.name",
+                message=f"the job name {name_problem}",
+                value=job.name,
+                hint="rename the job; every object rendered from it carries its name",
+            )
+        )
+    namespace_problem = dns1123_label_problem(job.namespace)
+    if namespace_problem and "metadata.namespace" not in reported:
+        findings.append(
+            Finding(
+                code="namespace.invalid",
+                path="metadata.namespace",
+                message=f"the namespace {namespace_problem}",
+                value=job.namespace,
+                hint="use the name of a Kubernetes namespace",
+            )
+        )
+    return findings
+
+
+def pod_count_findings(framework: Framework, job: JobResource) -> list[Finding]:
+    """A finding when the job's replica counts add up to more than ``MAX_PODS_PER_JOB``;
+    it names the largest count (``spec.tfReplicaSpecs.Worker.replicas``)."""
+    templates = list(framework.pod_templates(job))
+    total = sum(t.replicas for t in templates)
+    if total <= MAX_PODS_PER_JOB:
+        return []
+    largest = max(templates, key=lambda t: t.replicas)
+    return [
+        Finding(
+            code="replicas.too_many",
+            path=f"{largest.path.removesuffix('.template')}.replicas",
+            message=(
+                f"the job would run {total:,} pods; trainjobs renders at most "
+                f"{MAX_PODS_PER_JOB:,} per job"
+            ),
+            value=largest.replicas,
+            hint="check the replica counts for a typo, or split the job",
+        )
+    ]
 
 
 def job_ref(entry: JobEntry) -> UnitRef:
@@ -50,7 +114,10 @@ def render_job(
         unit = UnitRef(found.plugin.category, found.key)
         if unit not in depends_on:
             depends_on.append(unit)
-    findings += [f.located(entry.source, entry.path) for f in framework.validate(job)]
+    own = framework.validate(job)
+    findings += [f.located(entry.source, entry.path) for f in own]
+    findings += [f.located(entry.source, entry.path) for f in name_findings(job, own)]
+    findings += [f.located(entry.source, entry.path) for f in pod_count_findings(framework, job)]
     if any(f.severity is Severity.ERROR for f in findings):
         return None, findings
     manifests, problems = expand(entry, job, chosen)

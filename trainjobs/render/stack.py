@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from trainjobs.errors import Finding, Severity, SpecError
+from trainjobs.k8s.names import LABEL_MAX, dns1123_label_problem, dns1123_subdomain_problem
 from trainjobs.k8s.order import apply_rank
 from trainjobs.render.jobs import render_job
 from trainjobs.render.model import RenderedObject, RenderedUnit, Rendering, UnitRef
@@ -22,6 +23,31 @@ def render_platform(
     """One backend, node pool, queue or operator → its unit."""
     plugin, resource = entry.plugin, entry.resource
     findings: list[Finding] = []
+    name_problem = dns1123_subdomain_problem(resource.name)
+    if name_problem is None and len(resource.name) > LABEL_MAX:
+        name_problem = f"must be at most {LABEL_MAX} characters, has {len(resource.name)}"
+    namespace = plugin.namespace(resource)
+    problems = [
+        ("metadata.name", "name", resource.name, name_problem),
+        (
+            "metadata.namespace",
+            "namespace",
+            namespace,
+            namespace and dns1123_label_problem(namespace),
+        ),
+    ]
+    for path, what, value, said in problems:
+        if said:
+            findings.append(
+                Finding(
+                    code=f"{what}.invalid",
+                    path=f"{entry.path}.{path}",
+                    message=f"the {what} {said}",
+                    value=value,
+                    hint=f"give the {plugin.kind} another {what}",
+                    source=entry.source,
+                )
+            )
     depends_on: list[UnitRef] = []
     for ref in plugin.references(resource):
         found, problem = index.resolve(ref, plugin.namespace(resource), entry.source)
