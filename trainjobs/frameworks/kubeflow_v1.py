@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from functools import cached_property
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field
@@ -276,7 +277,7 @@ class KubeflowV1Framework(Framework):
                         return int(value) if value is not None else default
         return default
 
-    @property
+    @cached_property
     def replica_alias(self) -> str:
         """The wire name of the replica map, e.g. ``tfReplicaSpecs``."""
         spec_model = self.model.model_fields["spec"].annotation

@@ -107,20 +107,25 @@ def _inline(value: Any) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)
+def _block(value: str, indent: str) -> str:
+    """What follows ``key:`` for a string with line breaks: a ``|`` block or a quoted line."""
+    if _literal_ok(value):
+        header = "|" if value.endswith("\n") else "|-"
+        body = value[:-1] if value.endswith("\n") else value
+        child = indent + "  "
+        lines = "".join(f"{child}{line}\n" if line else "\n" for line in body.split("\n"))
+        return f" {header}\n{lines}"
+    return f" {_double_quoted(value)}\n"
+
+
 def _emit_value(value: Any, indent: str, out: list[str]) -> None:
     """Emit what follows ``key:`` or ``- `` (the caller wrote that prefix)."""
     inline = _inline(value)
     if inline is not None:
         out.append(f" {inline}\n")
     elif isinstance(value, str):
-        if _literal_ok(value):
-            header = "|" if value.endswith("\n") else "|-"
-            body = value[:-1] if value.endswith("\n") else value
-            child = indent + "  "
-            lines = "".join(f"{child}{line}\n" if line else "\n" for line in body.split("\n"))
-            out.append(f" {header}\n{lines}")
-        else:
-            out.append(f" {_double_quoted(value)}\n")
+        out.append(_block(value, indent))
     elif isinstance(value, Mapping):
         out.append("\n")
         _emit_mapping(value, indent + "  ", out)
@@ -131,25 +136,56 @@ def _emit_value(value: Any, indent: str, out: list[str]) -> None:
         raise TypeError(f"cannot write {type(value).__name__} as YAML")
 
 
-def _emit_mapping(mapping: Mapping[str, Any], indent: str, out: list[str]) -> None:
+@lru_cache(maxsize=65536)
+def _key(indent: str, key: str) -> str:
+    return f"{indent}{_scalar(key)}:"
+
+
+def _emit_mapping(
+    mapping: Mapping[str, Any], indent: str, out: list[str], first: str | None = None
+) -> None:
+    """The mapping's entries at ``indent``; the first line starts with ``first`` instead
+    when given (``"  - "`` for a mapping that is a list item)."""
+    append = out.append
     for key, value in mapping.items():
-        out.append(f"{indent}{_scalar(str(key))}:")
-        if isinstance(value, list) and value:
-            out.append("\n")
+        if first is None:
+            head = _key(indent, str(key))
+        else:
+            head = first + _key("", str(key))
+            first = None
+        # The common JSON types by exact type first: this runs for every field.
+        kind = type(value)
+        if kind is str:
+            if "\n" in value:
+                append(head + _block(value, indent))
+            else:
+                append(f"{head} {_scalar(value)}\n")
+        elif kind is int:
+            append(f"{head} {value}\n")
+        elif kind is dict and value:
+            append(head + "\n")
+            _emit_mapping(value, indent + "  ", out)
+        elif kind is list and value:
+            append(head + "\n")
             _emit_list(value, indent, out)
         else:
-            _emit_value(value, indent, out)
+            append(head)
+            if isinstance(value, list) and value:
+                append("\n")
+                _emit_list(value, indent, out)
+            else:
+                _emit_value(value, indent, out)
 
 
 def _emit_list(items: list[Any], indent: str, out: list[str]) -> None:
+    dash = f"{indent}- "
     for item in items:
-        if isinstance(item, Mapping) and item:
+        kind = type(item)
+        if kind is str and "\n" not in item:
+            out.append(f"{dash}{_scalar(item)}\n")
+        elif (kind is dict or isinstance(item, Mapping)) and item:
             # The first key shares the line with the dash; the rest line up under it.
-            child: list[str] = []
-            _emit_mapping(item, indent + "  ", child)
-            first = child[0]
-            child[0] = f"{indent}- {first[len(indent) + 2 :]}"
-            out.extend(child)
+            _emit_mapping(item, indent + "  ", out, dash)
         elif isinstance(item, list) and item:
             out.append(f"{indent}-\n")
             _emit_list(item, indent + "  ", out)
