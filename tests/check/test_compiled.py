@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from tests.support.corpus import examples, leaf_paths, stack_of
 from trainjobs.check import crd_schema, k8s_schema
 from trainjobs.check.compiled import compile_schema
-from trainjobs.errors import SpecError
+from trainjobs.errors import SpecError, format_path
 from trainjobs.render import render
 
 VERSION = "1.32"
@@ -48,7 +48,7 @@ def _reference(manifest: dict[str, Any]) -> list[Any] | None:
 
 
 def _dotted(path: Any) -> str:
-    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+    return format_path(path)
 
 
 def _compiled(manifest: dict[str, Any]) -> list[Any] | None:

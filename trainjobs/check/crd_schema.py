@@ -17,6 +17,7 @@ import jsonschema
 
 from trainjobs.check.compiled import CompiledSchema, compile_schema
 from trainjobs.check.k8s_schema import SchemaProblem
+from trainjobs.errors import format_path
 from trainjobs.k8s.crds import crd_dir, crd_files, load_crd
 
 __all__ = ["crd_dir", "crd_files", "problems", "schema_for"]
@@ -66,10 +67,7 @@ def _validator(api_version: str, kind: str) -> CompiledSchema | None:
 
 def _walk(validator: CompiledSchema, obj: Any) -> Iterator[SchemaProblem]:
     for error in sorted(validator.errors(obj), key=lambda e: [str(p) for p in e.absolute_path]):
-        path = "".join(
-            f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path
-        ).lstrip(".")
-        yield path, error.message, error.instance
+        yield format_path(error.absolute_path), error.message, error.instance
 
 
 def problems(manifest: Mapping[str, Any]) -> list[SchemaProblem] | None:

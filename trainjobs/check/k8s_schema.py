@@ -20,6 +20,7 @@ import jsonschema
 from referencing import Registry, Resource
 
 from trainjobs.check.compiled import CompiledSchema, compile_schema
+from trainjobs.errors import format_path
 
 __all__ = [
     "SchemaProblem",
@@ -126,21 +127,21 @@ def _problems(errors: list[jsonschema.ValidationError]) -> Iterator[SchemaProble
     for error in errors:
         # anyOf/oneOf errors are vague at the top; report the most specific cause.
         best = jsonschema.exceptions.best_match([error])
-        path = "".join(
-            f"[{p}]" if isinstance(p, int) else f".{p}" for p in best.absolute_path
-        ).lstrip(".")
+        parts = list(best.absolute_path)
         if best.validator == "additionalProperties" and isinstance(best.instance, dict):
-            yield from _unknown_fields(path, best.instance, best.schema)
+            yield from _unknown_fields(parts, best.instance, best.schema)
             continue
-        yield path, _plain(best.message), best.instance
+        yield format_path(parts), _plain(best.message), best.instance
 
 
-def _unknown_fields(path: str, instance: dict[str, Any], schema: Any) -> Iterator[SchemaProblem]:
+def _unknown_fields(
+    parts: list[str | int], instance: dict[str, Any], schema: Any
+) -> Iterator[SchemaProblem]:
     known = sorted((schema.get("properties") or {}) if isinstance(schema, dict) else {})
-    for key in sorted(set(instance) - set(known)):
-        close = difflib.get_close_matches(key, known, n=1, cutoff=0.75)
+    for key in sorted(set(instance) - set(known), key=str):
+        close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.75)
         message = f"unknown field (did you mean {close[0]!r}?)" if close else "unknown field"
-        yield (f"{path}.{key}" if path else key), message, instance[key]
+        yield format_path([*parts, str(key)]), message, instance[key]
 
 
 def _plain(message: str) -> str:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from trainjobs.errors import Finding
+from trainjobs.errors import Finding, format_path
 from trainjobs.k8s.names import (
     dns1035_label_problem,
     dns1123_label_problem,
@@ -14,10 +15,10 @@ from trainjobs.k8s.names import (
 )
 from trainjobs.render import RenderedObject
 
-__all__ = ["name_findings"]
+__all__ = ["LABEL_NAMED", "metadata_problems", "name_findings"]
 
 # Kinds whose names become DNS labels (Service, Namespace) need the stricter rule.
-_LABEL_NAMED = {"Service": dns1035_label_problem, "Namespace": dns1123_label_problem}
+LABEL_NAMED = {"Service": dns1035_label_problem, "Namespace": dns1123_label_problem}
 
 
 def _where(obj: RenderedObject, field: str) -> str:
@@ -33,7 +34,7 @@ def name_findings(objects: Sequence[RenderedObject]) -> list[Finding]:
         meta = obj.manifest.get("metadata") or {}
         kind = str(obj.manifest.get("kind"))
         name = str(meta.get("name", ""))
-        rule = _LABEL_NAMED.get(kind, dns1123_subdomain_problem)
+        rule = LABEL_NAMED.get(kind, dns1123_subdomain_problem)
         problem = rule(name)
         if problem:
             findings.append(
@@ -79,3 +80,26 @@ def name_findings(objects: Sequence[RenderedObject]) -> list[Finding]:
         else:
             seen[identity] = obj
     return findings
+
+
+def metadata_problems(metadata: Any, prefix: str) -> list[tuple[str, str, Any]]:
+    """Label keys and values, and annotation keys, of a pod template's metadata:
+    (path from ``prefix``, rule, bad value). The schema check has already
+    reported them when they are not strings."""
+    if not isinstance(metadata, Mapping):
+        return []
+    found: list[tuple[str, str, Any]] = []
+    for field in ("labels", "annotations"):
+        entries = metadata.get(field)
+        if not isinstance(entries, Mapping):
+            continue
+        for key, value in entries.items():
+            path = f"{prefix}.{format_path([field, str(key)])}"
+            key_problem = label_key_problem(str(key))
+            if key_problem:
+                found.append((path, key_problem, key))
+            elif field == "labels" and isinstance(value, str):
+                value_problem = label_value_problem(value)
+                if value_problem:
+                    found.append((path, value_problem, value))
+    return found

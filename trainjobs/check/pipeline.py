@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from trainjobs.check import crd_schema, k8s_schema
 from trainjobs.check.crd_versions import crd_version_findings
-from trainjobs.check.names import name_findings
+from trainjobs.check.names import metadata_problems, name_findings
 from trainjobs.check.quantities import HINT as QUANTITY_HINT
 from trainjobs.check.quantities import pod_spec_paths, quantity_problems
 from trainjobs.errors import Finding, Severity, SpecError
@@ -19,8 +19,8 @@ __all__ = ["manifest_findings", "run", "template_findings"]
 
 
 def template_findings(entries: Sequence[JobEntry], version: str) -> list[Finding]:
-    """Every pod template in the input against the Kubernetes PodTemplateSpec schema, and
-    its resource quantities."""
+    """Every pod template in the input against the Kubernetes PodTemplateSpec schema, its
+    label and annotation keys, and its resource quantities."""
     findings: list[Finding] = []
     for entry in entries:
         for ref in entry.framework.pod_templates(entry.job):
@@ -32,6 +32,19 @@ def template_findings(entries: Sequence[JobEntry], version: str) -> list[Finding
                         message=message,
                         value=value,
                         hint="see the Kubernetes PodSpec reference for this field",
+                        source=entry.source,
+                    )
+                )
+            where = f"{ref.path}.metadata"
+            for path, message, value in metadata_problems(ref.template.get("metadata"), where):
+                findings.append(
+                    Finding(
+                        code="label.invalid",
+                        path=f"{entry.path}.{path}",
+                        message=message,
+                        value=value,
+                        hint="label keys are [prefix/]name, values at most 63 letters, "
+                        "digits, '-', '_' or '.'",
                         source=entry.source,
                     )
                 )
@@ -50,9 +63,18 @@ def template_findings(entries: Sequence[JobEntry], version: str) -> list[Finding
     return findings
 
 
-def manifest_findings(objects: Sequence[RenderedObject], version: str) -> list[Finding]:
+def manifest_findings(
+    objects: Sequence[RenderedObject],
+    version: str,
+    job_resources: Collection[tuple[str, str, str]] = (),
+) -> list[Finding]:
     """Rendered objects against the Kubernetes schema or their CRD, plus name and
-    quantity rules."""
+    quantity rules.
+
+    ``job_resources`` are the (origin, apiVersion, kind) of objects that are the
+    jobs themselves (a TFJob on the operator target): a problem in one of them is
+    reported at the user's field path (``jobs[0].spec.runPolicy.backoffLimit``).
+    """
     findings = name_findings(objects)
     checked: list[tuple[RenderedObject, str, list[k8s_schema.SchemaProblem]]] = []
     builtin: list[RenderedObject] = []
@@ -90,14 +112,21 @@ def manifest_findings(objects: Sequence[RenderedObject], version: str) -> list[F
     batch = k8s_schema.problems_many([o.manifest for o in builtin], version)
     checked += [(obj, "schema.k8s", found) for obj, found in zip(builtin, batch, strict=True)]
     for obj, code, found in checked:
+        key = (obj.origin, str(obj.manifest.get("apiVersion")), str(obj.manifest.get("kind")))
+        own = key in job_resources
         for path, message, value in found:
+            if own:
+                where, hint = (f"{obj.origin}.{path}" if path else obj.origin), "fix this field"
+            else:
+                where = f"{obj.origin} → {obj.title}: {path or '(root)'}"
+                hint = "fix the job field this value comes from"
             findings.append(
                 Finding(
                     code=code,
-                    path=f"{obj.origin} → {obj.title}: {path or '(root)'}",
+                    path=where,
                     message=message,
                     value=value,
-                    hint="fix the job field this value comes from",
+                    hint=hint,
                     source=obj.source,
                 )
             )
@@ -163,7 +192,8 @@ def run(
         raise SpecError.from_findings([*findings, *rendering.findings])
     findings += rendering.findings
     findings += crd_version_findings(rendering.jobs)
-    findings += manifest_findings(rendering.objects, version)
+    own = {(j.origin, j.job.api_version, j.job.kind) for j in rendering.jobs}
+    findings += manifest_findings(rendering.objects, version, own)
     if any(f.severity is Severity.ERROR for f in findings):
         raise SpecError.from_findings(findings)
     return replace(rendering, findings=tuple(findings), k8s_version=version)

@@ -1,0 +1,184 @@
+"""``trainjobs render -o DIR`` is all or nothing, and touches nothing outside DIR.
+
+A failure at any point — a file that cannot be written, the final swap, an
+interrupt — leaves an existing DIR and its parent folder byte for byte as they
+were. While rendering, the only new entries beside DIR are its hidden temporary
+folders (``.<DIR>.*``), gone when the command returns.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.paths import stack_files
+from trainjobs.cli import main
+from trainjobs.k8s.yamlio import dump_one
+
+STACK = str(stack_files()[0])
+
+
+def _tree(root: Path) -> dict[str, bytes | None]:
+    """Every file (its bytes) and folder (None) under ``root``."""
+    return {
+        str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None)
+        for p in sorted(root.rglob("*"))
+    }
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A parent folder holding an earlier render in ``out`` and a file of the user's."""
+    out = tmp_path / "parent" / "out"
+    out.mkdir(parents=True)
+    (out / "0000-pod-training-old.yaml").write_text("kind: Pod\nmetadata: {name: old}\n")
+    (out / "notes.txt").write_text("the user's own notes\n")
+    (tmp_path / "parent" / "keep.txt").write_text("beside the output\n")
+    return tmp_path / "parent"
+
+
+def _watch_writes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record the path of every file opened for writing, folder made or path renamed."""
+    touched: list[str] = []
+    real_open, real_mkdir, real_rename = Path.open, os.mkdir, os.rename
+
+    def watched_open(self: Path, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if any(c in mode for c in "wax+"):
+            touched.append(str(self))
+        return real_open(self, mode, *args, **kwargs)
+
+    def watched_mkdir(path: Any, *args: Any, **kwargs: Any) -> None:
+        real_mkdir(path, *args, **kwargs)  # an existing folder raises: nothing made
+        touched.append(str(path))
+
+    def watched_rename(src: Any, dst: Any, *args: Any, **kwargs: Any) -> None:
+        touched.extend([str(src), str(dst)])
+        real_rename(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", watched_open)
+    monkeypatch.setattr(os, "mkdir", watched_mkdir)
+    monkeypatch.setattr(os, "rename", watched_rename)
+    return touched
+
+
+def test_render_writes_only_inside_dir_and_its_temporary_siblings(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = workspace / "out"
+    touched = _watch_writes(monkeypatch)
+    listings: list[list[str]] = []
+    real_write = dump_one
+
+    def dump_and_look(manifest: Any) -> str:
+        listings.append(sorted(os.listdir(workspace)))
+        return real_write(manifest)
+
+    monkeypatch.setattr("trainjobs.cli.dump_one", dump_and_look)
+    assert main(["render", STACK, "-o", str(out), "-q"]) == 0
+    assert touched and listings
+    for path in touched:
+        relative = Path(path).resolve().relative_to(workspace.resolve())
+        top = relative.parts[0]
+        assert top == "out" or top.startswith(".out."), path
+    # While writing, the parent holds the old output, the user's file and one staging folder.
+    for listing in listings:
+        hidden = [n for n in listing if n.startswith(".out.")]
+        assert sorted(set(listing) - set(hidden)) == ["keep.txt", "out"] and len(hidden) == 1
+    assert sorted(os.listdir(workspace)) == ["keep.txt", "out"]
+    assert (workspace / "keep.txt").read_text() == "beside the output\n"
+    names = os.listdir(out)
+    assert "notes.txt" not in names and "0000-pod-training-old.yaml" not in names
+    assert all(n.endswith(".yaml") for n in names) and len(names) > 3
+
+
+def test_render_into_a_new_dir_creates_only_that_dir(tmp_path: Path) -> None:
+    target = tmp_path / "a" / "b" / "out"
+    assert main(["render", STACK, "-o", str(target), "-q"]) == 0
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_dir()) == ["a", "b", "out"]
+
+
+def test_render_to_stdout_writes_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    touched = _watch_writes(monkeypatch)
+    assert main(["render", STACK]) == 0
+    assert capsys.readouterr().out.startswith("---\n")
+    assert touched == [] and list(tmp_path.iterdir()) == []
+
+
+def _fail_on_call(
+    number: int, error: BaseException, real: Callable[..., Any]
+) -> Callable[..., Any]:
+    """``real``, but raising ``error`` on its ``number``-th call."""
+    calls = {"n": 0}
+
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == number:
+            raise error
+        return real(*args, **kwargs)
+
+    return wrapped
+
+
+@pytest.mark.parametrize("failing_file", [1, 3, 10])
+def test_a_file_that_cannot_be_written_leaves_everything_as_it_was(
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    failing_file: int,
+) -> None:
+    before = _tree(workspace)
+    full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr("trainjobs.cli.dump_one", _fail_on_call(failing_file, full, dump_one))
+    assert main(["render", STACK, "-o", str(workspace / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "No space left on device; nothing was written" in err
+    assert "Traceback" not in err
+    assert _tree(workspace) == before
+
+
+def test_a_failed_swap_puts_the_old_dir_back(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = _tree(workspace)
+    real = os.rename
+
+    def rename(src: Any, dst: Any) -> None:
+        # The second rename moves the new folder into place: make it fail.
+        moving_new_in = ".out." in str(src) and ".out.old." not in str(src)
+        if Path(dst) == (workspace / "out").resolve() and moving_new_in:
+            raise OSError(errno.EXDEV, os.strerror(errno.EXDEV))
+        real(src, dst)
+
+    monkeypatch.setattr(os, "rename", rename)
+    assert main(["render", STACK, "-o", str(workspace / "out")]) == 2
+    assert "nothing was written" in capsys.readouterr().err
+    assert _tree(workspace) == before
+
+
+def test_an_interrupt_while_writing_leaves_everything_as_it_was(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = _tree(workspace)
+    monkeypatch.setattr("trainjobs.cli.dump_one", _fail_on_call(2, KeyboardInterrupt(), dump_one))
+    assert main(["render", STACK, "-o", str(workspace / "out")]) == 130
+    assert capsys.readouterr().err.strip() == "interrupted"
+    assert _tree(workspace) == before
+
+
+def test_output_that_is_a_file_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "out"
+    target.write_text("a file, not a folder\n")
+    assert main(["render", STACK, "-o", str(target)]) == 2
+    assert "is not a directory; nothing was written" in capsys.readouterr().err
+    assert target.read_text() == "a file, not a folder\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
