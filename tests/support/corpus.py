@@ -18,14 +18,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from tests.support.paths import example_job_files
+from tests.support.paths import example_job_files, stack_files
 from trainjobs.check import run
 from trainjobs.errors import SpecError
 from trainjobs.frameworks.base import Manifest
 from trainjobs.k8s.yamlio import load_all
-from trainjobs.platform import API_VERSION
+from trainjobs.platform import API_VERSION, PLATFORM
 from trainjobs.render import render
-from trainjobs.spec import Target, parse_documents
+from trainjobs.spec import Target, load_path, parse_documents
 from trainjobs.spec.entry import OPTIONS_KEY, TARGETS
 from trainjobs.spec.stack import StackSpec
 
@@ -38,6 +38,7 @@ __all__ = [
     "is_job",
     "knobs",
     "leaf_paths",
+    "platform_documents",
     "pods_of",
     "scaled",
     "set_path",
@@ -222,3 +223,41 @@ def scaled(example: Example, pods: int) -> list[dict[str, Any]] | None:
     docs = example.copy_docs()
     knob.apply(docs, value)
     return docs if _pods(docs) == pods else None
+
+
+def _bool_fields(model: Any) -> list[str]:
+    """Wire names of the boolean fields of a pydantic spec model."""
+    fields = getattr(model, "model_fields", {})
+    return [info.alias or name for name, info in fields.items() if info.annotation is bool]
+
+
+@cache
+def platform_documents() -> tuple[dict[str, Any], ...]:
+    """A document of every platform kind the repository can render: those in the
+    examples and stacks, and per kind in the registry its defaults and each boolean
+    spec field switched on (a RedisBackend with ``password: true`` …)."""
+    found: list[dict[str, Any]] = []
+    for example in examples():
+        found += [copy.deepcopy(d) for d in example.docs if not is_job(d)]
+    for path in stack_files():
+        try:
+            found += [p.resource.to_manifest() for p in load_path(path).platform]
+        except SpecError:
+            continue
+    for plugin in PLATFORM:
+        spec_model = plugin.model.model_fields["spec"].annotation
+        variants: list[dict[str, Any]] = [{}]
+        variants += [{field: True} for field in _bool_fields(spec_model)]
+        for number, spec in enumerate(variants):
+            doc = {
+                "apiVersion": API_VERSION,
+                "kind": plugin.kind,
+                "metadata": {"name": f"{plugin.kind.lower()}-{number}", "namespace": "training"},
+                "spec": spec,
+            }
+            try:
+                render(parse_documents([copy.deepcopy(doc)]))
+            except SpecError:
+                continue  # the kind needs more than defaults: an example must show it
+            found.append(doc)
+    return tuple(found)
