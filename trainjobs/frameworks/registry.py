@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from trainjobs.frameworks import pytorch, tensorflow
+from trainjobs.frameworks import caffe2, mindspore, mindspore_v2, pytorch, tensorflow
 from trainjobs.frameworks.base import Framework
 
 __all__ = ["REGISTRY", "Registry"]
@@ -49,6 +49,9 @@ class Registry:
 _PLUGINS: tuple[Framework, ...] = (
     tensorflow.FRAMEWORK,
     pytorch.FRAMEWORK,
+    caffe2.FRAMEWORK,
+    mindspore.FRAMEWORK,
+    mindspore_v2.FRAMEWORK,
 )
 
 REGISTRY = Registry(_PLUGINS)
