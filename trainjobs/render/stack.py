@@ -21,7 +21,12 @@ def render_platform(
 ) -> tuple[RenderedUnit, list[Finding]]:
     """One backend, node pool, queue or operator → its unit."""
     plugin, resource = entry.plugin, entry.resource
-    findings: list[Finding] = []
+    # Loading refused the resource on an error; its warnings are reported with the render.
+    findings: list[Finding] = [
+        f.located(entry.source, entry.path)
+        for f in plugin.validate(resource)
+        if f.severity is not Severity.ERROR
+    ]
     depends_on: list[UnitRef] = []
     for ref in plugin.references(resource):
         found, problem = index.resolve(ref, plugin.namespace(resource), entry.source)
