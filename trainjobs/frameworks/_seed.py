@@ -55,7 +55,8 @@ def containers(template: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def mount_findings(template: Mapping[str, Any], path: str) -> list[Finding]:
-    """A finding for every volumeMount naming a volume the pod does not declare.
+    """A finding for every volumeMount naming a volume the pod does not declare, and
+    for every mount path a container uses twice.
 
     The API server refuses such a pod, so the operator would have failed to
     create it; trainjobs says so before anything is applied.
@@ -67,8 +68,22 @@ def mount_findings(template: Mapping[str, Any], path: str) -> list[Finding]:
         for i, container in enumerate(spec.get(kind) or []):
             if not isinstance(container, dict):
                 continue
+            paths: set[Any] = set()
             for j, mount in enumerate(container.get("volumeMounts") or []):
-                name = mount.get("name") if isinstance(mount, dict) else None
+                if not isinstance(mount, dict):
+                    continue
+                name, where = mount.get("name"), mount.get("mountPath")
+                if where in paths:
+                    findings.append(
+                        Finding(
+                            code="template.mount_path",
+                            path=f"{path}.spec.{kind}[{i}].volumeMounts[{j}].mountPath",
+                            message="the container already mounts a volume at this path",
+                            value=where,
+                            hint="mount one of the two volumes elsewhere, or drop one",
+                        )
+                    )
+                paths.add(where)
                 if name not in declared:
                     findings.append(
                         Finding(

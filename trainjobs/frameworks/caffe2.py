@@ -184,6 +184,13 @@ def _pod_name(job: Caffe2Job, index: int) -> str:
     return shorten(f"{job.name}-worker-{index}")
 
 
+def _describe(backend: Caffe2BackendSpec) -> str:
+    """``redis redis-service:6379`` or ``nfs /share``, for messages."""
+    if backend.backend_type == "redis":
+        return f"redis {backend.redis_host}:{backend.redis_port or 0}"
+    return f"{backend.backend_type} {backend.nfs_path or ''}".rstrip()
+
+
 def _is_set(value: str | int | None) -> bool:
     return value not in (None, "", 0)
 
@@ -330,10 +337,10 @@ class Caffe2(Framework):
                     code="caffe2.backend_replaced",
                     path="spec.backendSpecs",
                     message=(
-                        "the backend named in trainjobs.backend replaces this backendSpecs "
-                        f"(now {backend.backend_type} {backend.redis_host or backend.nfs_path})"
+                        "the backend named in trainjobs.backend replaces this backendSpecs; "
+                        f"the job now uses {_describe(backend)}"
                     ),
-                    value=replaced.to_manifest(),
+                    value=_describe(replaced),
                     hint="remove spec.backendSpecs, or remove trainjobs.backend",
                     severity=Severity.WARNING,
                 )

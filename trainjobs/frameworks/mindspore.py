@@ -304,9 +304,9 @@ class MindSpore(Framework):
                         code="mindspore.master_port",
                         path="spec.masterPort",
                         message=(
-                            "masterPort belongs on each replica spec; the operator dropped it "
-                            f"here and used {DEFAULT_MASTER_PORT}. trainjobs applies {port} to "
-                            "every replica spec that sets no masterPort of its own"
+                            "masterPort belongs on each replica spec; the operator ignored it "
+                            f"here and gave every replica {DEFAULT_MASTER_PORT}. trainjobs "
+                            f"applies {port} to each replica spec without a masterPort of its own"
                         ),
                         value=spec.master_port,
                         hint=f"move it: masterPort: {port} on each entry of spec.replicaSpecs",
