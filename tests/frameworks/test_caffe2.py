@@ -316,3 +316,15 @@ def test_every_upstream_example_is_accepted_and_renders(path: Path, target: str)
     assert kinds == (["Caffe2Job"] if target == "operator" else ["Pod", "Service"])
     # Only "no shipped CRD yet" may be said about an upstream example.
     assert {f.code for f in rendering.findings} <= {"schema.unknown_kind"}
+
+
+def test_a_long_job_key_label_is_shortened() -> None:
+    job = worked_job()
+    long_name = "r" * 60
+    renamed = job.model_copy(
+        update={"metadata": job.metadata.model_copy(update={"name": long_name})}
+    )
+    run_on = run(parse_documents([{**renamed.to_manifest(), "trainjobs": {"target": "pods"}}]))
+    pod = next(m for m in run_on.manifests if m["kind"] == "Pod")
+    key = pod["metadata"]["labels"]["caffe2_job_key"]
+    assert len(key) == 63 and key.startswith("default-rrrr")

@@ -30,7 +30,13 @@ Deviations on the ``pods`` target, all so that the job works:
   (on both targets): with the default ``ClusterFirst`` a host-network pod uses the
   node's resolver and cannot resolve ``redis-service`` or the Services above. An
   explicit ``dnsPolicy: ClusterFirst`` is kept and warned about.
+* Names and the ``caffe2_job_key`` label longer than 63 characters (which upstream
+  could not create) are shortened to a prefix and a hash.
 * No ownerReferences (there is no job object); Pulumi owns the objects.
+
+``RuntimeID`` is the same for every run of a job of the same name: to run a job
+again against a Redis that still holds the previous run's keys, set ``RuntimeID``
+to a new value (or restart the backend).
 
 A backend named in the job's options (``trainjobs: {backend: redis}``) fills
 ``backendSpecs`` — ``redis`` with the backend's host and port, or ``nfs`` with its mount
@@ -219,7 +225,7 @@ class Caffe2(Framework):
         metadata = job.metadata.model_copy(update={"namespace": job.metadata.ns})
         replicas = 1 if spec.replica_specs.replicas is None else spec.replica_specs.replicas
         template = deep_copy(spec.replica_specs.template)
-        pod = template.setdefault("spec", {})
+        pod = template["spec"] = dict(template.get("spec") or {})
         if not pod.get("restartPolicy"):
             pod["restartPolicy"] = "Never"
         if pod.get("hostNetwork") and not pod.get("dnsPolicy"):
@@ -393,7 +399,8 @@ class Caffe2(Framework):
         """The controller's five pod labels, in its order."""
         return {
             "group_name": "kubeflow.org",
-            "caffe2_job_key": f"{job.namespace}-{job.name}",
+            # A label value holds 63 characters; longer keys are shortened as names are.
+            "caffe2_job_key": shorten(f"{job.namespace}-{job.name}"),
             "runtime_id": job.spec.runtime_id or "",
             "caffe2_replica_type": "worker",
             "caffe2_replica_index": str(index),
