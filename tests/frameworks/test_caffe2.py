@@ -1,4 +1,5 @@
-"""Caffe2Job: the reference's worked example (§1.4) literally, defaults, rules, backends."""
+"""Caffe2Job (frameworks/caffe2.py and its rules, _caffe2_rules.py): the reference's worked
+example (§1.4) literally, defaults, rules, backends."""
 
 from __future__ import annotations
 
@@ -126,7 +127,7 @@ def test_hosts_resolve_and_the_run_id_is_stable_for_any_job(
     }
     first = C2.default(Caffe2Job.model_validate(doc))
     again = C2.default(Caffe2Job.model_validate(doc))
-    assert isinstance(first, Caffe2Job)
+    assert isinstance(first, Caffe2Job) and isinstance(again, Caffe2Job)
     run_id = first.spec.runtime_id
     assert run_id == again.spec.runtime_id
     assert run_id is not None and len(run_id) == 10 and run_id.isdigit() and run_id[0] != "0"
@@ -328,3 +329,26 @@ def test_a_long_job_key_label_is_shortened() -> None:
     pod = next(m for m in run_on.manifests if m["kind"] == "Pod")
     key = pod["metadata"]["labels"]["caffe2_job_key"]
     assert len(key) == 63 and key.startswith("default-rrrr")
+
+
+def test_a_redis_backend_with_a_password_end_to_end() -> None:
+    redis = {
+        "apiVersion": "trainjobs.dev/v1alpha1",
+        "kind": "RedisBackend",
+        "metadata": {"name": "redis", "namespace": "default"},
+        "spec": {"password": True},
+    }
+    (doc,) = caffe2_docs(CAFFE2 / "resnet50_redis.yaml")
+    del doc["spec"]["backendSpecs"]
+    doc["trainjobs"] = {"target": "pods", "backend": "redis"}
+    rendering = run(parse_documents([redis, doc]))
+    (unit,) = rendering.jobs
+    assert [str(d) for d in unit.depends_on] == ["backend default/redis"]
+    pod = next(m for m in rendering.manifests if m["metadata"]["name"] == "example-job-worker-0")
+    env = pod["spec"]["containers"][0]["env"]
+    assert [e["name"] for e in env] == ["REDIS_PASSWORD", *WORKED_ENV_NAMES]
+    assert env[0]["valueFrom"] == {"secretKeyRef": {"name": "redis-auth", "key": "password"}}
+    assert env[1:3] == [
+        {"name": "REDIS_HOST", "value": "redis.default.svc"},
+        {"name": "REDIS_PORT", "value": "6379"},
+    ]

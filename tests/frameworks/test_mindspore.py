@@ -1,4 +1,5 @@
-"""MSJob 2020 (kubeflow.org/v1): the worked example (§2A.4) literally, the seed's fields, rules."""
+"""MSJob 2020 (frameworks/mindspore.py and its rules, _mindspore_rules.py): the worked example
+(§2A.4) literally, the seed's fields, rules."""
 
 from __future__ import annotations
 

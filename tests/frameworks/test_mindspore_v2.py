@@ -19,7 +19,7 @@ SAMPLES = sorted((DATA / "ms-operator" / "kubebuilder-v1").glob("*.yaml"))
 DATAPARALLEL = DATA / "ms-operator" / "kubebuilder-v1" / "ms_wide_deep_dataparallel.yaml"
 
 # The reference's worker-1 env; MS_SCHED_HOST was the Service's ClusterIP (10.96.140.23).
-WORKED_WORKER_1_ENV = [
+WORKED_WORKER_1_ENV: list[dict[str, Any]] = [
     {"name": "GLOG_v", "value": "1"},
     # Deviation: the kubelet expands the scheduler Service's environment variable to that IP.
     {"name": "MS_SCHED_HOST", "value": "$(MS_WIDEDEEP_DATAPARALLEL_SCHEDULER_0_SERVICE_HOST)"},

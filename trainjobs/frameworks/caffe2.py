@@ -52,8 +52,9 @@ from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr
 
-from trainjobs.errors import Finding, Severity
-from trainjobs.frameworks._seed import compact_json, containers, mount_findings, stable_digits
+from trainjobs.errors import Finding
+from trainjobs.frameworks._caffe2_rules import TEMPLATE_PATH, backend_findings, template_findings
+from trainjobs.frameworks._seed import compact_json, containers, stable_digits
 from trainjobs.frameworks.base import (
     BackendBinding,
     Framework,
@@ -94,7 +95,6 @@ ENV_ORDER = (
 """The env the controller appends to every container, in its order."""
 ROLE = "Worker"
 """The one replica type; the key node pools and other template rewrites use."""
-_TEMPLATE_PATH = "spec.replicaSpecs.template"
 
 BackendType = Literal["none", "redis", "nfs"]
 
@@ -180,6 +180,11 @@ class Caffe2Job(JobResource):
     # backendSpecs a named backend replaced (the user wrote a host or path): for a warning.
     _replaced_backend: Caffe2BackendSpec | None = PrivateAttr(default=None)
 
+    @property
+    def replaced_backend(self) -> Caffe2BackendSpec | None:
+        """The ``backendSpecs`` the user wrote, when a backend named in the options replaced it."""
+        return self._replaced_backend
+
 
 def _worker_host(job: Caffe2Job, index: int) -> str:
     """``<namespace>-<job>-worker-<k>``: a CAFFE2_CONFIG host, and the Service of that name."""
@@ -188,13 +193,6 @@ def _worker_host(job: Caffe2Job, index: int) -> str:
 
 def _pod_name(job: Caffe2Job, index: int) -> str:
     return shorten(f"{job.name}-worker-{index}")
-
-
-def _describe(backend: Caffe2BackendSpec) -> str:
-    """``redis redis-service:6379`` or ``nfs /share``, for messages."""
-    if backend.backend_type == "redis":
-        return f"redis {backend.redis_host}:{backend.redis_port or 0}"
-    return f"{backend.backend_type} {backend.nfs_path or ''}".rstrip()
 
 
 def _is_set(value: str | int | None) -> bool:
@@ -261,97 +259,7 @@ class Caffe2(Framework):
 
     def validate(self, job: JobResource) -> list[Finding]:
         assert isinstance(job, Caffe2Job)
-        findings = self._backend_findings(job)
-        template = job.spec.replica_specs.template
-        found = containers(template)
-        if not found:
-            findings.append(
-                Finding(
-                    code="template.containers",
-                    path=f"{_TEMPLATE_PATH}.spec.containers",
-                    message="the workers need at least one container",
-                    hint="add a container running the Caffe2 trainer",
-                )
-            )
-        for i, container in enumerate(found):
-            if not container.get("image"):
-                findings.append(
-                    Finding(
-                        code="template.image",
-                        path=f"{_TEMPLATE_PATH}.spec.containers[{i}].image",
-                        message="every container needs an image",
-                        hint="e.g. image: kubeflow/caffe2:py2-cuda9.0-cudnn7-ubuntu16.04",
-                    )
-                )
-        findings += mount_findings(template, _TEMPLATE_PATH)
-        pod = template.get("spec") or {}
-        if pod.get("hostNetwork") and pod.get("dnsPolicy") == "ClusterFirst":
-            findings.append(
-                Finding(
-                    code="caffe2.host_network_dns",
-                    path=f"{_TEMPLATE_PATH}.spec.dnsPolicy",
-                    message=(
-                        "a hostNetwork pod with dnsPolicy ClusterFirst uses the node's resolver, "
-                        "so the Redis host and the CAFFE2_CONFIG hosts do not resolve"
-                    ),
-                    value="ClusterFirst",
-                    hint="set dnsPolicy: ClusterFirstWithHostNet (or leave it out)",
-                    severity=Severity.WARNING,
-                )
-            )
-        return findings
-
-    def _backend_findings(self, job: Caffe2Job) -> list[Finding]:
-        spec = job.spec
-        backend = spec.backend_specs or Caffe2BackendSpec()
-        replicas = 1 if spec.replica_specs.replicas is None else spec.replica_specs.replicas
-        kind = backend.backend_type or ("none" if replicas == 1 else "redis")
-        findings: list[Finding] = []
-        named = "or name a RedisBackend or NfsBackend in trainjobs.backend"
-        if kind == "none" and replicas > 1:
-            findings.append(
-                Finding(
-                    code="caffe2.backend_needed",
-                    path="spec.backendSpecs.backendType",
-                    message=f"{replicas} workers need a redis or nfs backend to find each other",
-                    value="none",
-                    hint=f"set backendType to redis or nfs, {named}",
-                )
-            )
-        if kind == "nfs" and not backend.nfs_path:
-            findings.append(
-                Finding(
-                    code="caffe2.nfs_path",
-                    path="spec.backendSpecs.nfsPath",
-                    message="the nfs backend needs nfsPath, the shared directory (NFS_PATH)",
-                    hint=f"set nfsPath to a directory every worker mounts, {named}",
-                )
-            )
-        if kind == "redis" and not backend.redis_host:
-            findings.append(
-                Finding(
-                    code="caffe2.redis_host",
-                    path="spec.backendSpecs.redisHost",
-                    message="the redis backend needs redisHost (REDIS_HOST)",
-                    hint=f"set redisHost and redisPort, {named}",
-                )
-            )
-        replaced = job._replaced_backend
-        if replaced is not None:
-            findings.append(
-                Finding(
-                    code="caffe2.backend_replaced",
-                    path="spec.backendSpecs",
-                    message=(
-                        "the backend named in trainjobs.backend replaces this backendSpecs; "
-                        f"the job now uses {_describe(backend)}"
-                    ),
-                    value=_describe(replaced),
-                    hint="remove spec.backendSpecs, or remove trainjobs.backend",
-                    severity=Severity.WARNING,
-                )
-            )
-        return findings
+        return backend_findings(job) + template_findings(job.spec.replica_specs.template)
 
     # ----- templates and backends -------------------------------------------
 
@@ -359,7 +267,7 @@ class Caffe2(Framework):
         assert isinstance(job, Caffe2Job)
         spec = job.spec.replica_specs
         replicas = 1 if spec.replicas is None else spec.replicas
-        yield TemplateRef(ROLE, _TEMPLATE_PATH, spec.template, replicas)
+        yield TemplateRef(ROLE, TEMPLATE_PATH, spec.template, replicas)
 
     def with_templates(self, job: JobResource, templates: Mapping[str, PodTemplate]) -> JobResource:
         assert isinstance(job, Caffe2Job)

@@ -50,8 +50,17 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from trainjobs.errors import Finding, Severity
-from trainjobs.frameworks._seed import compact_json, containers, mount_findings, stable_base36
+from trainjobs.errors import Finding
+from trainjobs.frameworks._mindspore_rules import (
+    DEFAULT_CONTAINER,
+    DEFAULT_MASTER_PORT,
+    replica_findings,
+    role_of,
+    seed_field_findings,
+    spec_port,
+    template_findings,
+)
+from trainjobs.frameworks._seed import compact_json, stable_base36
 from trainjobs.frameworks.base import (
     Framework,
     JobResource,
@@ -77,9 +86,6 @@ __all__ = [
     "TerminationPolicy",
 ]
 
-DEFAULT_CONTAINER = "mindspore"
-"""The only container the operator reads and injects env into."""
-DEFAULT_MASTER_PORT = 23456
 DEFAULT_IMAGE = "mindspore/mindspore:v0.1.0-alpha"
 """Upstream's default ``msImage`` (recorded, never used for a pod)."""
 ENV_ORDER = ("MS_CONFIG", "MASTER_PORT", "MASTER_ADDR", "WORLD_SIZE", "RANK")
@@ -163,17 +169,6 @@ class MSJob(JobResource):
     spec: MSJobSpec
 
 
-def _spec_port(value: int | str | None) -> int | None:
-    """The spec-level masterPort as a port number, or None when absent or not a port."""
-    if isinstance(value, str):
-        value = int(value) if value.isdigit() else None
-    return value if value is not None and 1 <= value <= 65535 else None
-
-
-def _role(spec: MSReplicaSpec) -> str:
-    return spec.replica_type or "MASTER"
-
-
 class MindSpore(Framework):
     """MindSpore 0.x distributed training with a TCP master (ms-operator, 2020)."""
 
@@ -208,13 +203,13 @@ class MindSpore(Framework):
         assert isinstance(job, MSJob)
         spec = job.spec
         metadata = job.metadata.model_copy(update={"namespace": job.metadata.ns})
-        port = _spec_port(spec.master_port) or DEFAULT_MASTER_PORT
+        port = spec_port(spec.master_port) or DEFAULT_MASTER_PORT
         replicas = [
             r.model_copy(
                 update={
                     "replicas": 1 if r.replicas is None else r.replicas,
                     "master_port": r.master_port or port,
-                    "replica_type": _role(r),
+                    "replica_type": role_of(r),
                     "template": deep_copy(r.template),
                 }
             )
@@ -248,192 +243,10 @@ class MindSpore(Framework):
 
     def validate(self, job: JobResource) -> list[Finding]:
         assert isinstance(job, MSJob)
-        findings = self._seed_field_findings(job)
-        findings += self._replica_findings(job)
+        findings = seed_field_findings(job)
+        findings += replica_findings(job)
         for i, replica in enumerate(job.spec.replica_specs):
-            findings += self._template_findings(job, replica, f"spec.replicaSpecs[{i}].template")
-        return findings
-
-    def _seed_field_findings(self, job: MSJob) -> list[Finding]:
-        spec = job.spec
-        findings: list[Finding] = []
-        if spec.backend is not None:
-            if spec.backend.lower() == "tcp":
-                findings.append(
-                    Finding(
-                        code="mindspore.backend",
-                        path="spec.backend",
-                        message=(
-                            "backend is not part of the MSJob API and the operator dropped it; "
-                            "its only rendezvous is TCP through MASTER_ADDR and MASTER_PORT, so "
-                            "the job gets what 'tcp' asks for and the field is left out"
-                        ),
-                        value=spec.backend,
-                        hint="remove spec.backend",
-                        severity=Severity.WARNING,
-                    )
-                )
-            else:
-                findings.append(
-                    Finding(
-                        code="mindspore.backend",
-                        path="spec.backend",
-                        message=(
-                            "backend is not part of the MSJob API; the 2020 operator can only "
-                            "rendezvous over TCP (MASTER_ADDR, MASTER_PORT)"
-                        ),
-                        value=spec.backend,
-                        hint="remove spec.backend (or set it to tcp)",
-                    )
-                )
-        if spec.master_port is not None:
-            port = _spec_port(spec.master_port)
-            if port is None:
-                findings.append(
-                    Finding(
-                        code="mindspore.master_port",
-                        path="spec.masterPort",
-                        message="masterPort must be a port number from 1 to 65535",
-                        value=spec.master_port,
-                        hint="e.g. masterPort: 23456, on each replica spec",
-                    )
-                )
-            else:
-                findings.append(
-                    Finding(
-                        code="mindspore.master_port",
-                        path="spec.masterPort",
-                        message=(
-                            "masterPort belongs on each replica spec; the operator ignored it "
-                            f"here and gave every replica {DEFAULT_MASTER_PORT}. trainjobs "
-                            f"applies {port} to each replica spec without a masterPort of its own"
-                        ),
-                        value=spec.master_port,
-                        hint=f"move it: masterPort: {port} on each entry of spec.replicaSpecs",
-                        severity=Severity.WARNING,
-                    )
-                )
-        return findings
-
-    def _replica_findings(self, job: MSJob) -> list[Finding]:
-        findings: list[Finding] = []
-        seen: dict[str, int] = {}
-        for i, replica in enumerate(job.spec.replica_specs):
-            role = _role(replica)
-            if role in seen:
-                findings.append(
-                    Finding(
-                        code="mindspore.replica_type_twice",
-                        path=f"spec.replicaSpecs[{i}].replicaType",
-                        message=f"replicaType {role} is already used by replicaSpecs[{seen[role]}]",
-                        value=role,
-                        hint="merge the two specs and add up their replicas",
-                    )
-                )
-            seen.setdefault(role, i)
-            count = 1 if replica.replicas is None else replica.replicas
-            if role == "MASTER" and count != 1:
-                findings.append(
-                    Finding(
-                        code="mindspore.master_replicas",
-                        path=f"spec.replicaSpecs[{i}].replicas",
-                        message="the MASTER must have exactly one replica",
-                        value=count,
-                        hint="set replicas: 1 and add WORKER replicas instead",
-                    )
-                )
-        if "MASTER" not in seen:
-            findings.append(
-                Finding(
-                    code="mindspore.master_missing",
-                    path="spec.replicaSpecs",
-                    message=(
-                        "there is no MASTER replica spec; every worker's MASTER_ADDR names "
-                        "the master's Service"
-                    ),
-                    value=sorted(seen),
-                    hint="add a replica spec with replicaType: MASTER and replicas: 1",
-                )
-            )
-        policy = job.spec.termination_policy
-        master = policy.master if policy is not None else MasterSpec()
-        name = (master.replica_name if master is not None else None) or "MASTER"
-        if master is None:
-            findings.append(
-                Finding(
-                    code="mindspore.termination_policy",
-                    path="spec.terminationPolicy.master",
-                    message="a terminationPolicy needs a master, the replica whose exit ends it",
-                    hint="add master: {replicaName: MASTER, replicaRank: 0}, or remove "
-                    "terminationPolicy for that default",
-                )
-            )
-        elif name not in seen and name != "MASTER":
-            findings.append(
-                Finding(
-                    code="mindspore.termination_policy",
-                    path="spec.terminationPolicy.master.replicaName",
-                    message="terminationPolicy.master names a replica type the job does not have",
-                    value=name,
-                    hint=f"use one of {', '.join(sorted(seen)) or 'MASTER'}",
-                )
-            )
-        return findings
-
-    def _template_findings(self, job: MSJob, replica: MSReplicaSpec, path: str) -> list[Finding]:
-        template = replica.template
-        found = containers(template)
-        findings: list[Finding] = []
-        if not any(c.get("name") == DEFAULT_CONTAINER for c in found):
-            findings.append(
-                Finding(
-                    code="template.default_container",
-                    path=f"{path}.spec.containers",
-                    message=(
-                        f"no container is named {DEFAULT_CONTAINER!r}; the operator refuses the "
-                        "job and injects its env only into that container"
-                    ),
-                    value=[c.get("name") for c in found],
-                    hint=f"name the training container {DEFAULT_CONTAINER!r}",
-                )
-            )
-        for i, container in enumerate(found):
-            if not container.get("image"):
-                findings.append(
-                    Finding(
-                        code="template.image",
-                        path=f"{path}.spec.containers[{i}].image",
-                        message="every container needs an image",
-                        hint="e.g. image: mindspore/mindspore-cpu:0.1.0-alpha",
-                    )
-                )
-        findings += mount_findings(template, path)
-        meta = template.get("metadata") or {}
-        ignored = [k for k in ("labels", "annotations") if meta.get(k)]
-        if ignored:
-            findings.append(
-                Finding(
-                    code="mindspore.template_metadata",
-                    path=f"{path}.metadata",
-                    message=f"the operator does not copy the template's {' or '.join(ignored)} "
-                    "to its pods, and neither does trainjobs",
-                    value={k: meta[k] for k in ignored},
-                    hint="select pods by the operator's labels (ms_job_name, job_type, task_index)",
-                    severity=Severity.WARNING,
-                )
-            )
-        own = (template.get("spec") or {}).get("schedulerName")
-        if own and own != job.spec.scheduler_name:
-            findings.append(
-                Finding(
-                    code="mindspore.scheduler_name",
-                    path=f"{path}.spec.schedulerName",
-                    message="spec.schedulerName replaces the template's schedulerName on every pod",
-                    value=own,
-                    hint=f"set spec.schedulerName: {own} instead",
-                    severity=Severity.WARNING,
-                )
-            )
+            findings += template_findings(job, replica, f"spec.replicaSpecs[{i}].template")
         return findings
 
     # ----- templates -------------------------------------------------------------
@@ -443,14 +256,14 @@ class MindSpore(Framework):
         for i, replica in enumerate(job.spec.replica_specs):
             count = 1 if replica.replicas is None else replica.replicas
             yield TemplateRef(
-                _role(replica), f"spec.replicaSpecs[{i}].template", replica.template, count
+                role_of(replica), f"spec.replicaSpecs[{i}].template", replica.template, count
             )
 
     def with_templates(self, job: JobResource, templates: Mapping[str, PodTemplate]) -> JobResource:
         assert isinstance(job, MSJob)
         replicas = [
-            r.model_copy(update={"template": dict(templates[_role(r)])})
-            if _role(r) in templates
+            r.model_copy(update={"template": dict(templates[role_of(r)])})
+            if role_of(r) in templates
             else r
             for r in job.spec.replica_specs
         ]
@@ -473,7 +286,7 @@ class MindSpore(Framework):
         """MS_CONFIG: every Service by type (types sorted), this pod's task, ``cloud``."""
         cluster: dict[str, list[str]] = {}
         for replica in job.spec.replica_specs:
-            kind = _role(replica)
+            kind = role_of(replica)
             port = replica.master_port or DEFAULT_MASTER_PORT
             cluster[kind.lower()] = [
                 f"{self.object_name(job, kind, i)}:{port}" for i in range(replica.replicas or 0)
@@ -487,7 +300,7 @@ class MindSpore(Framework):
 
     def cluster_env(self, job: MSJob, replica: MSReplicaSpec, rank: int) -> list[dict[str, Any]]:
         """The five env vars of the pod of ``rank``, in the operator's order."""
-        role = _role(replica)
+        role = role_of(replica)
         world = sum(r.replicas or 0 for r in job.spec.replica_specs)
         master = "localhost" if rank == 0 else self.object_name(job, "MASTER", 0)
         values = (
@@ -509,7 +322,7 @@ class MindSpore(Framework):
         return objects
 
     def _pod(self, job: MSJob, replica: MSReplicaSpec, index: int) -> Manifest:
-        role = _role(replica)
+        role = role_of(replica)
         rank = self.rank(role, index)
         spec = deep_copy(replica.template.get("spec") or {})
         spec.pop("schedulerName", None)
@@ -531,7 +344,7 @@ class MindSpore(Framework):
         }
 
     def _service(self, job: MSJob, replica: MSReplicaSpec, index: int) -> Manifest:
-        role = _role(replica)
+        role = role_of(replica)
         return {
             "apiVersion": "v1",
             "kind": "Service",
@@ -550,7 +363,7 @@ class MindSpore(Framework):
     def addresses(self, job: JobResource) -> dict[str, str]:
         assert isinstance(job, MSJob)
         for replica in job.spec.replica_specs:
-            if _role(replica) == "MASTER":
+            if role_of(replica) == "MASTER":
                 port = replica.master_port or DEFAULT_MASTER_PORT
                 return {"master": f"{self.object_name(job, 'MASTER', 0)}:{port}"}
         return {}
