@@ -207,7 +207,7 @@ class Caffe2(Framework):
     kind = KindRef("kubeflow.org/v1alpha1", "Caffe2Job", "caffe2jobs")
     model = Caffe2Job
     legacy = True
-    operator = "caffe2-operator 3773f5b (archived)"
+    operator = "caffe2-operator 3773f5b, archived"
     crd_file = "generated/caffe2jobs.kubeflow.org.yaml"
     crd_generated = True
     success_rule = (

@@ -177,7 +177,7 @@ class MindSpore(Framework):
     kind = KindRef("kubeflow.org/v1", "MSJob", "msjobs")
     model = MSJob
     legacy = True
-    operator = "ms-operator 8bcc840 (2020 Helm chart)"
+    operator = "ms-operator 8bcc840, 2020 Helm chart"
     crd_file = "generated/msjobs.kubeflow.org.yaml"
     crd_generated = True
     success_rule = (

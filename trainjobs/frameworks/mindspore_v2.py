@@ -98,7 +98,7 @@ class MindSporeV2(KubeflowV1Framework):
     kind = KindRef("mindspore.gitee.com/v1", "MSJob", "msjobs")
     model = MSJobV2
     legacy = True
-    operator = "ms-operator v1.0.0 (2022)"
+    operator = "ms-operator v1.0.0, 2022"
     crd_file = "generated/msjobs.mindspore.gitee.com.yaml"
     crd_generated = True
     replica_types = ("Scheduler", "PS", "Worker")

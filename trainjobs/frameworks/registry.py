@@ -8,7 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from trainjobs.frameworks import caffe2, mindspore, mindspore_v2, pytorch, tensorflow
+from trainjobs.frameworks import (
+    caffe2,
+    jax,
+    mindspore,
+    mindspore_v2,
+    mpi,
+    mpi_v1,
+    mxnet,
+    paddle,
+    pytorch,
+    tensorflow,
+    xgboost,
+)
 from trainjobs.frameworks.base import Framework
 
 __all__ = ["REGISTRY", "Registry"]
@@ -49,6 +61,12 @@ class Registry:
 _PLUGINS: tuple[Framework, ...] = (
     tensorflow.FRAMEWORK,
     pytorch.FRAMEWORK,
+    mpi.FRAMEWORK,
+    mpi_v1.FRAMEWORK,
+    xgboost.FRAMEWORK,
+    paddle.FRAMEWORK,
+    jax.FRAMEWORK,
+    mxnet.FRAMEWORK,
     caffe2.FRAMEWORK,
     mindspore.FRAMEWORK,
     mindspore_v2.FRAMEWORK,
