@@ -19,6 +19,7 @@ from typing import TextIO
 from trainjobs.check import run
 from trainjobs.check.k8s_schema import available_versions
 from trainjobs.errors import Finding, Severity, SpecError, TrainjobsError
+from trainjobs.frameworks.crds import GENERATED_DIR, crd_files
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.redact import redact
 from trainjobs.k8s.yamlio import dump_all, dump_one
@@ -144,6 +145,32 @@ def cmd_frameworks(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def write_crds(directory: Path) -> list[str]:
+    """Write every generated CRD under ``directory``; remove files in its ``generated/``
+    folder that no framework generates any more. Returns the paths written."""
+    files = crd_files()
+    for relative, text in files.items():
+        target = directory / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = target.with_name(f".{target.name}.tmp")
+        staging.write_text(text)
+        os.replace(staging, target)
+    owned = directory / GENERATED_DIR
+    for path in sorted(owned.glob("*.yaml")) if owned.is_dir() else []:
+        if str(path.relative_to(directory)) not in files:
+            path.unlink()
+    return list(files)
+
+
+def cmd_crds(args: argparse.Namespace) -> int:
+    if args.output is None:
+        sys.stdout.write("".join(f"---\n{text}" for text in crd_files().values()))
+        return EXIT_OK
+    for relative in write_crds(Path(args.output)):
+        print(f"wrote {Path(args.output) / relative}")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="trainjobs",
@@ -194,6 +221,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     frameworks = sub.add_parser("frameworks", help="list the frameworks and their targets")
     frameworks.set_defaults(func=cmd_frameworks)
+
+    crds = sub.add_parser(
+        "crds",
+        help="write the CRDs generated from the framework models",
+        description=(
+            "Generate a structural CRD for every framework whose upstream CRD had no schema. "
+            "Without -o: one YAML stream on stdout. With -o DIR (normally crds/): each file at "
+            f"DIR/<its crd_file>; stale files in DIR/{GENERATED_DIR}/ are removed."
+        ),
+    )
+    crds.add_argument("-o", "--output", metavar="DIR", help="the crds/ folder to write into")
+    crds.set_defaults(func=cmd_crds)
     return parser
 
 
