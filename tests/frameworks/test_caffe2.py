@@ -315,8 +315,7 @@ def test_every_upstream_example_is_accepted_and_renders(path: Path, target: str)
     rendering = run(stack, target=target)  # type: ignore[arg-type]
     kinds = sorted({m["kind"] for m in rendering.manifests})
     assert kinds == (["Caffe2Job"] if target == "operator" else ["Pod", "Service"])
-    # Only "no shipped CRD yet" may be said about an upstream example.
-    assert {f.code for f in rendering.findings} <= {"schema.unknown_kind"}
+    assert rendering.findings == ()
 
 
 def test_a_long_job_key_label_is_shortened() -> None:

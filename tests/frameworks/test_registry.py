@@ -10,12 +10,7 @@ from pydantic import BaseModel
 
 from tests.support.paths import ROOT
 from trainjobs.frameworks import REGISTRY, Framework
-from trainjobs.k8s.crds import crd_dir, load_crd
-
-# A generated CRD (crd_generated) is written by `trainjobs crds` from the model; until it
-# is in crds/ its kind is checked by name only (test_generated_crd_files_follow_the_convention).
-SHIPPED = [fw for fw in REGISTRY if not fw.crd_generated or (crd_dir() / fw.crd_file).is_file()]
-VENDORED = [fw for fw in REGISTRY if not fw.crd_generated]
+from trainjobs.k8s.crds import load_crd
 
 
 def test_every_framework_is_registered_once_by_name_and_kind() -> None:
@@ -28,7 +23,7 @@ def test_every_framework_is_registered_once_by_name_and_kind() -> None:
         assert REGISTRY.by_kind(fw.kind.api_version, fw.kind.kind) is fw
 
 
-@pytest.mark.parametrize("fw", SHIPPED, ids=lambda fw: fw.name)
+@pytest.mark.parametrize("fw", list(REGISTRY), ids=lambda fw: fw.name)
 def test_crd_file_declares_the_frameworks_kind(fw: Framework) -> None:
     crd = load_crd(fw.crd_file)
     assert crd["metadata"]["name"] == fw.kind.crd_name
@@ -36,16 +31,6 @@ def test_crd_file_declares_the_frameworks_kind(fw: Framework) -> None:
     assert crd["spec"]["names"]["kind"] == fw.kind.kind
     assert crd["spec"]["names"]["plural"] == fw.kind.plural
     assert [v["name"] for v in crd["spec"]["versions"]] == [fw.kind.version]
-
-
-def test_generated_crd_files_follow_the_convention() -> None:
-    generated = {fw.name: fw.crd_file for fw in REGISTRY if fw.crd_generated}
-    assert generated == {
-        fw.name: f"generated/{fw.kind.plural}.{fw.kind.group}.yaml"
-        for fw in REGISTRY
-        if fw.crd_generated
-    }
-    assert {"caffe2", "mindspore", "mindspore-v2"} <= set(generated)
 
 
 @pytest.mark.parametrize("fw", list(REGISTRY), ids=lambda fw: fw.name)
@@ -93,7 +78,7 @@ def _differences(model: type[BaseModel], schema: dict[str, Any], path: str) -> l
     return sorted(problems)
 
 
-@pytest.mark.parametrize("fw", VENDORED, ids=lambda fw: fw.name)
+@pytest.mark.parametrize("fw", list(REGISTRY), ids=lambda fw: fw.name)
 def test_spec_model_has_exactly_the_crd_fields(fw: Framework) -> None:
     spec_model = _model_of(fw.model.model_fields["spec"].annotation)
     assert spec_model is not None

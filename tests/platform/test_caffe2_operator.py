@@ -10,6 +10,8 @@ from tests.support.paths import DATA
 from tests.support.rbac import assert_least_privilege
 from trainjobs.check import run
 from trainjobs.errors import SpecError
+from trainjobs.frameworks.caffe2 import FRAMEWORK as CAFFE2
+from trainjobs.k8s.crds import load_crd
 from trainjobs.k8s.yamlio import load_all
 from trainjobs.spec import parse_documents
 
@@ -101,6 +103,9 @@ def test_the_crd_has_upstreams_names() -> None:
         "names"
     ]
     assert [v["name"] for v in crd["spec"]["versions"]] == [upstream["spec"]["version"]]
+    # The controller updates whole objects, status included: no status subresource.
+    assert "subresources" not in crd["spec"]["versions"][0]
+    assert crd["spec"] == load_crd(CAFFE2.crd_file)["spec"]
 
 
 def test_the_image_is_required() -> None:

@@ -7,6 +7,8 @@ from typing import Any
 from tests.support.paths import DATA
 from tests.support.rbac import assert_least_privilege
 from trainjobs.check import run
+from trainjobs.frameworks.mindspore_v2 import FRAMEWORK as MS2
+from trainjobs.k8s.crds import load_crd
 from trainjobs.k8s.yamlio import load_all
 from trainjobs.platform.ms_operator_v2 import DEFAULT_IMAGE
 from trainjobs.spec import parse_documents
@@ -87,3 +89,11 @@ def test_without_the_metrics_proxy() -> None:
     assert ("ClusterRole", "ms-operator-proxy-role") not in found
     pod = found[("Deployment", "ms-operator-controller-manager")]["spec"]["template"]["spec"]
     assert [c["name"] for c in pod["containers"]] == ["manager"]
+
+
+def test_the_crd_is_the_generated_one_serving_status() -> None:
+    crd = objects(operator())[("CustomResourceDefinition", "msjobs.mindspore.gitee.com")]
+    (version,) = crd["spec"]["versions"]
+    # The controller writes conditions through msjobs/status.
+    assert version["subresources"] == {"status": {}}
+    assert crd["spec"] == load_crd(MS2.crd_file)["spec"]

@@ -46,7 +46,7 @@ configuration, not part of the job).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -180,6 +180,8 @@ class MindSpore(Framework):
     operator = "ms-operator 8bcc840, 2020 Helm chart"
     crd_file = "generated/msjobs.kubeflow.org.yaml"
     crd_generated = True
+    # The 2020 controller keeps status in memory only; nothing to wait for.
+    status_conditions: ClassVar[dict[str, str]] = {}
     success_rule = (
         "when the replica named by terminationPolicy.master (default the MASTER) succeeds; "
         "the operator meant that but never reported it, and replaced failed pods"

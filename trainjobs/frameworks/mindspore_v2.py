@@ -101,6 +101,8 @@ class MindSporeV2(KubeflowV1Framework):
     operator = "ms-operator v1.0.0, 2022"
     crd_file = "generated/msjobs.mindspore.gitee.com.yaml"
     crd_generated = True
+    # The controller writes conditions through msjobs/status (its RBAC grants that).
+    status_subresource = True
     replica_types = ("Scheduler", "PS", "Worker")
     default_container = "mindspore"
     default_port_name = "msjob-port"

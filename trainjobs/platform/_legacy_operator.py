@@ -17,7 +17,6 @@ from pydantic import Field
 
 from trainjobs.frameworks.base import Framework, K8sModel, Manifest
 from trainjobs.platform import install
-from trainjobs.platform._crd import framework_crd
 from trainjobs.platform.base import PlatformResource
 from trainjobs.platform.install import Rule
 from trainjobs.platform.workload import component_labels, restricted_container
@@ -115,7 +114,7 @@ class LegacyOperator:
         if spec.create_namespace:
             objects.append(install.namespace(namespace, labels))
         objects += [
-            framework_crd(self.framework, labels),
+            install.crd(self.framework.crd_file, labels),
             install.service_account(name, namespace, labels),
             install.cluster_role(name, self.rules, labels),
             install.cluster_role_binding(name, name, name, namespace, labels),

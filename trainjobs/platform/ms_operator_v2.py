@@ -31,7 +31,6 @@ from pydantic import Field
 from trainjobs.frameworks import mindspore_v2
 from trainjobs.frameworks.base import K8sModel, Manifest
 from trainjobs.platform import install
-from trainjobs.platform._crd import framework_crd
 from trainjobs.platform._legacy_operator import default_resources
 from trainjobs.platform.base import Category, PlatformKind, PlatformResource
 from trainjobs.platform.install import Rule
@@ -151,7 +150,7 @@ class MSOperatorV2Kind(PlatformKind):
         if spec.create_namespace:
             objects.append(install.namespace(ns, {**labels, **plane}))
         objects += [
-            framework_crd(mindspore_v2.FRAMEWORK, labels, status=True),
+            install.crd(mindspore_v2.FRAMEWORK.crd_file, labels),
             install.service_account(account, ns, labels),
             install.role(election, ns, LEADER_ELECTION_RULES, labels),
             install.cluster_role(manager, MANAGER_RULES, labels),
