@@ -67,6 +67,9 @@ def test_a_caffe2job_given_a_dataset_job_waits_for_it() -> None:
         TrainingJob("train", job, target="pods", backend=data)
 
     resources = run_program(program)
+    (prepare,) = [r for r in resources if r.type == "kubernetes:batch/v1:Job"]
+    assert prepare.options["custom_timeouts"] == {"create": "30m", "update": "30m"}
+    assert "pulumi.com/skipAwait" not in prepare.inputs["metadata"].get("annotations", {})
     (component,) = [r for r in resources if r.type == "trainjobs:index:TrainingJob"]
     assert [d.split("::")[-1] for d in component.options["dependencies"]] == ["default/mnist"]
     pod = next(

@@ -8,6 +8,7 @@ import pytest
 
 from trainjobs.check import run
 from trainjobs.errors import SpecError
+from trainjobs.render.lifecycle import Lifecycle
 from trainjobs.spec import parse_documents
 
 
@@ -41,9 +42,13 @@ JOB = {
 
 
 def test_the_job_mounts_the_share_and_pulumi_waits_for_it() -> None:
-    (job,) = run(parse_documents([dataset(timeoutSeconds=600)])).manifests
+    rendering = run(parse_documents([dataset(timeout="45m")]))
+    (job,) = rendering.manifests
     assert job["apiVersion"] == "batch/v1"
-    assert job["metadata"]["annotations"] == {"pulumi.com/timeoutSeconds": "600"}
+    assert "annotations" not in job["metadata"]
+    # Awaited (not skipped), for the DatasetJob's timeout; the components apply it.
+    ((obj,),) = [u.objects for u in rendering.units]
+    assert obj.lifecycle == Lifecycle(timeout="45m")
     assert job["spec"]["backoffLimit"] == 2
     pod = job["spec"]["template"]["spec"]
     assert pod["restartPolicy"] == "Never"
@@ -80,6 +85,15 @@ def test_share_and_container_problems_are_reported_at_their_paths() -> None:
         "it, or name an existing PersistentVolumeClaim in claimName",
         "error: backends[0].spec.container.image: the preparation container needs an image; "
         "fix: set the image that has the preparation tool, e.g. make_mnist_db",
+    ]
+
+
+def test_the_timeout_is_a_duration() -> None:
+    with pytest.raises(SpecError) as err:
+        parse_documents([dataset(timeout="1800")])
+    assert [f.render() for f in err.value.findings] == [
+        "error: backends[0].spec.timeout: value error, must be a whole number of s, m or h, "
+        "e.g. 30m or 2h (got '1800')"
     ]
 
 

@@ -9,8 +9,8 @@ NfsBackend: the share is mounted at the same path, ``NFS_PATH`` points there (a
 Caffe2Job's ``backendSpecs`` becomes ``nfs`` with that path). Because the training
 job depends on the DatasetJob, the Pulumi programs create its pods only after the
 Job has *succeeded*: the Kubernetes provider waits for a Job's ``Complete``
-condition (for ``timeoutSeconds``, set as the ``pulumi.com/timeoutSeconds``
-annotation) and fails the update if the Job fails.
+condition (for ``spec.timeout``, a Pulumi custom timeout) and fails the update if
+the Job fails.
 
 The Job keeps its pod after it finishes (no TTL), so its log can be read; a Job
 cannot be changed in place, so changing the spec makes Pulumi replace it, which
@@ -19,10 +19,11 @@ runs it again. Write the step so a second run finds its output and stops.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from trainjobs.errors import Finding
 from trainjobs.frameworks.base import BackendBinding, JobResource, K8sModel, Manifest
@@ -53,14 +54,20 @@ class DatasetJobSpec(K8sModel):
     backoff_limit: int = Field(
         default=2, ge=0, description="Retries before the Job counts as failed; default 2."
     )
-    timeout_seconds: int = Field(
-        default=1800,
-        ge=1,
+    timeout: str = Field(
+        default="30m",
         description=(
-            "How long Pulumi waits for the Job to succeed before failing the update "
-            "(pulumi.com/timeoutSeconds); default 1800."
+            "How long `pulumi up` waits for the Job to succeed before failing the update, "
+            "a whole number of s, m or h; default 30m."
         ),
     )
+
+    @field_validator("timeout")
+    @classmethod
+    def _duration(cls, value: str) -> str:
+        if not re.fullmatch(r"[1-9][0-9]*[smh]", value):
+            raise ValueError("must be a whole number of s, m or h, e.g. 30m or 2h")
+        return value
 
 
 class DatasetJob(PlatformResource):
@@ -119,7 +126,6 @@ class DatasetJobKind(BackendKind):
                     "name": resource.name,
                     "namespace": self.namespace(resource),
                     "labels": labels,
-                    "annotations": {"pulumi.com/timeoutSeconds": str(spec.timeout_seconds)},
                 },
                 "spec": {
                     "backoffLimit": spec.backoff_limit,
@@ -134,6 +140,10 @@ class DatasetJobKind(BackendKind):
                 },
             }
         ]
+
+    def await_timeout(self, resource: PlatformResource, manifest: Manifest) -> str:
+        """The Job is awaited until it has succeeded, for ``spec.timeout``."""
+        return self._spec(resource).timeout
 
     def binding(self, resource: PlatformResource) -> BackendBinding:
         """The share, mounted and in NFS_PATH, exactly as an NfsBackend binds it."""

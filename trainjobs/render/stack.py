@@ -6,8 +6,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from trainjobs.errors import Finding, Severity, SpecError
+from trainjobs.frameworks.base import Manifest
 from trainjobs.k8s.order import apply_rank
+from trainjobs.platform.base import PlatformKind, PlatformResource
 from trainjobs.render.jobs import render_job
+from trainjobs.render.lifecycle import DEFAULT as DEFAULT_LIFECYCLE
+from trainjobs.render.lifecycle import Lifecycle
 from trainjobs.render.model import RenderedObject, RenderedUnit, Rendering, UnitRef
 from trainjobs.render.resolve import PlatformIndex
 from trainjobs.spec.entry import PlatformEntry, Target
@@ -35,7 +39,7 @@ def render_platform(
         else:
             depends_on.append(UnitRef(found.plugin.category, found.key))
     objects = tuple(
-        RenderedObject(m, entry.path, entry.source, resource.name)
+        RenderedObject(m, entry.path, entry.source, resource.name, _lifecycle(plugin, resource, m))
         for m in sorted(plugin.manifests(resource), key=apply_rank)
     )
     unit = RenderedUnit(
@@ -48,6 +52,11 @@ def render_platform(
         source=entry.source,
     )
     return unit, findings
+
+
+def _lifecycle(plugin: PlatformKind, resource: PlatformResource, manifest: Manifest) -> Lifecycle:
+    timeout = plugin.await_timeout(resource, manifest)
+    return Lifecycle(timeout=timeout) if timeout else DEFAULT_LIFECYCLE
 
 
 def _provided_kinds(unit: RenderedUnit) -> set[tuple[str, str]]:
