@@ -26,17 +26,19 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from tests.support import pulumi_harness
-from tests.support.corpus import examples, platform_documents, stack_of
+from tests.support.corpus import platform_documents, platform_variants, stack_of
 from tests.support.paths import ROOT, example_job_files, stack_files
 from tests.support.pulumi_harness import run_program
 from trainjobs.check import run
 from trainjobs.cli import main
 from trainjobs.components import TrainingJob, TrainingStack
+from trainjobs.components.secrets import has_placeholders
 from trainjobs.errors import SpecError
 from trainjobs.k8s.generated import parse
 from trainjobs.k8s.redact import REDACTED, redact
 from trainjobs.k8s.yamlio import dump_all
-from trainjobs.spec import StackSpec, load_path
+from trainjobs.render import render
+from trainjobs.spec import StackSpec, Target, load_path
 from trainjobs.spec.entry import TARGETS
 
 KEY_MATERIAL = [
@@ -50,11 +52,20 @@ MOCK_VALUES = re.compile(r"mock-(private-key|public-key|password):")
 
 
 def _inputs() -> Iterator[tuple[str, StackSpec]]:
-    """Every example, stack and platform document, as a stack."""
+    """Every example, stack and platform kind's variants, as a stack."""
     for path in [*example_job_files(), *stack_files()]:
         yield path.name, load_path(path)
-    for doc in platform_documents():
-        yield doc["kind"], stack_of([doc])
+    for doc in platform_variants():
+        yield doc["metadata"]["name"], stack_of([doc])
+
+
+def _input_files(folder: Path) -> list[Path]:
+    """The files of :func:`_inputs`: a platform variant each in a file of its own."""
+    files = [*example_job_files(), *stack_files()]
+    for doc in platform_variants():
+        files.append(folder / f"{doc['metadata']['name']}.yaml")
+        files[-1].write_text(dump_all([doc]))
+    return files
 
 
 def _renders() -> Iterator[tuple[str, str, list[dict[str, Any]]]]:
@@ -62,6 +73,17 @@ def _renders() -> Iterator[tuple[str, str, list[dict[str, Any]]]]:
         for target in TARGETS:
             if all(target in e.framework.targets for e in stack.jobs):
                 yield name, target, run(stack, target=target).manifests
+
+
+def _generating() -> Iterator[tuple[str, Target, StackSpec]]:
+    """The inputs (and a target) whose render holds a generated value: only there can
+    the mocks hand out a real one."""
+    for name, stack in _inputs():
+        for target in TARGETS:
+            renders = all(target in e.framework.targets for e in stack.jobs)
+            if renders and has_placeholders(render(stack, target).manifests):
+                yield name, target, stack
+                break
 
 
 def _leaks(text: str) -> list[str]:
@@ -103,16 +125,11 @@ def _cli(*args: str) -> tuple[int, str]:
 
 
 def test_cli_output_holds_no_secrets(tmp_path: Path) -> None:
-    platform_file = tmp_path / "platform.yaml"
-    platform_file.write_text(dump_all(platform_documents()))
-    paths = [str(p) for p in [*example_job_files(), *stack_files(), platform_file]]
-    for path in paths:
+    for path in map(str, _input_files(tmp_path)):
         for args in (
-            ["render", path],
             ["render", path, "--show-secrets"],
             ["render", path, "-o", str(tmp_path / "out")],
             ["check", path],
-            ["preview", path, "--state-dir", str(tmp_path / "state"), "--no-diff"],
             ["preview", path, "--state-dir", str(tmp_path / "state"), "--json"],
         ):
             code, printed = _cli(*args)
@@ -210,18 +227,14 @@ def test_real_generated_values_stay_pulumi_secrets(
 
     monkeypatch.setattr(pulumi.ComponentResource, "register_outputs", recording)
     carried = set()
-    for name, stack in _inputs():
-        for target in TARGETS:
-            if not all(target in e.framework.targets for e in stack.jobs):
-                continue
-            for resource in run_program(partial(TrainingStack, stack, target)):
-                for field, value in resource.inputs.items():
-                    found = real.in_(json.dumps(value))
-                    if not found:
-                        continue
-                    assert resource.type == "kubernetes:core/v1:Secret", (name, resource.name)
-                    assert field in resource.options["secret_inputs"], (name, resource.name)
-                    carried |= {resource.name.split("/")[-1]}
+    for name, target, stack in _generating():
+        for resource in run_program(partial(TrainingStack, stack, target)):
+            for field, value in resource.inputs.items():
+                if not real.in_(json.dumps(value)):
+                    continue
+                assert resource.type == "kubernetes:core/v1:Secret", (name, resource.name)
+                assert field in resource.options["secret_inputs"], (name, resource.name)
+                carried.add(resource.name)
     assert carried, "no real value reached a Secret: nothing was tested"
     assert not real.in_(json.dumps(published, default=str))
     printed = capfd.readouterr()
@@ -258,13 +271,13 @@ def test_live_preview_never_prints_the_clusters_secrets(
         return _live_secret(manifest, real)
 
     monkeypatch.setattr(live.Kubectl, "get", get)
-    platform_file = tmp_path / "platform.yaml"
-    platform_file.write_text(dump_all(platform_documents()))
-    inputs: list[Path] = [*(e.path for e in examples()), *stack_files(), platform_file]
-    for path in inputs:
-        for extra in ([], ["--json"], ["--target", "pods"]):
+    files = {p.name: p for p in _input_files(tmp_path)}
+    for name, target, _ in _generating():
+        path = files.get(name) or files[f"{name}.yaml"]
+        for extra in ([], ["--json"]):
             state = str(tmp_path / "state")
-            code, printed = _cli("preview", str(path), "--live", "--state-dir", state, *extra)
+            args = ["preview", str(path), "--live", "--state-dir", state, "--target", target]
+            code, printed = _cli(*args, *extra)
             assert code in (0, 1), printed
             assert not real.in_(printed), (path, extra)
     assert served, "no Secret was read from the cluster: nothing was tested"
@@ -295,7 +308,7 @@ def test_diff_of_exports_never_prints_their_secrets(real: RealSecrets, tmp_path:
 
 def test_a_password_written_into_the_spec_is_not_echoed(real: RealSecrets, tmp_path: Path) -> None:
     redis = next(d for d in platform_documents() if d["kind"] == "RedisBackend")
-    wrong = {**redis, "spec": {**redis["spec"], "password": real.password}}
+    wrong = {**redis, "spec": {**redis.get("spec", {}), "password": real.password}}
     path = tmp_path / "backend.yaml"
     path.write_text(dump_all([wrong]))
     code, printed = _cli("check", str(path))

@@ -39,6 +39,7 @@ __all__ = [
     "knobs",
     "leaf_paths",
     "platform_documents",
+    "platform_variants",
     "pods_of",
     "scaled",
     "set_path",
@@ -232,18 +233,12 @@ def _bool_fields(model: Any) -> list[str]:
 
 
 @cache
-def platform_documents() -> tuple[dict[str, Any], ...]:
-    """A document of every platform kind the repository can render: those in the
-    examples and stacks, and per kind in the registry its defaults and each boolean
-    spec field switched on (a RedisBackend with ``password: true`` …)."""
+def platform_variants() -> tuple[dict[str, Any], ...]:
+    """Per platform kind in the registry: a document with its defaults, and one with
+    each boolean spec field switched on (a RedisBackend with ``password: true`` …),
+    each of which renders on its own. Kinds that need more than defaults are drawn
+    from the examples and stacks instead (:func:`platform_documents`)."""
     found: list[dict[str, Any]] = []
-    for example in examples():
-        found += [copy.deepcopy(d) for d in example.docs if not is_job(d)]
-    for path in stack_files():
-        try:
-            found += [p.resource.to_manifest() for p in load_path(path).platform]
-        except SpecError:
-            continue
     for plugin in PLATFORM:
         spec_model = plugin.model.model_fields["spec"].annotation
         variants: list[dict[str, Any]] = [{}]
@@ -258,6 +253,21 @@ def platform_documents() -> tuple[dict[str, Any], ...]:
             try:
                 render(parse_documents([copy.deepcopy(doc)]))
             except SpecError:
-                continue  # the kind needs more than defaults: an example must show it
+                continue
             found.append(doc)
     return tuple(found)
+
+
+@cache
+def platform_documents() -> tuple[dict[str, Any], ...]:
+    """A document of every platform kind the repository can render: those in the
+    examples and stacks, and :func:`platform_variants`."""
+    found: list[dict[str, Any]] = []
+    for example in examples():
+        found += [copy.deepcopy(d) for d in example.docs if not is_job(d)]
+    for path in stack_files():
+        try:
+            found += [p.resource.to_manifest() for p in load_path(path).platform]
+        except SpecError:
+            continue
+    return (*found, *platform_variants())
