@@ -36,6 +36,7 @@ __all__ = [
     "examples",
     "get_path",
     "is_job",
+    "knob_values",
     "knobs",
     "leaf_paths",
     "platform_documents",
@@ -164,15 +165,12 @@ class Knob:
         path: where the field is in that document.
         base: its value in the example.
         step: pods added per unit.
-        values: the values (``base`` among them) with which the file passes every
-            check on every target.
     """
 
     doc: int
     path: tuple[Part, ...]
     base: int
     step: int
-    values: tuple[int, ...]
 
     def apply(self, docs: list[dict[str, Any]], value: int) -> None:
         set_path(docs[self.doc], self.path, value)
@@ -200,13 +198,21 @@ def knobs(example: Example) -> tuple[Knob, ...]:
             more = _pods(docs)
             if more is None or more <= base_pods:
                 continue
-            values = []
-            for candidate in sorted({value, *KNOB_VALUES}):
-                set_path(docs[index], path, candidate)
-                if _passes(docs, example.targets):
-                    values.append(candidate)
-            found.append(Knob(index, path, value, more - base_pods, tuple(values)))
+            found.append(Knob(index, path, value, more - base_pods))
     return tuple(found)
+
+
+@cache
+def knob_values(example: Example, knob: Knob) -> tuple[int, ...]:
+    """The values (its own among them) with which the file passes every check on every
+    target, the other knobs as they are."""
+    values = []
+    docs = example.copy_docs()
+    for candidate in sorted({knob.base, *KNOB_VALUES}):
+        knob.apply(docs, candidate)
+        if _passes(docs, example.targets):
+            values.append(candidate)
+    return tuple(values)
 
 
 def scaled(example: Example, pods: int) -> list[dict[str, Any]] | None:

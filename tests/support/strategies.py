@@ -16,7 +16,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from tests.support.corpus import Example, examples, is_job, knobs, stack_of
+from tests.support.corpus import Example, examples, is_job, knob_values, knobs, stack_of
 from trainjobs.check import run
 from trainjobs.errors import SpecError, format_path
 from trainjobs.k8s.names import LABEL_MAX
@@ -92,7 +92,7 @@ def _at_most(example: Example) -> list[dict[str, Any]]:
     """The example with every knob at its largest value (the longest object names)."""
     docs = example.copy_docs()
     for knob in knobs(example):
-        knob.apply(docs, max(knob.values))
+        knob.apply(docs, max(knob_values(example, knob)))
     return docs
 
 
@@ -143,7 +143,7 @@ def valid_inputs(draw: st.DrawFn) -> ValidInput:
     example = draw(st.sampled_from(examples()))
     docs = example.copy_docs()
     for knob in knobs(example):
-        knob.apply(docs, draw(st.sampled_from(knob.values)))
+        knob.apply(docs, draw(st.sampled_from(knob_values(example, knob))))
     with_names(docs, draw(_dns_label(max_name_length(example), "[a-z]")))
     # Namespaces start with a letter here: a Caffe2Job names its Services
     # <namespace>-<job>-worker-<k>, which a leading digit makes invalid (reported

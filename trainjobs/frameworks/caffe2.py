@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr
@@ -188,7 +189,17 @@ class Caffe2Job(JobResource):
 
 def _worker_host(job: Caffe2Job, index: int) -> str:
     """``<namespace>-<job>-worker-<k>``: a CAFFE2_CONFIG host, and the Service of that name."""
-    return shorten(f"{job.namespace}-{job.name}-worker-{index}".replace("/", "-"))
+    return _host(job.namespace, job.name, index)
+
+
+def _host(namespace: str, name: str, index: int) -> str:
+    return shorten(f"{namespace}-{name}-worker-{index}".replace("/", "-"))
+
+
+@lru_cache(maxsize=64)
+def _hosts_json(namespace: str, name: str, replicas: int) -> str:
+    """The ``cluster.worker`` list of CAFFE2_CONFIG, which every pod of a job shares."""
+    return compact_json([f"{_host(namespace, name, k)}:{CAFFE2_PORT}" for k in range(replicas)])
 
 
 def _pod_name(job: Caffe2Job, index: int) -> str:
@@ -319,8 +330,12 @@ class Caffe2(Framework):
         spec = job.spec
         backend = spec.backend_specs or Caffe2BackendSpec()
         replicas = spec.replica_specs.replicas or 0
-        hosts = [f"{_worker_host(job, k)}:{CAFFE2_PORT}" for k in range(replicas)]
-        config = {"cluster": {"worker": hosts}, "task": {"type": "worker", "index": index}}
+        # compact_json of {"cluster": {"worker": hosts}, "task": …}, the host list built
+        # once per job: this runs once per pod, and the list holds every pod.
+        hosts = _hosts_json(job.namespace, job.name, replicas)
+        config = (
+            f'{{"cluster":{{"worker":{hosts}}},"task":{{"type":"worker","index":{int(index)}}}}}'
+        )
         values = (
             backend.redis_host or "",
             str(backend.redis_port or 0),
@@ -328,7 +343,7 @@ class Caffe2(Framework):
             str(index),
             str(replicas),
             spec.runtime_id or "",
-            compact_json(config),
+            config,
         )
         return [{"name": n, "value": v} for n, v in zip(ENV_ORDER, values, strict=True)]
 

@@ -9,6 +9,7 @@ pkg/controller.v1/jax).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field
@@ -64,13 +65,23 @@ class JAX(KubeflowV1Framework):
         return index == 0
 
     def cluster_env(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
-        return [
-            env_var("PYTHONUNBUFFERED", "1"),
-            env_var("COORDINATOR_PORT", str(self.port_of(job, "Worker", self.default_port))),
-            env_var("COORDINATOR_ADDRESS", self.pod_name(job, "Worker", 0)),
-            env_var("NUM_PROCESSES", str(sum(job.replicas(t) for t in job.replica_specs))),
-            env_var("PROCESS_ID", str(index)),
-        ]
+        return self.cluster_envs(job)(rtype, index)
+
+    def cluster_envs(self, job: V1Job) -> Callable[[str, int], list[dict[str, Any]]]:
+        port = str(self.port_of(job, "Worker", self.default_port))
+        coordinator = self.pod_name(job, "Worker", 0)
+        processes = str(sum(job.replicas(t) for t in job.replica_specs))
+
+        def env(rtype: str, index: int) -> list[dict[str, Any]]:
+            return [
+                env_var("PYTHONUNBUFFERED", "1"),
+                env_var("COORDINATOR_PORT", port),
+                env_var("COORDINATOR_ADDRESS", coordinator),
+                env_var("NUM_PROCESSES", processes),
+                env_var("PROCESS_ID", str(index)),
+            ]
+
+        return env
 
     def addresses(self, job: Any) -> dict[str, str]:
         if "Worker" not in job.replica_specs:

@@ -14,8 +14,8 @@ Facts: the reference's kubeflow-operators.md §1 to §4 and §8 (Training Operat
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
-from functools import cached_property
+from collections.abc import Callable, Iterable, Mapping
+from functools import cached_property, partial
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field
@@ -237,6 +237,12 @@ class KubeflowV1Framework(Framework):
         """The env the operator appends for replica ``rtype``/``index``: new entries on
         every call (the engine puts them into the pod without copying)."""
         return []
+
+    def cluster_envs(self, job: V1Job) -> Callable[[str, int], list[dict[str, Any]]]:
+        """The env of each replica of ``job`` (type, index) → entries; by default
+        :meth:`cluster_env` per pod. A framework whose env holds a large part every pod
+        shares (TF_CONFIG's cluster) overrides this to build that part once per job."""
+        return partial(self.cluster_env, job)
 
     def init_containers(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
         """Init containers the operator appends to the pod."""
@@ -483,15 +489,23 @@ class KubeflowV1Framework(Framework):
     def expand_pods(self, job: JobResource) -> list[Manifest]:
         assert isinstance(job, self.model)
         objects: list[Manifest] = []
+        envs = self.cluster_envs(job)
         for rtype in self.ordered_types(job):
             spec = job.replica_specs[rtype]
             for index in range(spec.replicas or 0):
                 objects.append(self._service(job, rtype, index, spec))
-                objects.append(self._pod(job, rtype, index, spec))
+                objects.append(self._pod(job, rtype, index, spec, envs))
         objects.extend(self.extra_objects(job))
         return objects
 
-    def _pod(self, job: V1Job, rtype: str, index: int, spec: ReplicaSpec) -> Manifest:
+    def _pod(
+        self,
+        job: V1Job,
+        rtype: str,
+        index: int,
+        spec: ReplicaSpec,
+        envs: Callable[[str, int], list[dict[str, Any]]] | None = None,
+    ) -> Manifest:
         template = deep_copy(spec.template)
         meta = template.get("metadata") or {}
         own = self.labels(job, rtype, index)
@@ -507,7 +521,7 @@ class KubeflowV1Framework(Framework):
         if meta.get("annotations"):
             metadata["annotations"] = dict(meta["annotations"])
         pod_spec = template.get("spec") or {}
-        env = self.cluster_env(job, rtype, index)
+        env = envs(rtype, index) if envs is not None else self.cluster_env(job, rtype, index)
         if env:
             receivers = [
                 c

@@ -46,6 +46,7 @@ configuration, not part of the job).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field
@@ -169,6 +170,20 @@ class MSJob(JobResource):
     spec: MSJobSpec
 
 
+def _object_name(name: str, runtime_id: str, role: str, index: int) -> str:
+    return f"{name[:NAME_PREFIX]}-{role.lower()}-{runtime_id}-{index}"
+
+
+@lru_cache(maxsize=64)
+def _cluster_json(name: str, runtime_id: str, layout: tuple[tuple[str, int, int], ...]) -> str:
+    """The ``cluster`` of MS_CONFIG: each type's Services (types sorted), as JSON."""
+    cluster = {
+        kind.lower(): [f"{_object_name(name, runtime_id, kind, i)}:{port}" for i in range(replicas)]
+        for kind, port, replicas in layout
+    }
+    return compact_json(dict(sorted(cluster.items())))
+
+
 class MindSpore(Framework):
     """MindSpore 0.x distributed training with a TCP master (ms-operator, 2020)."""
 
@@ -191,8 +206,7 @@ class MindSpore(Framework):
 
     def object_name(self, job: MSJob, role: str, index: int) -> str:
         """``<job[:40]>-<type>-<runtimeId>-<index>``: upstream's Service and pod-name prefix."""
-        rid = job.spec.runtime_id or ""
-        return f"{job.name[:NAME_PREFIX]}-{role.lower()}-{rid}-{index}"
+        return _object_name(job.name, job.spec.runtime_id or "", role, index)
 
     @staticmethod
     def rank(role: str, index: int) -> int:
@@ -286,19 +300,15 @@ class MindSpore(Framework):
 
     def ms_config(self, job: MSJob, role: str, rank: int) -> str:
         """MS_CONFIG: every Service by type (types sorted), this pod's task, ``cloud``."""
-        cluster: dict[str, list[str]] = {}
-        for replica in job.spec.replica_specs:
-            kind = role_of(replica)
-            port = replica.master_port or DEFAULT_MASTER_PORT
-            cluster[kind.lower()] = [
-                f"{self.object_name(job, kind, i)}:{port}" for i in range(replica.replicas or 0)
-            ]
-        config = {
-            "cluster": dict(sorted(cluster.items())),
-            "task": {"type": role.lower(), "index": rank},
-            "environment": "cloud",
-        }
-        return compact_json(config)
+        layout = tuple(
+            (role_of(r), r.master_port or DEFAULT_MASTER_PORT, r.replicas or 0)
+            for r in job.spec.replica_specs
+        )
+        cluster = _cluster_json(job.name, job.spec.runtime_id or "", layout)
+        # compact_json of {"cluster", "task", "environment"}, the cluster (every pod of
+        # the job) built once per job: this runs once per pod.
+        task = compact_json({"type": role.lower(), "index": rank})
+        return f'{{"cluster":{cluster},"task":{task},"environment":"cloud"}}'
 
     def cluster_env(self, job: MSJob, replica: MSReplicaSpec, rank: int) -> list[dict[str, Any]]:
         """The five env vars of the pod of ``rank``, in the operator's order."""

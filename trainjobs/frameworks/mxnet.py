@@ -14,8 +14,9 @@ pkg/controller.v1/mxnet, pkg/apis/kubeflow.org/v1/mxnet_validation.go).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field
@@ -197,32 +198,38 @@ class MXNet(KubeflowV1Framework):
         return tuple(layout)
 
     def cluster_env(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
+        return self.cluster_envs(job)(rtype, index)
+
+    def cluster_envs(self, job: V1Job) -> Callable[[str, int], list[dict[str, Any]]]:
         cluster = _mx_cluster(job.name, self._layout(job))
-        role = rtype.lower()
-        # Same bytes as marshalling the whole config; the cluster and labels, which
-        # every pod shares, are marshalled once per job instead of once per pod.
-        task = go_json({"type": role, "index": index})
-        config = (
-            f'{{"cluster":{cluster.cluster_json},"labels":{cluster.labels_json},"task":{task}}}'
-        )
-        env = [
-            env_var("MX_CONFIG", config),
-            env_var("DMLC_PS_ROOT_PORT", str(cluster.scheduler_port)),
-            env_var("DMLC_PS_ROOT_URI", cluster.scheduler_url),
-            env_var("DMLC_NUM_SERVER", str(cluster.servers)),
-            env_var("DMLC_NUM_WORKER", str(cluster.workers)),
-            env_var("DMLC_ROLE", role),
-            env_var("DMLC_USE_KUBERNETES", "1"),
-        ]
-        if role == "worker":
-            env.append(env_var("DMLC_WORKER_ID", str(index)))
-        return env
+        return partial(_mx_env, cluster)
 
     def addresses(self, job: Any) -> dict[str, str]:
         if job.replicas("Scheduler") < 1:
             return {}
         port = self.port_of(job, "Scheduler", self.default_port)
         return {"scheduler": f"{self.pod_name(job, 'Scheduler', 0)}:{port}"}
+
+
+def _mx_env(cluster: _Cluster, rtype: str, index: int) -> list[dict[str, Any]]:
+    """The env of one MXNet pod, the job's shared cluster already marshalled."""
+    role = rtype.lower()
+    # Same bytes as marshalling the whole config; the cluster and labels, which
+    # every pod shares, are marshalled once per job instead of once per pod.
+    task = go_json({"type": role, "index": index})
+    config = f'{{"cluster":{cluster.cluster_json},"labels":{cluster.labels_json},"task":{task}}}'
+    env = [
+        env_var("MX_CONFIG", config),
+        env_var("DMLC_PS_ROOT_PORT", str(cluster.scheduler_port)),
+        env_var("DMLC_PS_ROOT_URI", cluster.scheduler_url),
+        env_var("DMLC_NUM_SERVER", str(cluster.servers)),
+        env_var("DMLC_NUM_WORKER", str(cluster.workers)),
+        env_var("DMLC_ROLE", role),
+        env_var("DMLC_USE_KUBERNETES", "1"),
+    ]
+    if role == "worker":
+        env.append(env_var("DMLC_WORKER_ID", str(index)))
+    return env
 
 
 FRAMEWORK = MXNet()

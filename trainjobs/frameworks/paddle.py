@@ -15,6 +15,7 @@ pkg/controller.v1/paddlepaddle).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field
@@ -142,25 +143,33 @@ class Paddle(KubeflowV1Framework):
         ]
 
     def cluster_env(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
+        return self.cluster_envs(job)(rtype, index)
+
+    def cluster_envs(self, job: V1Job) -> Callable[[str, int], list[dict[str, Any]]]:
         endpoint_type = self._endpoint_type(job)
         port = self.port_of(job, endpoint_type, self.default_port)
-        env = [
-            env_var("PYTHONUNBUFFERED", "1"),
-            env_var("PADDLE_JOB_ID", job.name),
-            env_var("PADDLE_NNODES", str(sum(job.replicas(t) for t in job.replica_specs))),
-        ]
-        if rtype == endpoint_type and index == 0:
-            env += [
-                env_field_ref("POD_IP_DUMMY", "status.podIP"),
-                env_var("PADDLE_MASTER", f"$(POD_IP_DUMMY):{port}"),
+        nodes = str(sum(job.replicas(t) for t in job.replica_specs))
+        master = f"{self.pod_name(job, endpoint_type, 0)}:{port}"
+
+        def env(rtype: str, index: int) -> list[dict[str, Any]]:
+            out = [
+                env_var("PYTHONUNBUFFERED", "1"),
+                env_var("PADDLE_JOB_ID", job.name),
+                env_var("PADDLE_NNODES", nodes),
             ]
-        else:
-            env.append(env_var("PADDLE_MASTER", f"{self.pod_name(job, endpoint_type, 0)}:{port}"))
-        if endpoint_type == "Master":
-            # Parameter-server mode: each pod is one server or one trainer.
-            env.append(
-                env_var("PADDLE_SERVER_NUM" if rtype == "Master" else "PADDLE_TRAINER_NUM", "1")
-            )
+            if rtype == endpoint_type and index == 0:
+                out += [
+                    env_field_ref("POD_IP_DUMMY", "status.podIP"),
+                    env_var("PADDLE_MASTER", f"$(POD_IP_DUMMY):{port}"),
+                ]
+            else:
+                out.append(env_var("PADDLE_MASTER", master))
+            if endpoint_type == "Master":
+                # Parameter-server mode: each pod is one server or one trainer.
+                name = "PADDLE_SERVER_NUM" if rtype == "Master" else "PADDLE_TRAINER_NUM"
+                out.append(env_var(name, "1"))
+            return out
+
         return env
 
     def addresses(self, job: Any) -> dict[str, str]:

@@ -6,6 +6,7 @@ pkg/controller.v1/pytorch).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field
@@ -234,49 +235,62 @@ class PyTorch(KubeflowV1Framework):
         return findings
 
     def cluster_env(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
+        return self.cluster_envs(job)(rtype, index)
+
+    def cluster_envs(self, job: V1Job) -> Callable[[str, int], list[dict[str, Any]]]:
+        # What every pod shares is worked out once per job; only the rank differs.
         assert isinstance(job, PyTorchJob)
         spec = job.spec
-        env = [env_var("PYTHONUNBUFFERED", "1")]
         total = job.replicas("Master") + job.replicas("Worker")
-        if "Master" in job.replica_specs:
+        has_master = "Master" in job.replica_specs
+        port = master = world = ""
+        if has_master:
             port = str(self.port_of(job, "Master", self.default_port))
             master = self.pod_name(job, "Master", 0)
             nproc = spec.nproc_per_node or ""
-            per_node = int(nproc) if _is_whole_number(nproc) else 1
-            rank = str(index if rtype == "Master" else index + 1)
-            env += [
-                env_var("MASTER_PORT", port),
-                env_var("PET_MASTER_PORT", port),
-                env_var("MASTER_ADDR", master),
-                env_var("PET_MASTER_ADDR", master),
-                env_var("WORLD_SIZE", str(total * per_node)),
-                env_var("RANK", rank),
-                env_var("PET_NODE_RANK", rank),
-            ]
+            world = str(total * (int(nproc) if _is_whole_number(nproc) else 1))
+        tail: list[tuple[str, str]] = []
         if spec.nproc_per_node is not None:
-            env.append(env_var("PET_NPROC_PER_NODE", spec.nproc_per_node))
+            tail.append(("PET_NPROC_PER_NODE", spec.nproc_per_node))
         elastic = spec.elastic_policy
         if elastic is None:
-            env.append(env_var("PET_NNODES", str(total)))
-            return env
-        host = elastic.rdzv_host or self.pod_name(job, "Worker", 0)
-        rdzv_port = elastic.rdzv_port or self.port_of(job, "Worker", self.default_port)
-        env += [
-            env_var("PET_RDZV_ENDPOINT", f"{host}:{rdzv_port}"),
-            env_var("PET_RDZV_BACKEND", elastic.rdzv_backend or "c10d"),
-            env_var("PET_NNODES", f"{elastic.min_replicas}:{elastic.max_replicas}"),
-        ]
-        if elastic.max_restarts is not None:
-            env.append(env_var("PET_MAX_RESTARTS", str(elastic.max_restarts)))
-        if elastic.n_proc_per_node is not None:
-            env.append(env_var("PET_NPROC_PER_NODE", str(elastic.n_proc_per_node)))
-        if elastic.rdzv_id is not None:
-            env.append(env_var("PET_RDZV_ID", elastic.rdzv_id))
-        if elastic.rdzv_conf:
-            conf = ",".join(f"{c.key or ''}={c.value or ''}" for c in elastic.rdzv_conf)
-            env.append(env_var("PET_RDZV_CONF", conf))
-        if elastic.standalone:
-            env.append(env_var("PET_STANDALONE", ""))
+            tail.append(("PET_NNODES", str(total)))
+        else:
+            host = elastic.rdzv_host or self.pod_name(job, "Worker", 0)
+            rdzv_port = elastic.rdzv_port or self.port_of(job, "Worker", self.default_port)
+            tail += [
+                ("PET_RDZV_ENDPOINT", f"{host}:{rdzv_port}"),
+                ("PET_RDZV_BACKEND", elastic.rdzv_backend or "c10d"),
+                ("PET_NNODES", f"{elastic.min_replicas}:{elastic.max_replicas}"),
+            ]
+            if elastic.max_restarts is not None:
+                tail.append(("PET_MAX_RESTARTS", str(elastic.max_restarts)))
+            if elastic.n_proc_per_node is not None:
+                tail.append(("PET_NPROC_PER_NODE", str(elastic.n_proc_per_node)))
+            if elastic.rdzv_id is not None:
+                tail.append(("PET_RDZV_ID", elastic.rdzv_id))
+            if elastic.rdzv_conf:
+                conf = ",".join(f"{c.key or ''}={c.value or ''}" for c in elastic.rdzv_conf)
+                tail.append(("PET_RDZV_CONF", conf))
+            if elastic.standalone:
+                tail.append(("PET_STANDALONE", ""))
+
+        def env(rtype: str, index: int) -> list[dict[str, Any]]:
+            out = [env_var("PYTHONUNBUFFERED", "1")]
+            if has_master:
+                rank = str(index if rtype == "Master" else index + 1)
+                out += [
+                    env_var("MASTER_PORT", port),
+                    env_var("PET_MASTER_PORT", port),
+                    env_var("MASTER_ADDR", master),
+                    env_var("PET_MASTER_ADDR", master),
+                    env_var("WORLD_SIZE", world),
+                    env_var("RANK", rank),
+                    env_var("PET_NODE_RANK", rank),
+                ]
+            out += [env_var(name, value) for name, value in tail]
+            return out
+
         return env
 
     def init_containers(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:

@@ -7,6 +7,7 @@ pkg/controller.v1/tensorflow).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, ClassVar, Literal
 
@@ -108,24 +109,34 @@ class TensorFlow(KubeflowV1Framework):
         return f"{self.pod_name(job, rtype, index)}.{job.namespace}.svc:{port}"
 
     def cluster_env(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
+        return self.cluster_envs(job)(rtype, index)
+
+    def cluster_envs(self, job: V1Job) -> Callable[[str, int], list[dict[str, Any]]]:
         if sum(job.replicas(t) for t in _DISTRIBUTED_TYPES) == 1:
-            return []
+            return lambda rtype, index: []
         assert isinstance(job, TFJob)
-        # _compact({"type": …, "index": …}), spelt out: this runs once per pod.
-        task = f'{{"type":{json.dumps(rtype.lower())},"index":{int(index)}}}'
         if job.spec.enable_dynamic_worker:
-            cluster = _compact(self._sparse_cluster(job, rtype, index))
-            return [env_var("TF_CONFIG", f'{{"cluster":{cluster},"task":{task}}}')]
+
+            def sparse(rtype: str, index: int) -> list[dict[str, Any]]:
+                cluster = _compact(self._sparse_cluster(job, rtype, index))
+                task = _compact({"type": rtype.lower(), "index": index})
+                return [env_var("TF_CONFIG", f'{{"cluster":{cluster},"task":{task}}}')]
+
+            return sparse
         layout = tuple(
             (t, job.replicas(t), self.port_of(job, t, self.default_port) or self.default_port)
             for t in job.replica_specs
         )
         cluster = _cluster_json(job.name, job.namespace, layout)
-        # Same bytes as dumping the whole config; the cluster part, which every
-        # pod shares, is built once per job instead of once per pod.
-        return [
-            env_var("TF_CONFIG", f'{{"cluster":{cluster},"task":{task},"environment":"cloud"}}')
-        ]
+
+        def dense(rtype: str, index: int) -> list[dict[str, Any]]:
+            # Same bytes as dumping the whole config; the cluster part, which every pod
+            # shares, is built once per job, and the task is spelt out (once per pod).
+            task = f'{{"type":{json.dumps(rtype.lower())},"index":{int(index)}}}'
+            value = f'{{"cluster":{cluster},"task":{task},"environment":"cloud"}}'
+            return [env_var("TF_CONFIG", value)]
+
+        return dense
 
     def _sparse_cluster(self, job: V1Job, rtype: str, index: int) -> dict[str, Any]:
         # Dynamic workers: each worker sees only itself and the parameter servers.

@@ -9,6 +9,7 @@ pkg/controller.v1/xgboost).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, ClassVar, Literal
 
@@ -95,23 +96,34 @@ class XGBoost(KubeflowV1Framework):
         return []
 
     def cluster_env(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
+        return self.cluster_envs(job)(rtype, index)
+
+    def cluster_envs(self, job: V1Job) -> Callable[[str, int], list[dict[str, Any]]]:
+        # What every pod shares is worked out once per job; only the rank differs.
         total = sum(job.replicas(t) for t in job.replica_specs)
-        rank = index + job.replicas("Master") if rtype == "Worker" else index
-        env = [
-            env_var("MASTER_PORT", str(self.port_of(job, "Master", self.default_port))),
-            env_var("MASTER_ADDR", self.pod_name(job, "Master", 0)),
-            env_var("WORLD_SIZE", str(total)),
-            env_var("RANK", str(rank)),
-            env_var("PYTHONUNBUFFERED", "1"),
-        ]
+        masters = job.replicas("Master")
+        port = str(self.port_of(job, "Master", self.default_port))
+        master = self.pod_name(job, "Master", 0)
+        tail: list[tuple[str, str]] = []
         if total > 1:
             # For LightGBM. The operator lists total - 1 worker names, which
             # with the one Master the webhook allows is every Worker.
-            workers = _worker_addrs(job.name, total - 1)
-            env += [
-                env_var("WORKER_PORT", str(self.port_of(job, "Worker", self.default_port))),
-                env_var("WORKER_ADDRS", workers),
+            tail = [
+                ("WORKER_PORT", str(self.port_of(job, "Worker", self.default_port))),
+                ("WORKER_ADDRS", _worker_addrs(job.name, total - 1)),
             ]
+
+        def env(rtype: str, index: int) -> list[dict[str, Any]]:
+            rank = index + masters if rtype == "Worker" else index
+            return [
+                env_var("MASTER_PORT", port),
+                env_var("MASTER_ADDR", master),
+                env_var("WORLD_SIZE", str(total)),
+                env_var("RANK", str(rank)),
+                env_var("PYTHONUNBUFFERED", "1"),
+                *(env_var(name, value) for name, value in tail),
+            ]
+
         return env
 
     def addresses(self, job: Any) -> dict[str, str]:
