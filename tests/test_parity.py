@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.support.paths import example_programs, stack_files
-from tests.support.pulumi_harness import manifests_of, run_program
+from tests.support.pulumi_harness import manifests_of, run_program, with_generated
 from trainjobs.check import run
 from trainjobs.components import program
 from trainjobs.k8s.yamlio import load_all
@@ -17,7 +17,8 @@ from trainjobs.spec import load_path
 
 
 def _expected(path: Path, target: str | None = None) -> list[dict[str, Any]]:
-    return _by_identity(run(load_path(path), target=target).manifests)  # type: ignore[arg-type]
+    manifests = run(load_path(path), target=target).manifests  # type: ignore[arg-type]
+    return _by_identity([with_generated(m) for m in manifests])
 
 
 def _by_identity(manifests: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -40,13 +41,32 @@ def test_stack_program_registers_the_rendered_manifests(
     assert _by_identity(registered) == _expected(path)
 
 
-@pytest.mark.parametrize("folder", example_programs(), ids=lambda p: p.name)
-@pytest.mark.parametrize("target", ["operator", "pods"])
+def _input_of(folder: Path) -> Path:
+    (job_file,) = [p for p in folder.glob("*.yaml") if not p.name.startswith("Pulumi")]
+    return job_file
+
+
+def _program_cases() -> list[tuple[Path, str]]:
+    """Every example program on every target all of its jobs support."""
+    cases = []
+    for folder in example_programs():
+        stack = load_path(_input_of(folder))
+        targets = set.intersection(*(set(e.framework.targets) for e in stack.jobs))
+        cases += [(folder, t) for t in sorted(targets)]
+    return cases
+
+
+def test_every_example_program_has_exactly_one_input_file() -> None:
+    for folder in example_programs():
+        inputs = [p.name for p in folder.glob("*.yaml") if not p.name.startswith("Pulumi")]
+        assert len(inputs) == 1, f"{folder.name}: {inputs} (other YAML belongs under data/)"
+
+
+@pytest.mark.parametrize(
+    ("folder", "target"), _program_cases(), ids=lambda v: v.name if isinstance(v, Path) else v
+)
 def test_example_program_registers_the_rendered_manifests(folder: Path, target: str) -> None:
-    job_file = next(p for p in folder.glob("*.yaml") if not p.name.startswith("Pulumi"))
-    stack = load_path(job_file)
-    if not all(target in e.framework.targets for e in stack.jobs):
-        pytest.skip(f"{folder.name} has no {target} target")  # not a result: no such output
+    job_file = _input_of(folder)
     project = f"trainjobs-example-{folder.name}"
     registered = manifests_of(
         run_program(

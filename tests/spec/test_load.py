@@ -86,13 +86,12 @@ def test_unknown_kind_and_missing_fields() -> None:
         )
     assert _messages(err.value) == [
         "error: jobs[0].kind: no framework handles this apiVersion and kind "
-        "(got 'kubeflow.org/v1 TfJob'); fix: use one of: kubeflow.org/v1 TFJob, "
-        "kubeflow.org/v1 PyTorchJob",
+        "(got 'kubeflow.org/v1 TfJob'); fix: did you mean 'TFJob' (kubeflow.org/v1)?",
         "error: jobs[1].kind: no framework handles this apiVersion and kind "
         "(got 'kubeflow.org/v2 PyTorchJob'); fix: PyTorchJob is served as kubeflow.org/v1; "
         "change apiVersion",
-        "error: jobs[2].apiVersion: required field is missing; fix: a job names its kind, one "
-        "of: kubeflow.org/v1 TFJob, kubeflow.org/v1 PyTorchJob",
+        "error: jobs[2].apiVersion: required field is missing; fix: add apiVersion: "
+        "kubeflow.org/v1",
         "error: jobs[3].metadata.name: required field is missing; fix: add the required field "
         "'name'",
         "error: jobs[4]: a job must be a mapping with apiVersion, kind, metadata and spec "

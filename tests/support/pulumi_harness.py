@@ -13,6 +13,8 @@ from typing import Any
 
 import pulumi
 
+from trainjobs.k8s import generated
+
 
 @dataclass
 class Registered:
@@ -33,6 +35,8 @@ class _Mocks(pulumi.runtime.Mocks):
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
         request = self.requests[-1] if self.requests else None
+        outputs = dict(args.inputs)
+        outputs.update(generated_outputs(args.typ, args.name))
         self.resources.append(
             Registered(
                 args.typ,
@@ -43,10 +47,12 @@ class _Mocks(pulumi.runtime.Mocks):
                 {
                     "retain_on_delete": bool(getattr(request, "retainOnDelete", False)),
                     "dependencies": list(getattr(request, "dependencies", [])),
+                    "secret_outputs": list(getattr(request, "additionalSecretOutputs", [])),
+                    "secret_inputs": secret_keys(dict(args.inputs)),
                 },
             )
         )
-        return f"{args.name}-id", dict(args.inputs)
+        return f"{args.name}-id", outputs
 
     def call(
         self, args: pulumi.runtime.MockCallArgs
@@ -54,11 +60,61 @@ class _Mocks(pulumi.runtime.Mocks):
         return {}, None
 
 
+# What the mocks "generate" for each generating resource, so tests can tell a
+# substituted value from the placeholder it replaced.
+_GENERATED = {
+    "tls:index/privateKey:PrivateKey": {
+        "privateKeyPem": "mock-private-key:{name}",
+        "publicKeyOpenssh": "mock-public-key:{name}",
+    },
+    "random:index/randomPassword:RandomPassword": {"result": "mock-password:{name}"},
+}
+_PLACEHOLDER_VALUE = {
+    "ecdsa-p521-private": "mock-private-key:{group}",
+    "ecdsa-p521-public": "mock-public-key:{group}",
+    "password": "mock-password:{group}",
+}
+
+
+def generated_outputs(type_: str, name: str) -> dict[str, str]:
+    """The mock outputs of a generating resource (a key pair, a password)."""
+    return {k: v.format(name=name) for k, v in _GENERATED.get(type_, {}).items()}
+
+
+def with_generated(value: Any) -> Any:
+    """``value`` with each placeholder replaced by what the mocks generate for it."""
+    if isinstance(value, dict):
+        return {k: with_generated(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [with_generated(v) for v in value]
+    found = generated.parse(value)
+    if found is None:
+        return value
+    return _PLACEHOLDER_VALUE[found.kind].format(group=found.group)
+
+
+_SECRET_SIG = pulumi.runtime.rpc._special_sig_key
+_SECRET_VALUE = pulumi.runtime.rpc._special_secret_sig
+
+
+def secret_keys(inputs: dict[str, Any]) -> list[str]:
+    """Top-level input keys whose value holds a secret (before :func:`normalise`)."""
+
+    def holds(value: Any) -> bool:
+        if isinstance(value, dict):
+            return value.get(_SECRET_SIG) == _SECRET_VALUE or any(map(holds, value.values()))
+        return isinstance(value, list) and any(map(holds, value))
+
+    return sorted(k for k, v in inputs.items() if holds(v))
+
+
 def normalise(value: Any) -> Any:
-    """Floats that are whole numbers back to ints, recursively (undoes the mocks)."""
+    """Whole floats back to ints and secrets unwrapped, recursively (undoes the mocks)."""
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, dict):
+        if value.get(_SECRET_SIG) == _SECRET_VALUE:
+            return normalise(value["value"])
         return {k: normalise(v) for k, v in value.items()}
     if isinstance(value, list):
         return [normalise(v) for v in value]

@@ -5,7 +5,20 @@ registers every rendered manifest as a pulumi_kubernetes resource, so what
 ``pulumi up`` applies is exactly what the snapshots show.
 """
 
-from trainjobs.components.job import TrainingJob, jobs_from_file
-from trainjobs.components.stack import TrainingStack, program
+from trainjobs.components.backends import NfsBackend, RedisBackend
+from trainjobs.components.job import InvalidJobError, TrainingJob, jobs_from_file
+from trainjobs.components.platform import InvalidResourceError, PlatformComponent
+from trainjobs.components.stack import TrainingStack, program, stack_from_file
 
-__all__ = ["TrainingJob", "TrainingStack", "jobs_from_file", "program"]
+__all__ = [
+    "InvalidJobError",
+    "InvalidResourceError",
+    "NfsBackend",
+    "PlatformComponent",
+    "RedisBackend",
+    "TrainingJob",
+    "TrainingStack",
+    "jobs_from_file",
+    "program",
+    "stack_from_file",
+]

@@ -9,7 +9,7 @@ from typing import Any
 import pulumi
 
 from trainjobs.check import run
-from trainjobs.components.register import register_manifest
+from trainjobs.components.platform import PlatformComponent, register_objects
 from trainjobs.errors import Finding, SpecError
 from trainjobs.frameworks.base import JobResource
 from trainjobs.render import RenderedJob
@@ -45,6 +45,33 @@ def _entry(job: JobResource | Mapping[str, Any], target: Target | None) -> JobEn
     return entry
 
 
+def _with_platform(
+    entry: JobEntry,
+    backend: PlatformComponent | None,
+    node_pool: PlatformComponent | Mapping[str, PlatformComponent] | None,
+    queue: PlatformComponent | None,
+) -> tuple[JobEntry, list[PlatformComponent]]:
+    """The entry with its options naming the given components, and those components."""
+    update: dict[str, Any] = {}
+    used: list[PlatformComponent] = []
+    if backend is not None:
+        update["backend"] = backend.reference
+        used.append(backend)
+    if isinstance(node_pool, PlatformComponent):
+        update["node_pool"] = node_pool.reference
+        used.append(node_pool)
+    elif node_pool:
+        update["node_pool"] = {role: pool.reference for role, pool in node_pool.items()}
+        used += list(node_pool.values())
+    if queue is not None:
+        update["queue"] = queue.reference
+        used.append(queue)
+    if not update:
+        return entry, used
+    options = entry.options.model_copy(update=update)
+    return JobEntry(entry.job, entry.framework, options, entry.path, entry.source), used
+
+
 class TrainingJob(pulumi.ComponentResource):
     """A distributed training job: its custom resource, or its Pods and Services.
 
@@ -52,8 +79,14 @@ class TrainingJob(pulumi.ComponentResource):
         name: the Pulumi name of the component.
         job: the job — a typed model (``TFJob(...)``) or the upstream YAML as a dict.
         target: ``operator`` (default) or ``pods``; overrides the job's ``trainjobs.target``.
+        backend: a backend component (``RedisBackend`` …) the pods rendezvous through.
+        node_pool: a node pool component for every GPU replica, or a map of replica
+            type to pool.
+        queue: a queue component the job is admitted through.
         k8s_version: Kubernetes version to check against; default ``DEFAULT_K8S_VERSION``.
-        opts: Pulumi resource options; children inherit the provider from it.
+        rendered: an already rendered job (used by the stack program).
+        opts: Pulumi resource options; children inherit the provider from it. The
+            job also waits for every platform component it was given.
 
     Raises:
         InvalidJobError: the job is invalid; the message lists every finding. (The
@@ -74,27 +107,31 @@ class TrainingJob(pulumi.ComponentResource):
         job: JobResource | Mapping[str, Any] | None = None,
         *,
         target: Target | None = None,
+        backend: PlatformComponent | None = None,
+        node_pool: PlatformComponent | Mapping[str, PlatformComponent] | None = None,
+        queue: PlatformComponent | None = None,
         k8s_version: str = DEFAULT_K8S_VERSION,
         rendered: RenderedJob | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        super().__init__("trainjobs:index:TrainingJob", name, None, opts)
+        used: list[PlatformComponent] = []
         if rendered is None:
             if job is None:
                 raise InvalidJobError(f"{name}: TrainingJob needs a job")
             try:
-                entry = _entry(job, target)
-                rendering = run(StackSpec(jobs=(entry,)), target=target, k8s_version=k8s_version)
+                entry, used = _with_platform(_entry(job, target), backend, node_pool, queue)
+                platform = tuple(c.entry for c in used)
+                stack = StackSpec(jobs=(entry,), platform=platform)
+                rendering = run(stack, target=target, k8s_version=k8s_version)
             except SpecError as exc:
                 raise InvalidJobError(f"{name}: {exc}", exc.findings) from None
             rendered = rendering.jobs[0]
-            ordered = rendering.objects
-        else:
-            ordered = rendered.objects
-        child_opts = pulumi.ResourceOptions(parent=self)
-        self.resources = [register_manifest(o.manifest, child_opts) for o in ordered]
+        if used:
+            opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=used))
+        super().__init__("trainjobs:index:TrainingJob", name, None, opts)
+        self.resources = register_objects(self, rendered.objects)
         self.rendered = rendered
-        titles = [o.title for o in ordered]
+        titles = [o.title for o in rendered.objects]
         self.objects = pulumi.Output.from_input(titles)
         self.addresses = pulumi.Output.from_input(rendered.addresses)
         self.register_outputs(
@@ -106,7 +143,8 @@ def jobs_from_file(path: str | Path, *, target: Target | str | None = None) -> l
     """Every job in a YAML file as a :class:`TrainingJob`, outputs exported by job name.
 
     ``target`` (``operator`` or ``pods``) overrides the jobs' own; the example
-    programs pass their stack's ``target`` config here.
+    programs pass their stack's ``target`` config here. A file that also declares
+    platform resources (a backend …) is a stack: use :func:`stack_from_file`.
     """
     if target is not None and target not in TARGETS:
         raise pulumi.RunError(f"target must be one of {', '.join(TARGETS)}, not {target!r}")

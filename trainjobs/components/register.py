@@ -10,6 +10,8 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
+from trainjobs.components.secrets import GeneratedValues, has_placeholders
+
 __all__ = ["logical_name", "register_manifest", "resource_class"]
 
 # API group → pulumi_kubernetes module; groups not listed are custom resources.
@@ -58,12 +60,27 @@ def _snake(key: str) -> str:
 
 
 def register_manifest(
-    manifest: Mapping[str, Any], opts: pulumi.ResourceOptions
+    manifest: Mapping[str, Any],
+    opts: pulumi.ResourceOptions,
+    generated: GeneratedValues | None = None,
 ) -> pulumi.CustomResource:
-    """Register ``manifest``; nested fields pass through in Kubernetes spelling."""
+    """Register ``manifest``; nested fields pass through in Kubernetes spelling.
+
+    Placeholders for generated values (keys, passwords) are replaced through
+    ``generated``, and the fields holding them are kept secret in Pulumi's state.
+    """
     api_version = str(manifest["apiVersion"])
     kind = str(manifest["kind"])
     fields = {k: v for k, v in manifest.items() if k not in ("apiVersion", "kind")}
+    secret_fields = [k for k, v in fields.items() if has_placeholders(v)]
+    if secret_fields:
+        if generated is None:
+            raise ValueError(f"{kind} {logical_name(manifest)} holds generated values")
+        fields = {
+            k: generated.substitute(v) if k in secret_fields else v for k, v in fields.items()
+        }
+        extra = pulumi.ResourceOptions(additional_secret_outputs=secret_fields)
+        opts = pulumi.ResourceOptions.merge(opts, extra)
     name = logical_name(manifest)
     cls = resource_class(api_version, kind)
     if kind == "CustomResourceDefinition":

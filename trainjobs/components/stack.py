@@ -1,4 +1,4 @@
-"""The stack program: a stack's config → every component it declares."""
+"""The stack program: a stack's config → every component it declares, in dependency order."""
 
 from __future__ import annotations
 
@@ -11,12 +11,15 @@ import pulumi
 
 from trainjobs.check import run
 from trainjobs.components.job import TrainingJob
+from trainjobs.components.platform import PlatformComponent
 from trainjobs.components.register import register_manifest
 from trainjobs.errors import SpecError
-from trainjobs.spec.load import CONFIG_NAMESPACE, STACK_KEYS, parse_stack
+from trainjobs.render import RenderedJob, UnitRef
+from trainjobs.spec.entry import TARGETS, Target
+from trainjobs.spec.load import CONFIG_NAMESPACE, STACK_KEYS, load_path, parse_stack
 from trainjobs.spec.stack import StackSpec
 
-__all__ = ["TrainingStack", "program", "stack_config"]
+__all__ = ["TrainingStack", "program", "stack_config", "stack_from_file"]
 
 
 def stack_config() -> dict[str, Any]:
@@ -33,33 +36,61 @@ def stack_config() -> dict[str, Any]:
 
 
 class TrainingStack:
-    """Every job of a stack, each a :class:`TrainingJob` component.
+    """Every unit of a stack as a component, each created after what it depends on.
 
     The whole stack is rendered and checked first (names must be unique across
-    jobs), then each job registers its own objects.
+    it, references must resolve), then each unit registers its own objects:
+    Namespaces as plain resources, jobs as :class:`TrainingJob`, backends, node
+    pools, queues and operators as :class:`PlatformComponent`.
     """
 
-    def __init__(self, stack: StackSpec) -> None:
+    def __init__(self, stack: StackSpec, target: Target | None = None) -> None:
         try:
-            rendering = run(stack)
+            rendering = run(stack, target=target)
         except SpecError as exc:
             raise pulumi.RunError(str(exc)) from None
         for finding in rendering.findings:
             pulumi.log.warn(finding.render())
-        job_objects = {id(o) for job in rendering.jobs for o in job.objects}
-        # Stack-level objects (Namespaces) come first; every job waits for them.
-        self.shared = [
-            register_manifest(o.manifest, pulumi.ResourceOptions())
-            for o in rendering.objects
-            if id(o) not in job_objects
-        ]
-        after_shared = pulumi.ResourceOptions(depends_on=self.shared)
-        self.jobs = [
-            TrainingJob(f"{job.job.namespace}/{job.job.name}", rendered=job, opts=after_shared)
-            for job in rendering.jobs
-        ]
-        for job in self.jobs:
-            pulumi.export(f"{job.rendered.job.namespace}/{job.rendered.job.name}", job.addresses)
+        entries = {p.path: p for p in stack.platform}
+        self.components: dict[UnitRef, pulumi.Resource] = {}
+        self.jobs: list[TrainingJob] = []
+        self.platform: list[PlatformComponent] = []
+        for unit in rendering.units:
+            deps = [self.components[d] for d in unit.depends_on if d in self.components]
+            opts = pulumi.ResourceOptions(depends_on=deps) if deps else pulumi.ResourceOptions()
+            if isinstance(unit, RenderedJob):
+                name = f"{unit.job.namespace}/{unit.job.name}"
+                job = TrainingJob(name, rendered=unit, opts=opts)
+                pulumi.export(name, job.addresses)
+                self.jobs.append(job)
+                self.components[unit.ref] = job
+            elif unit.ref.category == "namespace":
+                (obj,) = unit.objects
+                self.components[unit.ref] = register_manifest(obj.manifest, opts)
+            else:
+                entry = entries[unit.origin]
+                component = PlatformComponent(
+                    entry.resource.name, rendered=(entry, unit), opts=opts
+                )
+                if unit.outputs:
+                    pulumi.export(str(unit.ref), component.outputs)
+                self.platform.append(component)
+                self.components[unit.ref] = component
+
+
+def stack_from_file(path: str | Path, *, target: Target | str | None = None) -> TrainingStack:
+    """Every job and platform resource of a YAML file (or stack config) as components.
+
+    ``target`` (``operator`` or ``pods``) overrides the jobs' own; the example
+    programs pass their stack's ``target`` config here.
+    """
+    if target is not None and target not in TARGETS:
+        raise pulumi.RunError(f"target must be one of {', '.join(TARGETS)}, not {target!r}")
+    try:
+        stack = load_path(path)
+    except SpecError as exc:
+        raise pulumi.RunError(str(exc)) from None
+    return TrainingStack(stack, target if target in TARGETS else None)
 
 
 def program() -> TrainingStack:

@@ -23,6 +23,7 @@ from trainjobs.frameworks.lifecycle import Lifecycle, SuccessPolicy
 
 __all__ = [
     "DEFAULT_NAMESPACE",
+    "BackendBinding",
     "Framework",
     "JobResource",
     "K8sModel",
@@ -31,6 +32,8 @@ __all__ = [
     "ObjectMeta",
     "PodTemplate",
     "TemplateRef",
+    "deep_copy",
+    "with_backend",
 ]
 
 Manifest = dict[str, Any]
@@ -152,6 +155,36 @@ class KindRef:
 
 
 @dataclass(frozen=True)
+class BackendBinding:
+    """What a job's pods need to reach a rendezvous backend (a Redis service, an NFS share …).
+
+    A backend in the stack produces it; :meth:`Framework.bind_backend` applies it to a
+    job. The generic application appends ``env`` and ``volume_mounts`` to every
+    container and ``volumes`` to every pod template; frameworks whose custom resource
+    names the backend itself (Caffe2's ``backendSpecs``) override that.
+
+    Attributes:
+        type: ``redis``, ``nfs`` or ``etcd``.
+        name: the backend's name in the stack, for messages.
+        host: the address pods use (``redis.training.svc``); empty for file backends.
+        port: the port pods use; 0 for file backends.
+        path: where a shared file system is mounted in the containers; empty otherwise.
+        env: env entries every container gets (``REDIS_HOST`` …), secrets as secretKeyRef.
+        volumes: pod volumes the backend needs (the NFS share).
+        volume_mounts: container mounts of those volumes.
+    """
+
+    type: str
+    name: str
+    host: str = ""
+    port: int = 0
+    path: str = ""
+    env: tuple[Mapping[str, Any], ...] = ()
+    volumes: tuple[Mapping[str, Any], ...] = ()
+    volume_mounts: tuple[Mapping[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
 class TemplateRef:
     """One pod template of a job.
 
@@ -228,6 +261,17 @@ class Framework(ABC):
     def expand_pods(self, job: JobResource) -> list[Manifest]:
         """The objects the operator would create for the (defaulted) job."""
 
+    def bind_backend(self, job: JobResource, binding: BackendBinding) -> JobResource:
+        """The job with a backend's env, volumes and mounts added to every pod template.
+
+        Frameworks whose custom resource carries the backend's address itself
+        override this and set those fields instead.
+        """
+        templates = {
+            ref.role: with_backend(ref.template, binding) for ref in self.pod_templates(job)
+        }
+        return self.with_templates(job, templates)
+
     def operator_manifest(self, job: JobResource) -> Manifest:
         """The custom resource the operator consumes (the defaulted job)."""
         return job.to_manifest()
@@ -252,6 +296,24 @@ class Framework(ABC):
     def addresses(self, job: JobResource) -> dict[str, str]:
         """Addresses a user needs from outside, e.g. ``{"master": "mnist-master-0:23456"}``."""
         return {}
+
+
+def with_backend(
+    template: Mapping[str, Any], binding: BackendBinding, env: bool = True
+) -> PodTemplate:
+    """A copy of ``template`` with the binding's volumes, mounts and (unless ``env`` is
+    false) env appended, after what the user wrote, to every container."""
+    out = deep_copy(template)
+    spec = out.setdefault("spec", {})
+    if binding.volumes:
+        spec["volumes"] = [*(spec.get("volumes") or []), *map(deep_copy, binding.volumes)]
+    for container in spec.get("containers") or []:
+        if env and binding.env:
+            container["env"] = [*(container.get("env") or []), *map(deep_copy, binding.env)]
+        if binding.volume_mounts:
+            mounts = map(deep_copy, binding.volume_mounts)
+            container["volumeMounts"] = [*(container.get("volumeMounts") or []), *mounts]
+    return out
 
 
 def deep_copy(value: Mapping[str, Any]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["apply_rank", "sort_for_apply"]
+__all__ = ["DEFINITIONS_BELOW", "apply_rank", "sort_for_apply"]
 
 _RANKS: dict[str, int] = {
     "CustomResourceDefinition": 0,
@@ -47,6 +47,8 @@ _RANKS: dict[str, int] = {
     "ValidatingWebhookConfiguration": 90,
 }
 _CUSTOM_RESOURCE_RANK = 60
+DEFINITIONS_BELOW = 40
+"""Ranks below this are definitions other objects use (CRDs … RBAC), not workloads."""
 
 
 def apply_rank(manifest: Mapping[str, Any]) -> int:

@@ -20,8 +20,9 @@ from pydantic import Field
 
 from trainjobs.frameworks.base import Framework, JobResource, K8sModel
 from trainjobs.frameworks.registry import REGISTRY
+from trainjobs.platform.base import PlatformKind, PlatformResource, Reference
 
-__all__ = ["OPTIONS_KEY", "TARGETS", "JobEntry", "JobOptions", "Target"]
+__all__ = ["OPTIONS_KEY", "TARGETS", "JobEntry", "JobOptions", "PlatformEntry", "Target"]
 
 Target = Literal["operator", "pods"]
 TARGETS: tuple[Target, ...] = ("operator", "pods")
@@ -39,6 +40,23 @@ class JobOptions(K8sModel):
             "Services the operator would create, no operator needed. Default: the stack's "
             "target, else operator."
         ),
+    )
+    backend: str | None = Field(
+        default=None,
+        description=(
+            "Name of a backend in the stack (RedisBackend, NfsBackend …) the job's pods "
+            "rendezvous through; 'namespace/name' picks among namespaces. Default none."
+        ),
+    )
+    node_pool: str | dict[str, str] | None = Field(
+        default=None,
+        description=(
+            "Node pool the job's GPU replicas run on: one pool name for all of them, or a "
+            "map of replica type to pool (e.g. {Worker: a100, PS: cpu}). Default none."
+        ),
+    )
+    queue: str | None = Field(
+        default=None, description="Name of a queue in the stack the job is admitted through."
     )
 
 
@@ -76,3 +94,42 @@ class JobEntry:
 
     def target(self, default: Target = "operator") -> Target:
         return self.options.target or default
+
+    def references(self) -> list[Reference]:
+        """The platform resources the job's options name, with their input paths."""
+        base = f"{self.path}.{OPTIONS_KEY}"
+        refs: list[Reference] = []
+        if self.options.backend is not None:
+            refs.append(Reference("backend", self.options.backend, f"{base}.backend"))
+        pools = self.options.node_pool
+        if isinstance(pools, str):
+            refs.append(Reference("nodePool", pools, f"{base}.nodePool"))
+        elif pools:
+            for role, pool in pools.items():
+                refs.append(Reference("nodePool", pool, f"{base}.nodePool.{role}", (role,)))
+        if self.options.queue is not None:
+            refs.append(Reference("queue", self.options.queue, f"{base}.queue"))
+        return refs
+
+
+@dataclass(frozen=True)
+class PlatformEntry:
+    """One platform resource (backend, node pool, queue, operator) ready to render.
+
+    Attributes:
+        resource: the document, as the user wrote it.
+        plugin: the platform kind that renders it.
+        path: where it sits in the input (``backends[0]``), prefix of every finding.
+        source: the file it came from, or ``""`` for the Python API.
+    """
+
+    resource: PlatformResource
+    plugin: PlatformKind
+    path: str
+    source: str = ""
+
+    @property
+    def key(self) -> str:
+        """``namespace/name`` (or ``name`` for cluster-wide kinds): unique per category."""
+        namespace = self.plugin.namespace(self.resource)
+        return f"{namespace}/{self.resource.name}" if namespace else self.resource.name

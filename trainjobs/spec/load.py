@@ -12,24 +12,37 @@ relative to the file that lists it; either may carry ``trainjobs:`` options.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from pydantic import ValidationError
 
-from trainjobs.errors import NO_VALUE, Finding, SpecError
+from trainjobs.errors import NO_VALUE, Finding, Severity, SpecError
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.yamlio import YamlSyntaxError, load_all
+from trainjobs.platform import API_VERSION, PLATFORM, Category
 from trainjobs.spec._findings import findings_from_validation_error
-from trainjobs.spec.entry import OPTIONS_KEY, TARGETS, JobEntry, JobOptions, Target
+from trainjobs.spec.entry import (
+    OPTIONS_KEY,
+    TARGETS,
+    JobEntry,
+    JobOptions,
+    PlatformEntry,
+    Target,
+)
 from trainjobs.spec.stack import DEFAULT_K8S_VERSION, StackSpec
 
 __all__ = [
     "CONFIG_NAMESPACE",
+    "LIST_KEYS",
     "STACK_KEYS",
+    "Parsed",
     "load_path",
     "parse_documents",
+    "parse_entry",
     "parse_job",
     "parse_stack",
     "read_documents",
@@ -38,12 +51,109 @@ __all__ = [
 CONFIG_NAMESPACE = "trainjobs"
 """The Pulumi config namespace (the project name) of trainjobs' stack keys."""
 
-STACK_KEYS = {"jobs", "target", "k8sVersion", "namespaces"}
+STACK_KEYS = {
+    "jobs",
+    "backends",
+    "nodePools",
+    "queues",
+    "operators",
+    "target",
+    "k8sVersion",
+    "namespaces",
+}
+"""Every ``trainjobs:<key>`` a stack config may set."""
 MAX_INPUT_BYTES = 20 * 1024 * 1024
 
 
 def _located(findings: Sequence[Finding], source: str, prefix: str) -> list[Finding]:
     return [f.located(source, prefix) for f in findings]
+
+
+@dataclass
+class Parsed:
+    """What some documents held: jobs, platform resources, and the findings on the way."""
+
+    jobs: list[JobEntry] = field(default_factory=list)
+    platform: list[PlatformEntry] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    def add(self, other: Parsed) -> None:
+        self.jobs += other.jobs
+        self.platform += other.platform
+        self.findings += other.findings
+
+
+Expect = Category | Literal["job"]
+"""What a stack list holds: ``job`` for ``jobs``, a platform category otherwise."""
+
+LIST_KEYS: dict[str, Expect] = {
+    "jobs": "job",
+    "backends": "backend",
+    "nodePools": "nodePool",
+    "queues": "queue",
+    "operators": "operator",
+}
+"""Stack keys that hold lists of documents, and what each list holds."""
+_KEY_OF: dict[Expect, str] = {expect: key for key, expect in LIST_KEYS.items()}
+
+
+def _is_platform(body: Mapping[str, Any]) -> bool:
+    api_version, kind = body.get("apiVersion"), body.get("kind")
+    if api_version == API_VERSION:
+        return True
+    return api_version is None and isinstance(kind, str) and PLATFORM.by_kind(kind) is not None
+
+
+def parse_entry(
+    doc: Any,
+    *,
+    path: str,
+    source: str = "",
+    base_dir: Path | None = None,
+    expect: Expect | None = None,
+) -> Parsed:
+    """One list entry or document — a job, a platform resource, or ``{file: …}``.
+
+    ``expect`` is what the list it sits in holds (None: anything, as in a plain file).
+    """
+    if not isinstance(doc, Mapping):
+        what = "a job" if expect in (None, "job") else f"a {expect}"
+        return Parsed(
+            findings=[
+                Finding(
+                    code="spec.entry_type",
+                    path=path,
+                    message=f"{what} must be a mapping with apiVersion, kind, metadata and spec",
+                    value=doc,
+                    hint="check the indentation of this entry",
+                    source=source,
+                )
+            ]
+        )
+    body = dict(doc)
+    if "file" in body:
+        return _parse_file_entry(body, path, source, base_dir, expect)
+    if _is_platform(body):
+        parsed = _parse_platform(body, path, source)
+        got: Expect = parsed.platform[0].plugin.category if parsed.platform else "job"
+    else:
+        jobs, findings = _parse_job_document(body, path, source)
+        parsed = Parsed(jobs=jobs, findings=findings)
+        got = "job"
+    if expect is not None and (parsed.jobs or parsed.platform) and got != expect:
+        parsed = Parsed(
+            findings=[
+                Finding(
+                    code="spec.wrong_list",
+                    path=path,
+                    message=f"a {body.get('kind')} belongs under {CONFIG_NAMESPACE}:{_KEY_OF[got]}",
+                    value=body.get("kind"),
+                    hint=f"move this entry to {CONFIG_NAMESPACE}:{_KEY_OF[got]}",
+                    source=source,
+                )
+            ]
+        )
+    return parsed
 
 
 def parse_job(
@@ -54,18 +164,13 @@ def parse_job(
     base_dir: Path | None = None,
 ) -> tuple[list[JobEntry], list[Finding]]:
     """One ``jobs`` entry (a job document or ``{file: …}``) → entries and findings."""
-    if not isinstance(doc, Mapping):
-        return [], [
-            Finding(
-                code="spec.job_type",
-                path=path,
-                message="a job must be a mapping with apiVersion, kind, metadata and spec",
-                value=doc,
-                hint="check the indentation of this entry",
-                source=source,
-            )
-        ]
-    body = dict(doc)
+    parsed = parse_entry(doc, path=path, source=source, base_dir=base_dir, expect="job")
+    return parsed.jobs, parsed.findings
+
+
+def _parse_job_document(
+    body: dict[str, Any], path: str, source: str
+) -> tuple[list[JobEntry], list[Finding]]:
     raw_options = body.pop(OPTIONS_KEY, None)
     findings: list[Finding] = []
     options = JobOptions()
@@ -76,8 +181,6 @@ def parse_job(
             findings += _located(
                 findings_from_validation_error(exc, JobOptions), source, f"{path}.{OPTIONS_KEY}"
             )
-    if "file" in body:
-        return _parse_file_entry(body, options, findings, path, source, base_dir)
     api_version, kind = body.get("apiVersion"), body.get("kind")
     framework = (
         REGISTRY.by_kind(api_version, kind)
@@ -96,27 +199,55 @@ def parse_job(
     return ([entry] if not findings else []), findings
 
 
+def _parse_platform(body: dict[str, Any], path: str, source: str) -> Parsed:
+    kind = body.get("kind")
+    plugin = PLATFORM.by_kind(kind) if isinstance(kind, str) else None
+    if plugin is None:
+        return Parsed(findings=[_unknown_kind(body.get("apiVersion"), kind, path, source)])
+    try:
+        resource = plugin.model.model_validate(body)
+    except ValidationError as exc:
+        return Parsed(
+            findings=_located(findings_from_validation_error(exc, plugin.model), source, path)
+        )
+    findings = _located(plugin.validate(resource), source, path)
+    if any(f.severity is Severity.ERROR for f in findings):
+        return Parsed(findings=findings)
+    return Parsed(platform=[PlatformEntry(resource, plugin, path, source)], findings=findings)
+
+
 def _unknown_kind(api_version: Any, kind: Any, path: str, source: str) -> Finding:
-    known = ", ".join(REGISTRY.kinds())
+    platform = api_version == API_VERSION
+    known = [f"{API_VERSION} {k}" for k in PLATFORM.kinds()] if platform else REGISTRY.kinds()
+    everything = [*REGISTRY.kinds(), *(f"{API_VERSION} {k}" for k in PLATFORM.kinds())]
     if not api_version or not kind:
         missing = "apiVersion" if not api_version else "kind"
+        served = [k.split()[0] for k in everything if k.split()[1] == kind]
+        hint = (
+            f"add apiVersion: {served[0]}"
+            if missing == "apiVersion" and served
+            else f"a document names its kind, one of: {', '.join(known)}"
+        )
         return Finding(
             code="spec.kind_missing",
             path=f"{path}.{missing}",
             message="required field is missing",
-            hint=f"a job names its kind, one of: {known}",
+            hint=hint,
             source=source,
         )
-    same_kind = [k for k in REGISTRY.kinds() if k.endswith(f" {kind}")]
-    hint = (
-        f"{kind} is served as {same_kind[0].split()[0]}; change apiVersion"
-        if same_kind
-        else f"use one of: {known}"
-    )
+    same_kind = [k for k in everything if k.split()[1] == kind]
+    near = [k for k in everything if k.split()[1].lower() == str(kind).lower()]
+    if same_kind:
+        hint = f"{kind} is served as {same_kind[0].split()[0]}; change apiVersion"
+    elif near:
+        hint = f"did you mean {near[0].split()[1]!r} ({near[0].split()[0]})?"
+    else:
+        hint = f"use one of: {', '.join(known)}"
+    what = "platform kind" if platform else "framework"
     return Finding(
         code="spec.kind_unknown",
         path=f"{path}.kind",
-        message="no framework handles this apiVersion and kind",
+        message=f"no {what} handles this apiVersion and kind",
         value=f"{api_version} {kind}",
         hint=hint,
         source=source,
@@ -125,27 +256,38 @@ def _unknown_kind(api_version: Any, kind: Any, path: str, source: str) -> Findin
 
 def _parse_file_entry(
     body: dict[str, Any],
-    options: JobOptions,
-    findings: list[Finding],
     path: str,
     source: str,
     base_dir: Path | None,
-) -> tuple[list[JobEntry], list[Finding]]:
-    extra = sorted(set(body) - {"file"})
+    expect: Expect | None,
+) -> Parsed:
+    parsed = Parsed()
+    options = JobOptions()
+    raw_options = body.get(OPTIONS_KEY)
+    if raw_options is not None and expect in (None, "job"):
+        try:
+            options = JobOptions.model_validate(raw_options)
+        except ValidationError as exc:
+            parsed.findings += _located(
+                findings_from_validation_error(exc, JobOptions), source, f"{path}.{OPTIONS_KEY}"
+            )
+    allowed = {"file", OPTIONS_KEY} if expect in (None, "job") else {"file"}
+    extra = sorted(set(body) - allowed)
     if extra:
-        findings.append(
+        beside = "only 'trainjobs' options" if OPTIONS_KEY in allowed else "nothing"
+        parsed.findings.append(
             Finding(
                 code="spec.file_entry",
                 path=f"{path}.{extra[0]}",
-                message="an entry with 'file' may carry only 'trainjobs' options beside it",
+                message=f"an entry with 'file' may carry {beside} beside it",
                 value=extra,
-                hint="move the job's fields into the file it names",
+                hint="move these fields into the file it names",
                 source=source,
             )
         )
     name = body["file"]
     if not isinstance(name, str):
-        findings.append(
+        parsed.findings.append(
             Finding(
                 code="spec.file_type",
                 path=f"{path}.file",
@@ -155,22 +297,26 @@ def _parse_file_entry(
                 source=source,
             )
         )
-        return [], findings
+        return parsed
     target = (base_dir or Path.cwd()) / name
     try:
         docs = read_documents(target)
     except SpecError as exc:
-        findings += [f if f.path else f.located("", f"{path}.file") for f in exc.findings]
-        return [], findings
-    entries: list[JobEntry] = []
+        parsed.findings += [f if f.path else f.located("", f"{path}.file") for f in exc.findings]
+        return parsed
+    explicit = options.model_dump(exclude_none=True)
     for i, doc in enumerate(docs):
-        if isinstance(doc, Mapping) and options.target is not None and OPTIONS_KEY not in doc:
-            doc = {**doc, OPTIONS_KEY: options.model_dump(exclude_none=True)}
+        if isinstance(doc, Mapping) and explicit and not _is_platform(doc):
+            # Options beside `file:` apply to every job in it; a job's own options win.
+            own = doc.get(OPTIONS_KEY)
+            doc = {**doc, OPTIONS_KEY: {**explicit, **(own if isinstance(own, Mapping) else {})}}
         sub_path = path if len(docs) == 1 else f"{path}[{i}]"
-        got, problems = parse_job(doc, path=sub_path, source=str(target), base_dir=target.parent)
-        entries += got
-        findings += problems
-    return entries, findings
+        parsed.add(
+            parse_entry(
+                doc, path=sub_path, source=str(target), base_dir=target.parent, expect=expect
+            )
+        )
+    return parsed
 
 
 def read_documents(path: Path) -> list[Any]:
@@ -223,15 +369,34 @@ def read_documents(path: Path) -> list[Any]:
 def parse_documents(
     docs: Sequence[Any], *, source: str = "", base_dir: Path | None = None
 ) -> StackSpec:
-    """A job file's documents → a stack of those jobs (SpecError lists every problem)."""
-    entries: list[JobEntry] = []
-    findings: list[Finding] = []
-    for i, doc in enumerate(docs):
-        got, problems = parse_job(doc, path=f"jobs[{i}]", source=source, base_dir=base_dir)
-        entries += got
-        findings += problems
-    _raise_if_errors(findings)
-    return StackSpec(jobs=tuple(entries), source=source)
+    """A file's documents (jobs and platform resources) → a stack of them.
+
+    Paths count per list, as in a stack: the second job is ``jobs[1]`` whatever
+    documents come before it. SpecError lists every problem.
+    """
+    parsed = Parsed()
+    counts: dict[str, int] = {}
+    for doc in docs:
+        key = "jobs"
+        if isinstance(doc, Mapping) and "file" not in doc and _is_platform(doc):
+            plugin = PLATFORM.by_kind(str(doc.get("kind")))
+            key = _KEY_OF[plugin.category] if plugin is not None else "jobs"
+        index = counts.get(key, 0)
+        counts[key] = index + 1
+        parsed.add(parse_entry(doc, path=f"{key}[{index}]", source=source, base_dir=base_dir))
+    _raise_if_errors(parsed.findings)
+    return StackSpec(jobs=tuple(parsed.jobs), platform=tuple(parsed.platform), source=source)
+
+
+def _config_finding(key: str, message: str, value: Any, hint: str, source: str) -> Finding:
+    return Finding(
+        code=f"stack.{key}",
+        path=f"{CONFIG_NAMESPACE}:{key}",
+        message=message,
+        value=value,
+        hint=hint,
+        source=source,
+    )
 
 
 def parse_stack(
@@ -246,12 +411,15 @@ def parse_stack(
         values[bare] = value
     findings: list[Finding] = []
     for key in sorted(set(values) - STACK_KEYS):
+        close = difflib.get_close_matches(key, sorted(STACK_KEYS), n=1, cutoff=0.75)
         findings.append(
             Finding(
                 code="stack.unknown_key",
                 path=f"{CONFIG_NAMESPACE}:{key}",
                 message="unknown stack setting",
-                hint="use one of "
+                hint=f"did you mean {CONFIG_NAMESPACE}:{close[0]}?"
+                if close
+                else "use one of "
                 + ", ".join(f"{CONFIG_NAMESPACE}:{k}" for k in sorted(STACK_KEYS)),
                 source=source,
             )
@@ -261,63 +429,51 @@ def parse_stack(
     if raw_target in TARGETS:
         target = cast(Target, raw_target)
     else:
-        findings.append(
-            Finding(
-                code="stack.target",
-                path=f"{CONFIG_NAMESPACE}:target",
-                message="unknown target",
-                value=raw_target,
-                hint=f"use one of {', '.join(TARGETS)}",
-                source=source,
-            )
-        )
+        hint = f"use one of {', '.join(TARGETS)}"
+        findings.append(_config_finding("target", "unknown target", raw_target, hint, source))
     k8s_version = values.get("k8sVersion", DEFAULT_K8S_VERSION)
     if not isinstance(k8s_version, str):
         findings.append(
-            Finding(
-                code="stack.k8s_version",
-                path=f"{CONFIG_NAMESPACE}:k8sVersion",
-                message='k8sVersion must be a quoted version like "1.32"',
-                value=k8s_version,
-                hint='quote it: k8sVersion: "1.32" (1.30 unquoted is the number 1.3)',
-                source=source,
+            _config_finding(
+                "k8sVersion",
+                'k8sVersion must be a quoted version like "1.32"',
+                k8s_version,
+                'quote it: k8sVersion: "1.32" (1.30 unquoted is the number 1.3)',
+                source,
             )
         )
         k8s_version = DEFAULT_K8S_VERSION
     namespaces = values.get("namespaces", [])
     if not isinstance(namespaces, list) or not all(isinstance(n, str) for n in namespaces):
         findings.append(
-            Finding(
-                code="stack.namespaces",
-                path=f"{CONFIG_NAMESPACE}:namespaces",
-                message="namespaces must be a list of names",
-                value=namespaces,
-                hint="e.g. namespaces: [training]",
-                source=source,
+            _config_finding(
+                "namespaces",
+                "namespaces must be a list of names",
+                namespaces,
+                "e.g. namespaces: [training]",
+                source,
             )
         )
         namespaces = []
-    jobs = values.get("jobs", [])
-    entries: list[JobEntry] = []
-    if not isinstance(jobs, list):
-        findings.append(
-            Finding(
-                code="stack.jobs",
-                path=f"{CONFIG_NAMESPACE}:jobs",
-                message="jobs must be a list",
-                value=jobs,
-                hint="start each job with '- '",
-                source=source,
+    parsed = Parsed(findings=findings)
+    for key, expect in LIST_KEYS.items():
+        entries = values.get(key, [])
+        if not isinstance(entries, list):
+            parsed.findings.append(
+                _config_finding(
+                    key, f"{key} must be a list", entries, "start each entry with '- '", source
+                )
             )
-        )
-        jobs = []
-    for i, doc in enumerate(jobs):
-        got, problems = parse_job(doc, path=f"jobs[{i}]", source=source, base_dir=base_dir)
-        entries += got
-        findings += problems
-    _raise_if_errors(findings)
+            continue
+        for i, doc in enumerate(entries):
+            found = parse_entry(
+                doc, path=f"{key}[{i}]", source=source, base_dir=base_dir, expect=expect
+            )
+            parsed.add(found)
+    _raise_if_errors(parsed.findings)
     return StackSpec(
-        jobs=tuple(entries),
+        jobs=tuple(parsed.jobs),
+        platform=tuple(parsed.platform),
         target=target,
         k8s_version=k8s_version,
         namespaces=tuple(namespaces),

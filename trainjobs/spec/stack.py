@@ -1,10 +1,11 @@
-"""A stack: every job (and later backend, node pool, operator) one Pulumi stack declares."""
+"""A stack: every job, backend, node pool, queue and operator one Pulumi stack declares."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from trainjobs.spec.entry import JobEntry, Target
+from trainjobs.platform.base import Category
+from trainjobs.spec.entry import JobEntry, PlatformEntry, Target
 
 __all__ = ["DEFAULT_K8S_VERSION", "StackSpec"]
 
@@ -18,6 +19,7 @@ class StackSpec:
 
     Attributes:
         jobs: the training jobs, in input order.
+        platform: backends, node pools, queues and operators, in input order.
         target: the target of jobs that name none; default ``operator``.
         k8s_version: the Kubernetes version to check against; default ``DEFAULT_K8S_VERSION``.
         namespaces: Namespaces the stack creates (rendered first); default none, so
@@ -26,8 +28,13 @@ class StackSpec:
     """
 
     jobs: tuple[JobEntry, ...] = ()
+    platform: tuple[PlatformEntry, ...] = ()
     target: Target = "operator"
     k8s_version: str = DEFAULT_K8S_VERSION
     namespaces: tuple[str, ...] = ()
     source: str = ""
     config_keys: tuple[str, ...] = field(default=(), compare=False)
+
+    def of_category(self, category: Category) -> list[PlatformEntry]:
+        """The platform entries of one category, in input order."""
+        return [p for p in self.platform if p.plugin.category == category]

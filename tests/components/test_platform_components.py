@@ -1,0 +1,126 @@
+"""Platform components under mocks: generated secrets, dependencies, the stack program."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.support.paths import EXAMPLES
+from tests.support.pulumi_harness import Registered, run_program
+from trainjobs.components import NfsBackend, RedisBackend, TrainingJob, program
+from trainjobs.components.platform import InvalidResourceError
+from trainjobs.platform.redis import RedisBackendSpec
+from trainjobs.spec import load_path
+
+
+def _by_type(resources: list[Registered], suffix: str) -> list[Registered]:
+    return [r for r in resources if r.type.endswith(suffix)]
+
+
+def test_a_password_is_generated_once_and_kept_secret() -> None:
+    resources = run_program(
+        lambda: RedisBackend("redis", RedisBackendSpec(password=True), namespace="training")
+    )
+    component = resources[0]
+    assert (component.type, component.name) == ("trainjobs:index:RedisBackend", "redis")
+    (password,) = _by_type(resources, "RandomPassword")
+    assert password.name == "training/redis-auth"
+    assert password.inputs["length"] == 32
+    assert password.parent.endswith("trainjobs:index:RedisBackend::redis")
+    (secret,) = _by_type(resources, "core/v1:Secret")
+    assert secret.inputs["stringData"] == {"password": "mock-password:training/redis-auth"}
+    assert secret.options["secret_inputs"] == ["stringData"]
+    assert "stringData" in secret.options["secret_outputs"]
+    assert {r.type for r in resources[1:]} == {
+        "random:index/randomPassword:RandomPassword",
+        "kubernetes:core/v1:Secret",
+        "kubernetes:core/v1:Service",
+        "kubernetes:apps/v1:Deployment",
+    }
+
+
+def test_no_placeholder_reaches_pulumi() -> None:
+    resources = run_program(lambda: RedisBackend("redis", {"password": True}))
+    assert "<generated:" not in repr([r.inputs for r in resources])
+
+
+def test_a_job_given_a_backend_waits_for_it_and_gets_its_address() -> None:
+    job = load_path(EXAMPLES / "tf-mnist" / "tfjob.yaml").jobs[0].job
+
+    def program_() -> None:
+        redis = RedisBackend("redis", namespace="kubeflow")
+        TrainingJob("mnist", job, target="pods", backend=redis)
+
+    resources = run_program(program_)
+    (component,) = [r for r in resources if r.type == "trainjobs:index:TrainingJob"]
+    # Depending on a component means depending on each of its children.
+    assert sorted(d.split("$", 1)[1] for d in component.options["dependencies"]) == [
+        "kubernetes:apps/v1:Deployment::kubeflow/redis",
+        "kubernetes:core/v1:Service::kubeflow/redis",
+    ]
+    pod = next(r for r in _by_type(resources, "Pod") if r.name == "kubeflow/mnist-worker-0")
+    env = pod.inputs["spec"]["containers"][0]["env"]
+    assert env[:2] == [
+        {"name": "REDIS_HOST", "value": "redis.kubeflow.svc"},
+        {"name": "REDIS_PORT", "value": "6379"},
+    ]
+
+
+def test_invalid_platform_input_fails_with_its_findings() -> None:
+    with pytest.raises(InvalidResourceError) as err:
+        run_program(lambda: NfsBackend("share", {"server": "nfs.lab"}))
+    assert [f.render() for f in err.value.findings] == [
+        "error: share.spec.path: an NFS export needs both server and path; fix: add it, "
+        "or name an existing PersistentVolumeClaim in claimName"
+    ]
+
+
+def test_the_stack_program_creates_units_after_their_dependencies(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    config: dict[str, Any] = {
+        "trainjobs:namespaces": ["ml"],
+        "trainjobs:backends": [
+            {"kind": "RedisBackend", "metadata": {"name": "redis", "namespace": "ml"}}
+        ],
+        "trainjobs:jobs": [
+            {
+                "apiVersion": "kubeflow.org/v1",
+                "kind": "TFJob",
+                "metadata": {"name": "tf", "namespace": "ml"},
+                "spec": {
+                    "tfReplicaSpecs": {
+                        "Worker": {
+                            "replicas": 2,
+                            "template": {
+                                "spec": {"containers": [{"name": "tensorflow", "image": "tf:2"}]}
+                            },
+                        }
+                    }
+                },
+                "trainjobs": {"target": "pods", "backend": "redis"},
+            }
+        ],
+    }
+    resources = run_program(program, config)
+    names = {r.name: r for r in resources if not r.custom}
+    assert set(names) == {"redis", "ml/tf"}
+    job_deps = sorted(d.split("$", 1)[1] for d in names["ml/tf"].options["dependencies"])
+    assert job_deps == [
+        "kubernetes:apps/v1:Deployment::ml/redis",
+        "kubernetes:core/v1:Namespace::ml",
+        "kubernetes:core/v1:Service::ml/redis",
+    ]
+    backend_deps = [d.split("$", 1)[1] for d in names["redis"].options["dependencies"]]
+    assert backend_deps == ["kubernetes:core/v1:Namespace::ml"]
+
+
+def test_workloads_wait_for_the_definitions_of_their_unit() -> None:
+    resources = run_program(lambda: RedisBackend("redis", {"password": True}))
+    (deployment,) = _by_type(resources, "apps/v1:Deployment")
+    (service,) = _by_type(resources, "core/v1:Service")
+    for workload in (deployment, service):
+        assert [d.split("$", 2)[-1] for d in workload.options["dependencies"]] == [
+            "kubernetes:core/v1:Secret::default/redis-auth"
+        ]

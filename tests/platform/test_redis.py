@@ -1,0 +1,134 @@
+"""RedisBackend: its objects, how jobs bind to it, and its rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from trainjobs.check import run
+from trainjobs.errors import SpecError
+from trainjobs.k8s.generated import parse
+from trainjobs.k8s.redact import REDACTED, redact
+from trainjobs.spec import parse_documents
+
+REDIS = {
+    "apiVersion": "trainjobs.dev/v1alpha1",
+    "kind": "RedisBackend",
+    "metadata": {"name": "redis", "namespace": "training"},
+    "spec": {"password": True},
+}
+JOB = {
+    "apiVersion": "kubeflow.org/v1",
+    "kind": "PyTorchJob",
+    "metadata": {"name": "ddp", "namespace": "training"},
+    "spec": {
+        "pytorchReplicaSpecs": {
+            "Worker": {
+                "replicas": 2,
+                "template": {
+                    "spec": {
+                        "containers": [
+                            {
+                                "name": "pytorch",
+                                "image": "trainer:1.0",
+                                "env": [{"name": "USER_VAR", "value": "1"}],
+                            }
+                        ]
+                    }
+                },
+            }
+        }
+    },
+    "trainjobs": {"target": "pods", "backend": "redis"},
+}
+
+
+def _objects(*docs: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    rendering = run(parse_documents(list(docs)))
+    return {(m["kind"], m["metadata"]["name"]): m for m in rendering.manifests}
+
+
+def test_redis_renders_a_secret_service_and_deployment() -> None:
+    objects = _objects(REDIS)
+    assert sorted(objects) == [
+        ("Deployment", "redis"),
+        ("Secret", "redis-auth"),
+        ("Service", "redis"),
+    ]
+    secret = objects[("Secret", "redis-auth")]
+    generated = parse(secret["stringData"]["password"])
+    assert generated is not None and generated.kind == "password"
+    assert redact(secret)["stringData"] == {"password": REDACTED}
+    service = objects[("Service", "redis")]
+    assert service["spec"]["ports"] == [{"name": "redis", "port": 6379, "targetPort": "redis"}]
+    pod = objects[("Deployment", "redis")]["spec"]["template"]
+    (container,) = pod["spec"]["containers"]
+    assert container["image"] == "redis:7.4.2"
+    assert container["args"] == [
+        "--port",
+        "6379",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--requirepass",
+        "$(REDIS_PASSWORD)",
+    ]
+    assert [e["name"] for e in container["env"]] == ["REDIS_PASSWORD", "REDISCLI_AUTH"]
+    assert pod["spec"]["securityContext"]["runAsNonRoot"] is True
+    assert service["spec"]["selector"] == {
+        "app.kubernetes.io/name": "redis",
+        "app.kubernetes.io/instance": "redis",
+    }
+
+
+def test_without_a_password_there_is_no_secret() -> None:
+    objects = _objects({**REDIS, "spec": {}})
+    assert ("Secret", "redis-auth") not in objects
+    (container,) = objects[("Deployment", "redis")]["spec"]["template"]["spec"]["containers"]
+    assert "env" not in container
+    assert "--requirepass" not in container["args"]
+
+
+def test_a_job_gets_the_address_and_password_after_its_own_env() -> None:
+    rendering = run(parse_documents([REDIS, JOB]))
+    pod = next(
+        m
+        for m in rendering.manifests
+        if m["kind"] == "Pod" and m["metadata"]["name"] == "ddp-worker-1"
+    )
+    env = pod["spec"]["containers"][0]["env"]
+    assert env[:4] == [
+        {"name": "USER_VAR", "value": "1"},
+        {"name": "REDIS_HOST", "value": "redis.training.svc"},
+        {"name": "REDIS_PORT", "value": "6379"},
+        {
+            "name": "REDIS_PASSWORD",
+            "valueFrom": {"secretKeyRef": {"name": "redis-auth", "key": "password"}},
+        },
+    ]
+    # The operator's own env still follows the backend's.
+    assert env[4] == {"name": "PYTHONUNBUFFERED", "value": "1"}
+    (job,) = rendering.jobs
+    assert [str(d) for d in job.depends_on] == ["backend training/redis"]
+
+
+def test_a_password_backend_in_another_namespace_is_refused() -> None:
+    other = {**REDIS, "metadata": {"name": "redis", "namespace": "shared"}}
+    with pytest.raises(SpecError) as err:
+        run(parse_documents([other, JOB]))
+    assert [f.render() for f in err.value.errors] == [
+        "error: jobs[0].trainjobs.backend: backend 'redis' keeps its password in namespace "
+        "'shared', but the job runs in 'training'; a pod reads secrets only from its own "
+        "namespace (got 'redis'); fix: put the backend in namespace 'training'"
+    ]
+
+
+def test_the_operator_target_carries_the_binding_in_its_templates() -> None:
+    job = {**JOB, "trainjobs": {"target": "operator", "backend": "redis"}}
+    rendering = run(parse_documents([REDIS, job]))
+    (cr,) = [m for m in rendering.manifests if m["kind"] == "PyTorchJob"]
+    template = cr["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]
+    names = [e["name"] for e in template["spec"]["containers"][0]["env"]]
+    assert names == ["USER_VAR", "REDIS_HOST", "REDIS_PORT", "REDIS_PASSWORD"]

@@ -1,0 +1,131 @@
+"""Platform components: a backend, node pool, queue or operator as a Pulumi component."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import pulumi
+
+from trainjobs.check import run
+from trainjobs.components.register import register_manifest
+from trainjobs.components.secrets import GeneratedValues
+from trainjobs.errors import Finding, SpecError
+from trainjobs.frameworks.base import K8sModel
+from trainjobs.k8s.order import DEFINITIONS_BELOW, apply_rank
+from trainjobs.platform import API_VERSION, PlatformMeta, PlatformResource
+from trainjobs.render import RenderedObject, RenderedUnit
+from trainjobs.spec.entry import PlatformEntry
+from trainjobs.spec.load import parse_entry
+from trainjobs.spec.stack import DEFAULT_K8S_VERSION, StackSpec
+
+__all__ = ["InvalidResourceError", "PlatformComponent", "register_objects"]
+
+
+class InvalidResourceError(pulumi.RunError):
+    """A resource given to a component is invalid; ``findings`` lists every problem."""
+
+    def __init__(self, message: str, findings: tuple[Finding, ...] = ()) -> None:
+        super().__init__(message)
+        self.findings = findings
+
+
+def register_objects(
+    parent: pulumi.Resource, objects: tuple[RenderedObject, ...]
+) -> list[pulumi.CustomResource]:
+    """Register each object as a child of ``parent``; generated values become secrets.
+
+    Definitions (CRDs, ServiceAccounts, Secrets, ConfigMaps, RBAC) are created
+    before the unit's other objects, which mount, run as or instantiate them: a pod
+    created before its Secret would fail to start, a custom resource before its CRD
+    would be refused.
+    """
+    opts = pulumi.ResourceOptions(parent=parent)
+    generated = GeneratedValues(parent)
+    definitions = [o for o in objects if apply_rank(o.manifest) < DEFINITIONS_BELOW]
+    first = [register_manifest(o.manifest, opts, generated) for o in definitions]
+    later_opts = pulumi.ResourceOptions(parent=parent, depends_on=first) if first else opts
+    rest = [
+        register_manifest(o.manifest, later_opts, generated)
+        for o in objects
+        if apply_rank(o.manifest) >= DEFINITIONS_BELOW
+    ]
+    return [*first, *rest]
+
+
+class PlatformComponent(pulumi.ComponentResource):
+    """One backend, node pool, queue or operator and its Kubernetes objects.
+
+    Subclasses set ``kind`` (``RedisBackend`` …) and are the typed way to declare
+    one in a Pulumi program::
+
+        redis = RedisBackend("redis", {"password": True}, namespace="training")
+
+    Args:
+        name: the resource's name (``metadata.name``) and the component's Pulumi name.
+        spec: the kind's ``spec`` — its pydantic model or plain data; default all defaults.
+        namespace: where its objects go; default per kind.
+        rendered: an already rendered unit and its entry (used by the stack program).
+        k8s_version: Kubernetes version to check against.
+        opts: Pulumi resource options.
+
+    Outputs: ``objects`` (``Kind namespace/name`` of each child) and the kind's own
+    outputs (an address …) as ``outputs``.
+    """
+
+    kind: ClassVar[str] = ""
+    objects: pulumi.Output[list[str]]
+    outputs: pulumi.Output[dict[str, str]]
+
+    def __init__(
+        self,
+        name: str,
+        spec: Any = None,
+        *,
+        namespace: str | None = None,
+        rendered: tuple[PlatformEntry, RenderedUnit] | None = None,
+        k8s_version: str = DEFAULT_K8S_VERSION,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        if rendered is None:
+            entry = self._entry(name, spec, namespace)
+            try:
+                rendering = run(StackSpec(platform=(entry,)), k8s_version=k8s_version)
+            except SpecError as exc:
+                raise InvalidResourceError(f"{name}: {exc}", tuple(exc.findings)) from None
+            unit = rendering.units[-1]
+        else:
+            entry, unit = rendered
+        super().__init__(f"trainjobs:index:{entry.plugin.kind}", name, None, opts)
+        self.entry = entry
+        rendered_unit = unit
+        self.rendered = rendered_unit
+        self.resources = register_objects(self, rendered_unit.objects)
+        titles = [o.title for o in rendered_unit.objects]
+        self.objects = pulumi.Output.from_input(titles)
+        self.outputs = pulumi.Output.from_input(dict(rendered_unit.outputs))
+        self.register_outputs({"objects": titles, **rendered_unit.outputs})
+
+    def _entry(self, name: str, spec: Any, namespace: str | None) -> PlatformEntry:
+        if isinstance(spec, PlatformResource):
+            document: Mapping[str, Any] = spec.to_manifest()
+        else:
+            data = spec.to_manifest() if isinstance(spec, K8sModel) else dict(spec or {})
+            meta = PlatformMeta(name=name, namespace=namespace).to_manifest()
+            document = {
+                "apiVersion": API_VERSION,
+                "kind": self.kind,
+                "metadata": meta,
+                "spec": data,
+            }
+        parsed = parse_entry(document, path=name)
+        if not parsed.platform:
+            raise InvalidResourceError(
+                f"{name}: {SpecError.from_findings(parsed.findings)}", tuple(parsed.findings)
+            )
+        return parsed.platform[0]
+
+    @property
+    def reference(self) -> str:
+        """How a job names this resource in its options: ``namespace/name`` or ``name``."""
+        return self.rendered.ref.name

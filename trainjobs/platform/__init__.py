@@ -1,0 +1,28 @@
+"""The platform jobs run on: backends, node pools, queues and operators, as typed kinds."""
+
+from trainjobs.platform.base import (
+    API_VERSION,
+    CATEGORIES,
+    BackendKind,
+    Category,
+    JobEffect,
+    PlatformKind,
+    PlatformMeta,
+    PlatformResource,
+    Reference,
+)
+from trainjobs.platform.registry import PLATFORM, PlatformRegistry
+
+__all__ = [
+    "API_VERSION",
+    "CATEGORIES",
+    "PLATFORM",
+    "BackendKind",
+    "Category",
+    "JobEffect",
+    "PlatformKind",
+    "PlatformMeta",
+    "PlatformRegistry",
+    "PlatformResource",
+    "Reference",
+]

@@ -1,0 +1,181 @@
+"""The platform contract: what a job runs on, declared beside the jobs.
+
+A *platform kind* is one of trainjobs' own resource kinds — a backend (Redis, NFS),
+a node pool, a queue, an operator install. Like a job, a platform resource is a
+document with ``apiVersion`` (``trainjobs.dev/v1alpha1``), ``kind``, ``metadata``
+and ``spec``, so one YAML file can hold jobs and what they need. Each kind is a
+plugin: a pydantic model plus pure functions that validate it and render its
+manifests; ``platform.registry`` lists them once.
+
+Jobs refer to platform resources by name in their ``trainjobs:`` options
+(``backend: redis``); the renderer resolves the reference, lets the resource act
+on the job (:meth:`PlatformKind.apply_to_job`) and records the dependency, so the
+Pulumi components create the backend before the pods that use it.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Final, Literal
+
+from pydantic import Field
+
+from trainjobs.errors import Finding
+from trainjobs.frameworks.base import (
+    DEFAULT_NAMESPACE,
+    BackendBinding,
+    Framework,
+    JobResource,
+    K8sModel,
+    Manifest,
+)
+
+__all__ = [
+    "API_VERSION",
+    "CATEGORIES",
+    "BackendKind",
+    "Category",
+    "JobEffect",
+    "PlatformKind",
+    "PlatformMeta",
+    "PlatformResource",
+    "Reference",
+]
+
+API_VERSION: Final = "trainjobs.dev/v1alpha1"
+"""The apiVersion of every trainjobs platform kind."""
+
+Category = Literal["backend", "nodePool", "queue", "operator"]
+CATEGORIES: tuple[Category, ...] = ("backend", "nodePool", "queue", "operator")
+
+
+class PlatformMeta(K8sModel):
+    """Name and namespace of a platform resource."""
+
+    name: str = Field(description="Name; jobs refer to the resource by it. Required.")
+    namespace: str | None = Field(
+        default=None,
+        description=(
+            "Namespace of the objects it creates; default per kind (backends: "
+            f"{DEFAULT_NAMESPACE!r}; operators: their upstream namespace; node pools are "
+            "cluster-wide)."
+        ),
+    )
+    labels: dict[str, str] | None = Field(
+        default=None, description="Extra labels put on every object it creates; default none."
+    )
+
+
+class PlatformResource(K8sModel):
+    """A platform document: ``apiVersion``, ``kind``, ``metadata``, ``spec``.
+
+    Subclasses narrow ``kind`` to a Literal and give ``spec`` its model.
+    """
+
+    api_version: Literal["trainjobs.dev/v1alpha1"] = API_VERSION
+    kind: str
+    metadata: PlatformMeta
+    spec: Any
+
+    @property
+    def name(self) -> str:
+        return self.metadata.name
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A reference from one resource to a platform resource, e.g. a job's backend.
+
+    Attributes:
+        category: what is referred to.
+        name: its name (``redis``, or ``namespace/name`` to pick among namespaces).
+        path: where the reference is written in the user's input, for findings.
+        roles: for node pools, the replica types the reference applies to (empty: all).
+    """
+
+    category: Category
+    name: str
+    path: str
+    roles: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class JobEffect:
+    """What a platform resource does to a job that refers to it.
+
+    Attributes:
+        job: the job, rewritten (env, placement, labels …).
+        findings: problems found while applying (the job does not fit, …).
+        manifests: objects rendered with the job because of the reference.
+    """
+
+    job: JobResource
+    findings: Sequence[Finding] = ()
+    manifests: Sequence[Manifest] = field(default=())
+
+
+class PlatformKind(ABC):
+    """One platform kind: its model and how it renders. Pure: no I/O, no pulumi."""
+
+    kind: ClassVar[str]
+    """The document kind, e.g. ``RedisBackend``."""
+    category: ClassVar[Category]
+    """Which stack list it belongs to and how jobs refer to it."""
+    model: ClassVar[type[PlatformResource]]
+    """The pydantic model of the whole document."""
+    title: ClassVar[str]
+    """One line for people, e.g. ``Redis service for rendezvous``."""
+    default_namespace: ClassVar[str | None] = DEFAULT_NAMESPACE
+    """Namespace of its objects when metadata names none; None for cluster-wide kinds."""
+
+    def namespace(self, resource: PlatformResource) -> str | None:
+        """The namespace its objects go into (None: cluster-scoped)."""
+        return resource.metadata.namespace or self.default_namespace
+
+    def validate(self, resource: PlatformResource) -> list[Finding]:
+        """Rules beyond the model's types; paths relative to the document."""
+        return []
+
+    @abstractmethod
+    def manifests(self, resource: PlatformResource) -> list[Manifest]:
+        """The Kubernetes objects the resource consists of (may be none)."""
+
+    def references(self, resource: PlatformResource) -> list[Reference]:
+        """Other platform resources this one needs (a queue's node pool …)."""
+        return []
+
+    def outputs(self, resource: PlatformResource) -> dict[str, str]:
+        """Values a user needs from outside (an address …); exported by the component."""
+        return {}
+
+    def apply_to_job(
+        self, resource: PlatformResource, framework: Framework, job: JobResource, ref: Reference
+    ) -> JobEffect:
+        """What the resource does to a (defaulted) job that refers to it; default nothing."""
+        return JobEffect(job)
+
+
+class BackendKind(PlatformKind):
+    """A rendezvous backend: jobs that refer to it are bound to it through their framework."""
+
+    category: ClassVar[Category] = "backend"
+
+    @abstractmethod
+    def binding(self, resource: PlatformResource) -> BackendBinding:
+        """The env, volumes and mounts a job's pods need to reach the backend."""
+
+    def job_problems(
+        self, resource: PlatformResource, job: JobResource, ref: Reference
+    ) -> list[Finding]:
+        """Why the backend cannot serve this job (another namespace …); default none."""
+        return []
+
+    def apply_to_job(
+        self, resource: PlatformResource, framework: Framework, job: JobResource, ref: Reference
+    ) -> JobEffect:
+        problems = self.job_problems(resource, job, ref)
+        if problems:
+            return JobEffect(job, problems)
+        return JobEffect(framework.bind_backend(job, self.binding(resource)))

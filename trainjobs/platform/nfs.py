@@ -1,0 +1,154 @@
+"""NfsBackend: a shared file system jobs rendezvous through (Caffe2's ``nfs`` backend).
+
+The share is either an NFS export (server + path) or an existing
+PersistentVolumeClaim. It creates no objects of its own; every pod of a job that
+refers to it mounts the share and gets ``NFS_PATH`` set to the mount point.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from trainjobs.errors import Finding
+from trainjobs.frameworks.base import BackendBinding, JobResource, K8sModel, Manifest
+from trainjobs.platform.base import BackendKind, PlatformResource, Reference
+
+__all__ = ["NfsBackend", "NfsBackendKind", "NfsBackendSpec"]
+
+
+class NfsBackendSpec(K8sModel):
+    """``spec`` of an NfsBackend: an NFS export or an existing claim, and where to mount it."""
+
+    server: str | None = Field(
+        default=None, description="NFS server host name or address; with 'path'."
+    )
+    path: str | None = Field(
+        default=None, description="Exported path on the server; with 'server'."
+    )
+    claim_name: str | None = Field(
+        default=None,
+        description=(
+            "An existing PersistentVolumeClaim in the job's namespace, instead of server/path."
+        ),
+    )
+    mount_path: str | None = Field(
+        default=None,
+        description=(
+            "Where containers see the share, and the value of NFS_PATH; default /mnt/<name>."
+        ),
+    )
+    read_only: bool = Field(default=False, description="Mount read-only; default false.")
+
+
+class NfsBackend(PlatformResource):
+    """An NfsBackend document."""
+
+    kind: Literal["NfsBackend"] = "NfsBackend"
+    spec: NfsBackendSpec
+
+
+class NfsBackendKind(BackendKind):
+    """Binds jobs to a shared file system."""
+
+    kind = "NfsBackend"
+    model: ClassVar[type[PlatformResource]] = NfsBackend
+    title = "shared file system for rendezvous (Caffe2 nfs backend)"
+    default_namespace = None
+
+    def _spec(self, resource: PlatformResource) -> NfsBackendSpec:
+        assert isinstance(resource, NfsBackend)
+        return resource.spec
+
+    def mount_path(self, resource: PlatformResource) -> str:
+        return self._spec(resource).mount_path or f"/mnt/{resource.name}"
+
+    def validate(self, resource: PlatformResource) -> list[Finding]:
+        spec = self._spec(resource)
+        export = spec.server is not None or spec.path is not None
+        if export and spec.claim_name is not None:
+            return [
+                Finding(
+                    code="nfs.source",
+                    path="spec.claimName",
+                    message="give either server and path, or claimName, not both",
+                    value=spec.claim_name,
+                    hint="remove claimName to mount the export directly, or server and path",
+                )
+            ]
+        if spec.claim_name is None and (spec.server is None or spec.path is None):
+            missing = "server" if spec.server is None else "path"
+            return [
+                Finding(
+                    code="nfs.source",
+                    path=f"spec.{missing}",
+                    message="an NFS export needs both server and path",
+                    hint="add it, or name an existing PersistentVolumeClaim in claimName",
+                )
+            ]
+        mount = self.mount_path(resource)
+        if not mount.startswith("/"):
+            return [
+                Finding(
+                    code="nfs.mount_path",
+                    path="spec.mountPath",
+                    message="the mount path must be absolute",
+                    value=mount,
+                    hint=f"e.g. /mnt/{resource.name}",
+                )
+            ]
+        return []
+
+    def manifests(self, resource: PlatformResource) -> list[Manifest]:
+        return []
+
+    def binding(self, resource: PlatformResource) -> BackendBinding:
+        """The share as a volume, mounted at ``mount_path`` in every container, and NFS_PATH."""
+        spec = self._spec(resource)
+        volume_name = f"{resource.name}-share"
+        source: dict[str, Any]
+        if spec.claim_name is not None:
+            source = {"persistentVolumeClaim": {"claimName": spec.claim_name}}
+        else:
+            source = {"nfs": {"server": spec.server, "path": spec.path}}
+        if spec.read_only:
+            next(iter(source.values()))["readOnly"] = True
+        mount: dict[str, Any] = {"name": volume_name, "mountPath": self.mount_path(resource)}
+        if spec.read_only:
+            mount["readOnly"] = True
+        return BackendBinding(
+            "nfs",
+            resource.name,
+            path=self.mount_path(resource),
+            env=({"name": "NFS_PATH", "value": self.mount_path(resource)},),
+            volumes=({"name": volume_name, **source},),
+            volume_mounts=(mount,),
+        )
+
+    def outputs(self, resource: PlatformResource) -> dict[str, str]:
+        return {"path": self.mount_path(resource)}
+
+    def job_problems(
+        self, resource: PlatformResource, job: JobResource, ref: Reference
+    ) -> list[Finding]:
+        spec = self._spec(resource)
+        namespace = resource.metadata.namespace
+        if spec.claim_name is not None and namespace and namespace != job.namespace:
+            return [
+                Finding(
+                    code="backend.claim_namespace",
+                    path=ref.path,
+                    message=(
+                        f"backend {resource.name!r} mounts claim {spec.claim_name!r} of "
+                        f"namespace {namespace!r}, but the job runs in {job.namespace!r}"
+                    ),
+                    value=ref.name,
+                    hint="a pod mounts claims of its own namespace only; use an export "
+                    "(server/path) or a claim in the job's namespace",
+                )
+            ]
+        return []
+
+
+KIND = NfsBackendKind()

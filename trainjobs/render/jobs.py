@@ -1,0 +1,73 @@
+"""One job → its unit: defaults, platform effects (backend, node pool, queue), rules, target."""
+
+from __future__ import annotations
+
+from trainjobs.errors import Finding, Severity
+from trainjobs.frameworks.base import Manifest
+from trainjobs.k8s.order import apply_rank
+from trainjobs.render.model import RenderedJob, RenderedObject, UnitRef
+from trainjobs.render.resolve import PlatformIndex
+from trainjobs.spec.entry import JobEntry, Target
+from trainjobs.targets import expand
+
+__all__ = ["job_ref", "render_job"]
+
+
+def job_ref(entry: JobEntry) -> UnitRef:
+    """``job <namespace>/<name>``."""
+    return UnitRef("job", f"{entry.job.namespace}/{entry.job.name}")
+
+
+def render_job(
+    entry: JobEntry,
+    target: Target | None = None,
+    default_target: Target = "operator",
+    platform: PlatformIndex | None = None,
+) -> tuple[RenderedJob | None, list[Finding]]:
+    """Default, bind, validate and expand one job; findings carry the user's paths.
+
+    The platform resources the job's options name act on the defaulted job in the
+    order backend, node pools, queue; each becomes a dependency of the job's unit.
+    """
+    chosen: Target = target or entry.target(default_target)
+    framework = entry.framework
+    job = framework.default(entry.job)
+    findings: list[Finding] = []
+    extra: list[Manifest] = []
+    depends_on: list[UnitRef] = []
+    index = platform or PlatformIndex(())
+    for ref in entry.references():
+        found, problem = index.resolve(ref, job.namespace, entry.source)
+        if found is None:
+            findings += [problem] if problem else []
+            continue
+        effect = found.plugin.apply_to_job(found.resource, framework, job, ref)
+        job = effect.job
+        # Effects name the reference's own path, which already holds the job's.
+        findings += [f.located(entry.source) for f in effect.findings]
+        extra += effect.manifests
+        unit = UnitRef(found.plugin.category, found.key)
+        if unit not in depends_on:
+            depends_on.append(unit)
+    findings += [f.located(entry.source, entry.path) for f in framework.validate(job)]
+    if any(f.severity is Severity.ERROR for f in findings):
+        return None, findings
+    manifests, problems = expand(entry, job, chosen)
+    findings += [f.located(entry.source, entry.path) for f in problems]
+    objects = tuple(
+        RenderedObject(m, entry.path, entry.source, job.name)
+        for m in sorted([*manifests, *extra], key=apply_rank)
+    )
+    rendered = RenderedJob(
+        ref=job_ref(entry),
+        kind=job.kind,
+        objects=objects,
+        depends_on=tuple(depends_on),
+        outputs=framework.addresses(job),
+        origin=entry.path,
+        source=entry.source,
+        entry=entry,
+        job=job,
+        target=chosen,
+    )
+    return rendered, findings

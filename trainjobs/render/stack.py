@@ -1,0 +1,168 @@
+"""A stack → every unit, wired: what depends on what, and the objects in apply order."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from trainjobs.errors import Finding, Severity, SpecError
+from trainjobs.k8s.order import apply_rank
+from trainjobs.render.jobs import render_job
+from trainjobs.render.model import RenderedObject, RenderedUnit, Rendering, UnitRef
+from trainjobs.render.resolve import PlatformIndex
+from trainjobs.spec.entry import PlatformEntry, Target
+from trainjobs.spec.stack import StackSpec
+
+__all__ = ["render", "render_platform"]
+
+
+def render_platform(
+    entry: PlatformEntry, index: PlatformIndex
+) -> tuple[RenderedUnit, list[Finding]]:
+    """One backend, node pool, queue or operator → its unit."""
+    plugin, resource = entry.plugin, entry.resource
+    findings: list[Finding] = []
+    depends_on: list[UnitRef] = []
+    for ref in plugin.references(resource):
+        found, problem = index.resolve(ref, plugin.namespace(resource), entry.source)
+        if found is None:
+            findings += [problem.located(entry.source, entry.path)] if problem else []
+        else:
+            depends_on.append(UnitRef(found.plugin.category, found.key))
+    objects = tuple(
+        RenderedObject(m, entry.path, entry.source, resource.name)
+        for m in sorted(plugin.manifests(resource), key=apply_rank)
+    )
+    unit = RenderedUnit(
+        ref=UnitRef(plugin.category, entry.key),
+        kind=plugin.kind,
+        objects=objects,
+        depends_on=tuple(depends_on),
+        outputs=plugin.outputs(resource),
+        origin=entry.path,
+        source=entry.source,
+    )
+    return unit, findings
+
+
+def _provided_kinds(unit: RenderedUnit) -> set[tuple[str, str]]:
+    """(group, kind) of every CustomResourceDefinition the unit installs."""
+    kinds = set()
+    for obj in unit.objects:
+        manifest = obj.manifest
+        if manifest.get("kind") == "CustomResourceDefinition":
+            spec = manifest.get("spec") or {}
+            kinds.add((str(spec.get("group")), str((spec.get("names") or {}).get("kind"))))
+    return kinds
+
+
+def _wire(units: list[RenderedUnit]) -> list[RenderedUnit]:
+    """Add the dependencies no one wrote down.
+
+    A unit whose objects are custom resources depends on the unit in the stack
+    that installs their CRD (no "no matches for kind" on the first ``pulumi up``);
+    a unit in a namespace the stack creates depends on that namespace.
+    """
+    installers: dict[tuple[str, str], UnitRef] = {}
+    for unit in units:
+        for kind in _provided_kinds(unit):
+            installers.setdefault(kind, unit.ref)
+    wired = []
+    for unit in units:
+        extra: list[UnitRef] = []
+        for obj in unit.objects:
+            group = str(obj.manifest.get("apiVersion", "")).rpartition("/")[0]
+            installer = installers.get((group, str(obj.manifest.get("kind"))))
+            if installer is not None and installer != unit.ref:
+                extra.append(installer)
+            namespace = (obj.manifest.get("metadata") or {}).get("namespace")
+            ns_unit = UnitRef("namespace", str(namespace))
+            if namespace and ns_unit != unit.ref and any(u.ref == ns_unit for u in units):
+                extra.append(ns_unit)
+        merged = tuple(dict.fromkeys([*unit.depends_on, *extra]))
+        wired.append(replace(unit, depends_on=merged) if merged != unit.depends_on else unit)
+    return wired
+
+
+def _in_dependency_order(units: Sequence[RenderedUnit]) -> tuple[list[RenderedUnit], list[Finding]]:
+    """Every unit after its dependencies, input order otherwise; cycles are findings.
+
+    Two units with one name (a job declared twice) both stay, so the name
+    check reports the duplicate objects.
+    """
+    by_ref: dict[UnitRef, RenderedUnit] = {}
+    for unit in units:
+        by_ref.setdefault(unit.ref, unit)
+    order: list[RenderedUnit] = []
+    placed: set[int] = set()
+    visiting: list[UnitRef] = []
+    findings: list[Finding] = []
+
+    def visit(unit: RenderedUnit) -> None:
+        if id(unit) in placed:
+            return
+        if unit.ref in visiting:
+            cycle = [*visiting[visiting.index(unit.ref) :], unit.ref]
+            findings.append(
+                Finding(
+                    code="ref.cycle",
+                    path=unit.origin,
+                    message="these resources depend on each other in a circle: "
+                    + " → ".join(str(r) for r in cycle),
+                    hint="remove one of the references",
+                    source=unit.source,
+                )
+            )
+            return
+        visiting.append(unit.ref)
+        for dep in unit.depends_on:
+            if dep in by_ref:
+                visit(by_ref[dep])
+        visiting.pop()
+        if id(unit) not in placed:
+            placed.add(id(unit))
+            order.append(unit)
+
+    for unit in units:
+        visit(unit)
+    return order, findings
+
+
+def render(stack: StackSpec, target: Target | None = None) -> Rendering:
+    """Render every unit of ``stack``; ``target`` overrides each job's own.
+
+    Raises SpecError listing every error found anywhere in the stack.
+    """
+    index = PlatformIndex(stack.platform)
+    findings: list[Finding] = []
+    units: list[RenderedUnit] = [
+        RenderedUnit(
+            ref=UnitRef("namespace", name),
+            kind="Namespace",
+            objects=(
+                RenderedObject(
+                    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
+                    f"namespaces[{i}]",
+                    stack.source,
+                ),
+            ),
+            origin=f"namespaces[{i}]",
+            source=stack.source,
+        )
+        for i, name in enumerate(stack.namespaces)
+    ]
+    for entry in stack.platform:
+        unit, problems = render_platform(entry, index)
+        units.append(unit)
+        findings += problems
+    for job_entry in stack.jobs:
+        rendered, problems = render_job(job_entry, target, stack.target, index)
+        findings += problems
+        if rendered is not None:
+            units.append(rendered)
+    ordered, cycles = _in_dependency_order(_wire(units))
+    findings += cycles
+    if any(f.severity is Severity.ERROR for f in findings):
+        raise SpecError.from_findings(findings)
+    objects = sorted((o for u in ordered for o in u.objects), key=lambda o: apply_rank(o.manifest))
+    return Rendering(tuple(ordered), tuple(objects), tuple(findings), stack.k8s_version)
