@@ -36,7 +36,7 @@ _AFTER = r"(?![A-Za-z0-9\-]|\.[A-Za-z0-9])"
 def address_of(position: int) -> str:
     """The loopback address of the replica at ``position`` (0 → 127.0.0.2)."""
     address = FIRST_ADDRESS + position
-    if address not in ipaddress.IPv4Network("127.0.0.0/8") or address.packed[3] == 255:
+    if address >= ipaddress.IPv4Address("127.255.255.255"):  # the broadcast address
         raise ValueError(f"too many replicas for the loopback network ({position + 1})")
     return str(address)
 

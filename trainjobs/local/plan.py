@@ -209,10 +209,13 @@ class _Volumes:
                 )
             return
         values = object_values(manifest, self._generate)
-        mode = int(source.get("defaultMode", 0o644))
+        mode = _mode(source.get("defaultMode"), 0o644)
         items = source.get("items")
         chosen = (
-            [(str(i["key"]), str(i.get("path", i["key"])), int(i.get("mode", mode))) for i in items]
+            [
+                (str(i["key"]), str(i.get("path", i["key"])), _mode(i.get("mode"), mode))
+                for i in items
+            ]
             if items
             else [(key, key, mode) for key in values]
         )
@@ -233,6 +236,10 @@ class _Volumes:
             if hosts is not None:  # a hostfile names replicas; a Secret never does
                 content = hosts.rewrite(content.decode(errors="replace")).encode()
             self.files.append(FileSpec(local / rel, content, file_mode))
+
+
+def _mode(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
 def _mounts(container: Mapping[str, Any], volumes: _Volumes) -> list[tuple[str, str]]:
@@ -261,13 +268,15 @@ def build_plan(
     base_dir: Path,
     machine: Machine,
     generate: Callable[[Generated], str],
+    others: Sequence[Manifest] = (),
 ) -> LocalPlan:
     """The processes, files and host map for one rendered job (``pods`` target).
 
     ``scratch`` is where mounted files will go; ``base_dir`` the working
     directory of containers that set none (the job file's folder); ``machine``
     what fieldRefs report as the node; ``generate`` the value of each generated
-    secret. Raises SpecError with every finding.
+    secret; ``others`` the stack's other objects (a backend's Secret) that env
+    and volumes may refer to. Raises SpecError with every finding.
     """
     entry = rendered.entry
     framework = entry.framework
@@ -297,7 +306,9 @@ def build_plan(
         distinct_ports=framework.listens_on_all_addresses,
     )
     objects = {
-        (str(m.get("kind")), str((m.get("metadata") or {}).get("name"))): m for m in manifests
+        (str(m.get("kind")), str((m.get("metadata") or {}).get("name"))): m
+        for m in [*others, *manifests]
+        if (m.get("metadata") or {}).get("namespace", job.namespace) == job.namespace
     }
     template_paths = {ref.role: ref.path for ref in framework.pod_templates(job)}
     processes: list[ProcessSpec] = []

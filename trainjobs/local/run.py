@@ -181,6 +181,7 @@ def run_local(
             base_dir=base_dir,
             machine=Machine(socket.gethostname(), os.cpu_count() or 1, _memory()),
             generate=_Generated(),
+            others=rendering.manifests,
         )
         problems = preflight(plan, env, entry.framework.listens_on_all_addresses)
         if problems:

@@ -160,7 +160,12 @@ class Supervisor:
         process.stdout.close()
 
     def _stop_all(self) -> None:
-        running = [r for r in self._replicas if r.process is not None and r.process.poll() is None]
+        for replica in self._replicas:
+            code = replica.process.poll() if replica.process is not None else None
+            if replica.state == "running" and code is not None:  # ended before the verdict
+                replica.state = "succeeded" if code == 0 else "failed"
+                replica.exit_code = code
+        running = [r for r in self._replicas if r.state == "running"]
         for replica in running:
             _signal_group(replica.process, signal.SIGTERM)
         deadline = time.monotonic() + max((r.spec.grace_seconds for r in running), default=0)
@@ -187,8 +192,8 @@ class Supervisor:
     def _watch(self, started: float) -> Outcome:
         lifecycle = self._plan.lifecycle
         deadline_rule = lifecycle.active_deadline_seconds
+        changed = True  # a replica may have failed to start
         while True:
-            changed = False
             now = time.monotonic()
             for replica in self._replicas:
                 if replica.state == "restarting" and (replica.restart_at or 0) <= now:
@@ -207,6 +212,7 @@ class Supervisor:
                 outcome = self._decide()
                 if outcome is not None:
                     return outcome
+                changed = False
             elapsed = time.monotonic() - started
             if deadline_rule is not None and elapsed >= deadline_rule:
                 return Outcome(
