@@ -85,6 +85,9 @@ def local_environ(environ: Mapping[str, str] | None = None) -> dict[str, str]:
 
 def _bind_problem(address: str, port: int) -> str | None:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        # As servers do: a port whose last connections linger in TIME_WAIT is free,
+        # one with a listener is not (Linux refuses that even with SO_REUSEADDR).
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((address, port))
         except OSError as exc:
