@@ -1,0 +1,121 @@
+"""Framework.lifecycle and success_policy: the operators' rules as data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from trainjobs.frameworks.lifecycle import Lifecycle, Replica, SuccessPolicy
+from trainjobs.frameworks.pytorch import FRAMEWORK as PYTORCH
+from trainjobs.frameworks.pytorch import PyTorchJob
+from trainjobs.frameworks.tensorflow import FRAMEWORK as TENSORFLOW
+from trainjobs.frameworks.tensorflow import TFJob
+
+
+def _template() -> dict[str, Any]:
+    return {"spec": {"containers": [{"name": "c", "image": "i"}]}}
+
+
+def _tfjob(types: dict[str, int], **spec: Any) -> TFJob:
+    replicas = {t: {"replicas": n, "template": _template()} for t, n in types.items()}
+    job = TFJob.model_validate(
+        {
+            "metadata": {"name": "mnist", "namespace": "kubeflow"},
+            "spec": {"tfReplicaSpecs": replicas, **spec},
+        }
+    )
+    defaulted = TENSORFLOW.default(job)
+    assert isinstance(defaulted, TFJob)
+    return defaulted
+
+
+def _lifecycle(job: Any, framework: Any) -> Lifecycle:
+    lifecycle = framework.lifecycle(job)
+    assert lifecycle is not None
+    return lifecycle
+
+
+def test_tfjob_replicas_in_expansion_order_with_their_policies() -> None:
+    job = _tfjob({"Worker": 2, "PS": 1, "Chief": 1})
+    lifecycle = _lifecycle(job, TENSORFLOW)
+    assert lifecycle.replicas == (
+        Replica("Chief", 0, "mnist-chief-0", "Never", "tensorflow"),
+        Replica("PS", 0, "mnist-ps-0", "Never", "tensorflow"),
+        Replica("Worker", 0, "mnist-worker-0", "Never", "tensorflow"),
+        Replica("Worker", 1, "mnist-worker-1", "Never", "tensorflow"),
+    )
+    assert lifecycle.success == SuccessPolicy(roles=("Chief",), summary="the Chief succeeds")
+    assert lifecycle.backoff_limit is None
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ({}, SuccessPolicy(roles=("Worker",), index=0, summary="Worker 0 succeeds")),
+        (
+            {"successPolicy": "AllWorkers"},
+            SuccessPolicy(roles=("Worker",), summary="every Worker succeeds"),
+        ),
+        (
+            {"enableDynamicWorker": True},
+            SuccessPolicy(
+                roles=("Worker",), index=0, tolerated=("Worker",), summary="Worker 0 succeeds"
+            ),
+        ),
+    ],
+)
+def test_tfjob_without_a_chief(spec: dict[str, Any], expected: SuccessPolicy) -> None:
+    assert TENSORFLOW.success_policy(_tfjob({"Worker": 2}, **spec)) == expected
+
+
+def _pytorchjob(**spec: Any) -> PyTorchJob:
+    replicas = spec.pop("replicas", {"Master": 1, "Worker": 2})
+    job = PyTorchJob.model_validate(
+        {
+            "metadata": {"name": "ddp"},
+            "spec": {
+                "pytorchReplicaSpecs": {
+                    t: {"replicas": n, "template": _template(), "restartPolicy": "ExitCode"}
+                    for t, n in replicas.items()
+                },
+                **spec,
+            },
+        }
+    )
+    defaulted = PYTORCH.default(job)
+    assert isinstance(defaulted, PyTorchJob)
+    return defaulted
+
+
+def test_pytorchjob_rules() -> None:
+    lifecycle = _lifecycle(
+        _pytorchjob(runPolicy={"backoffLimit": 3, "activeDeadlineSeconds": 60}), PYTORCH
+    )
+    assert [(r.workload, r.restart_policy) for r in lifecycle.replicas] == [
+        ("ddp-master-0", "ExitCode"),
+        ("ddp-worker-0", "ExitCode"),
+        ("ddp-worker-1", "ExitCode"),
+    ]
+    assert (lifecycle.backoff_limit, lifecycle.active_deadline_seconds) == (3, 60)
+    assert lifecycle.success.summary == "the Master succeeds"
+    workers_only = _pytorchjob(replicas={"Worker": 2})
+    assert PYTORCH.success_policy(workers_only).summary == "every Worker succeeds"
+    elastic = _pytorchjob(replicas={"Worker": 2}, elasticPolicy={"maxReplicas": 3})
+    assert PYTORCH.success_policy(elastic) == SuccessPolicy(
+        roles=("Worker",), need="any", summary="any Worker succeeds"
+    )
+
+
+def test_success_policy_decides() -> None:
+    replicas = (Replica("Chief", 0, "c0"), Replica("Worker", 0, "w0"), Replica("Worker", 1, "w1"))
+    every = SuccessPolicy()
+    assert every.deciding(replicas) == replicas
+    assert not every.satisfied(replicas, {"c0", "w0"})
+    assert every.satisfied(replicas, {"c0", "w0", "w1"})
+    worker0 = SuccessPolicy(roles=("Worker",), index=0)
+    assert worker0.deciding(replicas) == (replicas[1],)
+    assert worker0.satisfied(replicas, {"w0"})
+    any_worker = SuccessPolicy(roles=("Worker",), need="any")
+    assert any_worker.satisfied(replicas, {"w1"})
+    assert not SuccessPolicy(roles=("Launcher",)).satisfied(replicas, {"c0", "w0", "w1"})
