@@ -7,7 +7,6 @@ and a file is parsed only when an object of its kind is checked.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator, Mapping
 from functools import cache
@@ -15,32 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import yaml
 
 from trainjobs.check.k8s_schema import SchemaProblem
+from trainjobs.k8s.crds import crd_dir, crd_files, load_crd
 
 __all__ = ["crd_dir", "crd_files", "problems", "schema_for"]
 
 _GROUP = re.compile(r"^  group: (\S+)$", re.M)
 _KIND = re.compile(r"^    kind: (\S+)$", re.M)
-
-try:
-    _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[assignment]
-except AttributeError:  # pragma: no cover
-    _Loader = yaml.SafeLoader
-
-
-def crd_dir() -> Path:
-    """Where the shipped CRDs are: ``$TRAINJOBS_CRDS`` or ``crds/`` beside the package."""
-    override = os.environ.get("TRAINJOBS_CRDS")
-    if override:
-        return Path(override)
-    return Path(__file__).resolve().parents[2] / "crds"
-
-
-def crd_files() -> list[Path]:
-    """Every CRD file shipped, sorted."""
-    return sorted(crd_dir().rglob("*.yaml"))
 
 
 @cache
@@ -57,8 +38,7 @@ def _index(root: Path) -> dict[tuple[str, str], list[Path]]:
 
 @cache
 def _versions(path: Path) -> dict[str, Any]:
-    with path.open() as handle:
-        crd = yaml.load(handle, Loader=_Loader)
+    crd = load_crd(str(path.relative_to(crd_dir())))
     return {
         v["name"]: (v.get("schema") or {}).get("openAPIV3Schema") or {}
         for v in crd["spec"]["versions"]

@@ -224,6 +224,9 @@ class Framework(ABC):
     """The operator (and version) that consumes ``kind``, e.g. ``Training Operator v1.9.4``."""
     crd_file: ClassVar[str] = ""
     """The CRD under ``crds/`` that validates the operator target's output."""
+    crd_generated: ClassVar[bool] = False
+    """True when ``crd_file`` is generated from ``model`` (``trainjobs crds``) because the
+    upstream CRD had no schema; False when it is a vendored upstream copy."""
     success_rule: ClassVar[str] = ""
     """When a job of this kind counts as succeeded, for users of the ``pods`` target."""
     listens_on_all_addresses: ClassVar[bool] = False
