@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from trainjobs.frameworks.base import Framework, JobResource
 from trainjobs.frameworks.lifecycle import Lifecycle, Replica, SuccessPolicy
 from trainjobs.frameworks.pytorch import FRAMEWORK as PYTORCH
 from trainjobs.frameworks.pytorch import PyTorchJob
@@ -30,7 +31,7 @@ def _tfjob(types: dict[str, int], **spec: Any) -> TFJob:
     return defaulted
 
 
-def _lifecycle(job: Any, framework: Any) -> Lifecycle:
+def _lifecycle(job: JobResource, framework: Framework) -> Lifecycle:
     lifecycle = framework.lifecycle(job)
     assert lifecycle is not None
     return lifecycle

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from trainjobs.errors import Finding, Severity, SpecError
 from trainjobs.frameworks.base import Manifest
 from trainjobs.frameworks.lifecycle import Lifecycle, Replica
 from trainjobs.k8s.generated import Generated
+from trainjobs.local import rsh
 from trainjobs.local.environment import Machine, PodContext, container_env, object_values
 from trainjobs.local.expansion import expand, lookup_in
 from trainjobs.local.hosts import HostMap, build_host_map
@@ -261,6 +262,23 @@ def _pick_container(spec: Mapping[str, Any], replica: Replica) -> tuple[int, Map
     return 0, containers[0] if containers else {}
 
 
+def _with_remote_shell(
+    processes: list[ProcessSpec], folder: Path, python: str
+) -> tuple[list[ProcessSpec], list[FileSpec]]:
+    """Point every replica's MPI at run-local's ssh agent; describe each remote-shell host."""
+    agent = folder / "agent"
+    files = [FileSpec(agent, rsh.agent_script(python, folder).encode(), 0o755)]
+    names = {name for p in processes for name in p.env}
+    for process in processes:
+        if process.replica.remote_shell:
+            unset = names - set(process.env)
+            content = rsh.host_file(process.name, process.cwd, process.env, sorted(unset))
+            files.append(FileSpec(folder / f"{process.address}.json", content, 0o600))
+    # The agent wins over the container's own setting: there is no ssh (or kubectl) here.
+    env = rsh.agent_env(str(agent))
+    return [replace(p, env={**p.env, **env}) for p in processes], files
+
+
 def build_plan(
     rendered: RenderedJob,
     *,
@@ -269,6 +287,7 @@ def build_plan(
     machine: Machine,
     generate: Callable[[Generated], str],
     others: Sequence[Manifest] = (),
+    python: str = "python",
 ) -> LocalPlan:
     """The processes, files and host map for one rendered job (``pods`` target).
 
@@ -276,7 +295,8 @@ def build_plan(
     directory of containers that set none (the job file's folder); ``machine``
     what fieldRefs report as the node; ``generate`` the value of each generated
     secret; ``others`` the stack's other objects (a backend's Secret) that env
-    and volumes may refer to. Raises SpecError with every finding.
+    and volumes may refer to; ``python`` the interpreter that runs run-local's own
+    helpers (the ssh stand-in). Raises SpecError with every finding.
     """
     entry = rendered.entry
     framework = entry.framework
@@ -356,7 +376,7 @@ def build_plan(
         findings += problems
         command = [str(c) for c in container.get("command") or []]
         args = [str(a) for a in container.get("args") or []]
-        if not command:
+        if not command and not replica.remote_shell:
             findings.append(
                 _finding(
                     "local.command",
@@ -369,6 +389,8 @@ def build_plan(
             )
             continue
         argv = tuple(expand(literal(part), lookup_in(env)) for part in command + args)
+        if replica.remote_shell:  # no sshd here: run-local stands in for it
+            argv = (python, "-m", "trainjobs.local.agent", "serve", replica.workload)
         working = container.get("workingDir")
         cwd = Path(literal(str(working))) if working else base_dir
         if not cwd.is_absolute():
@@ -401,6 +423,10 @@ def build_plan(
     errors = [f.located(entry.source) for f in findings if f.severity is Severity.ERROR]
     if errors:
         raise SpecError.from_findings(errors)
+    if any(p.replica.remote_shell for p in processes):
+        processes, extra = _with_remote_shell(processes, scratch / "rsh", python)
+        files += extra
+        notes.append("ssh to the workers is played by run-local's agent (trainjobs.local.agent)")
     return LocalPlan(
         title=f"{job.kind} {job.namespace}/{job.name}",
         processes=tuple(processes),

@@ -185,6 +185,7 @@ def run_local(
             machine=Machine(socket.gethostname(), os.cpu_count() or 1, _memory()),
             generate=_Generated(),
             others=rendering.manifests,
+            python=sys.executable,
         )
         problems = preflight(plan, env, entry.framework.listens_on_all_addresses)
         if problems:
