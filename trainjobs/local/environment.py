@@ -15,7 +15,7 @@ import binascii
 import math
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from trainjobs.errors import Finding
@@ -56,6 +56,7 @@ class PodContext:
         objects: the job's other objects (ConfigMaps, Secrets) by ``(kind, name)``.
         machine: this machine as the node.
         generate: the value of a generated-secret placeholder for this run.
+        secrets: collects every value read from a Secret, so output can hide it.
     """
 
     name: str
@@ -67,6 +68,7 @@ class PodContext:
     objects: Mapping[tuple[str, str], Manifest]
     machine: Machine
     generate: Callable[[Generated], str]
+    secrets: set[str] = field(default_factory=set)
 
 
 def object_values(manifest: Manifest, generate: Callable[[Generated], str]) -> dict[str, bytes]:
@@ -178,7 +180,10 @@ def _key_ref(kind: str, ref: Mapping[str, Any], pod: PodContext, path: str) -> s
         if ref.get("optional"):
             return None
         return _missing(path, f"the {kind} {name!r} has no key {key!r}", "fix the key", key)
-    return values[key].decode(errors="replace")
+    value = values[key].decode(errors="replace")
+    if kind == "Secret":
+        pod.secrets.add(value)
+    return value
 
 
 def container_env(
@@ -215,6 +220,8 @@ def container_env(
                 continue
             for name, value in object_values(manifest, pod.generate).items():
                 env[prefix + name] = value.decode(errors="replace")
+                if kind == "Secret":
+                    pod.secrets.add(env[prefix + name])
     for i, entry in enumerate(_entries(container.get("env"))):
         name = str(entry.get("name", ""))
         where = f"{path}.env[{i}]"

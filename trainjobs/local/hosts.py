@@ -20,7 +20,18 @@ from typing import Any
 from trainjobs.frameworks.base import Manifest
 from trainjobs.frameworks.lifecycle import Replica
 
-__all__ = ["CLUSTER_DOMAIN", "FIRST_ADDRESS", "HostMap", "address_of", "build_host_map"]
+__all__ = [
+    "CLUSTER_DOMAIN",
+    "FIRST_ADDRESS",
+    "WORKLOAD_KINDS",
+    "HostMap",
+    "address_of",
+    "build_host_map",
+]
+
+WORKLOAD_KINDS = ("Pod", "Job", "Deployment", "StatefulSet")
+"""Objects whose pod becomes a process: bare Pods, and the one pod of a Job (MPI's
+launcher) or of a backend's Deployment."""
 
 CLUSTER_DOMAIN = "cluster.local"
 """The cluster domain of fully qualified names (``<svc>.<ns>.svc.cluster.local``)."""
@@ -133,7 +144,7 @@ def build_host_map(
     by_name = {
         (m.get("metadata") or {}).get("name"): m
         for m in manifests
-        if m.get("kind") in ("Pod", "Job")
+        if m.get("kind") in WORKLOAD_KINDS
     }
     addresses = {r.workload: address_of(i) for i, r in enumerate(replicas)}
     names: dict[str, str] = {}

@@ -24,13 +24,15 @@ from trainjobs.frameworks.base import Manifest
 from trainjobs.frameworks.lifecycle import Lifecycle, Replica
 from trainjobs.k8s.generated import Generated
 from trainjobs.local import rsh
-from trainjobs.local.environment import Machine, PodContext, container_env, object_values
+from trainjobs.local.environment import Machine, PodContext, container_env
 from trainjobs.local.expansion import expand, lookup_in
 from trainjobs.local.hosts import HostMap, build_host_map
+from trainjobs.local.volumes import FileSpec, Volumes, mounts_of
 from trainjobs.render import RenderedJob
 
 __all__ = [
     "RUNNER_ENV",
+    "Backend",
     "FileSpec",
     "LocalPlan",
     "ProcessSpec",
@@ -58,12 +60,22 @@ installed in."""
 
 
 @dataclass(frozen=True)
-class FileSpec:
-    """A file to write before the processes start (a mounted ConfigMap or Secret key)."""
+class Backend:
+    """A workload the job needs running first: the Deployment of a backend (Redis).
 
-    path: Path
-    content: bytes
-    mode: int = 0o644
+    Attributes:
+        workload: the Deployment's name.
+        kind: the backend's kind (``RedisBackend``), its role in the status table.
+        entrypoint: the command its image runs when the container sets none.
+        origin: its path in the input (``backends[0]``), prefix of findings.
+        source: the file it came from.
+    """
+
+    workload: str
+    kind: str
+    entrypoint: tuple[str, ...] = ()
+    origin: str = ""
+    source: str = ""
 
 
 @dataclass(frozen=True)
@@ -81,6 +93,8 @@ class ProcessSpec:
         ports: (container port, local port) of each declared container port.
         grace_seconds: how long it gets between SIGTERM and SIGKILL.
         skipped: names of containers and init containers not run.
+        backend: True for a backend the job needs (started first, until ready).
+        secrets: values that came from Secrets; run-local never prints them.
     """
 
     replica: Replica
@@ -93,6 +107,8 @@ class ProcessSpec:
     ports: tuple[tuple[int, int], ...] = ()
     grace_seconds: float = 5.0
     skipped: tuple[str, ...] = ()
+    backend: bool = False
+    secrets: frozenset[str] = frozenset()
 
     @property
     def name(self) -> str:
@@ -110,12 +126,12 @@ class LocalPlan:
 
     Attributes:
         title: ``TFJob kubeflow/mnist``.
-        processes: one per replica, in expansion order.
+        processes: backends first, then one per replica, in expansion order.
         files: files to write first.
         hosts: the name → address map every value went through.
         lifecycle: restart and success rules from the framework.
         scratch: the folder the files go to.
-        notes: things the user should know (skipped containers, volumes …).
+        notes: things the user should know (volumes, the ssh stand-in …).
     """
 
     title: str
@@ -148,118 +164,112 @@ def _pod_meta(manifest: Manifest) -> Mapping[str, Any]:
     return ((manifest.get("spec") or {}).get("template") or {}).get("metadata") or {}
 
 
-def _finding(code: str, path: str, message: str, hint: str, value: Any = None) -> Finding:
-    extra = {} if value is None else {"value": value}
-    return Finding(code=code, path=path, message=message, hint=hint, **extra)
-
-
-class _Volumes:
-    """The files of one replica's volumes and where each volume lives locally."""
-
-    def __init__(
-        self,
-        spec: Mapping[str, Any],
-        folder: Path,
-        objects: Mapping[tuple[str, str], Manifest],
-        hosts: HostMap,
-        generate: Callable[[Generated], str],
-        path: str,
-    ) -> None:
-        self._generate = generate
-        self.folders: dict[str, Path] = {}
-        self.files: list[FileSpec] = []
-        self.findings: list[Finding] = []
-        self.notes: list[str] = []
-        for i, volume in enumerate(spec.get("volumes") or []):
-            name = str(volume.get("name", ""))
-            local = folder / "volumes" / name
-            self.folders[name] = local
-            where = f"{path}.volumes[{i}]"
-            if "configMap" in volume:
-                self._keys("ConfigMap", volume["configMap"], "name", local, objects, hosts, where)
-            elif "secret" in volume:
-                self._keys("Secret", volume["secret"], "secretName", local, objects, None, where)
-            elif "hostPath" in volume:
-                self.folders[name] = Path(str(volume["hostPath"].get("path", "/")))
-            elif "emptyDir" not in volume:
-                kind = next((k for k in volume if k != "name"), "?")
-                self.notes.append(f"volume {name!r} ({kind}) is an empty folder here: {local}")
-
-    def _keys(
-        self,
-        kind: str,
-        source: Mapping[str, Any],
-        name_key: str,
-        local: Path,
-        objects: Mapping[tuple[str, str], Manifest],
-        hosts: HostMap | None,
-        where: str,
-    ) -> None:
-        name = str(source.get(name_key, ""))
-        manifest = objects.get((kind, name))
-        if manifest is None:
-            if not source.get("optional"):
-                self.findings.append(
-                    _finding(
-                        "local.volume",
-                        f"{where}.{kind[0].lower() + kind[1:]}",
-                        f"the {kind} {name!r} is not part of the job, so run-local cannot mount it",
-                        f"render the {kind} with the job, or mark the volume optional",
-                        name,
-                    )
-                )
-            return
-        values = object_values(manifest, self._generate)
-        mode = _mode(source.get("defaultMode"), 0o644)
-        items = source.get("items")
-        chosen = (
-            [
-                (str(i["key"]), str(i.get("path", i["key"])), _mode(i.get("mode"), mode))
-                for i in items
-            ]
-            if items
-            else [(key, key, mode) for key in values]
-        )
-        for key, rel, file_mode in chosen:
-            if key not in values:
-                if not source.get("optional"):
-                    self.findings.append(
-                        _finding(
-                            "local.volume",
-                            f"{where}.items",
-                            f"the {kind} {name!r} has no key {key!r}",
-                            "fix the key",
-                            key,
-                        )
-                    )
-                continue
-            content = values[key]
-            if hosts is not None:  # a hostfile names replicas; a Secret never does
-                content = hosts.rewrite(content.decode(errors="replace")).encode()
-            self.files.append(FileSpec(local / rel, content, file_mode))
-
-
-def _mode(value: Any, default: int) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else default
-
-
-def _mounts(container: Mapping[str, Any], volumes: _Volumes) -> list[tuple[str, str]]:
-    mounts: list[tuple[str, str]] = []
-    for mount in container.get("volumeMounts") or []:
-        folder = volumes.folders.get(str(mount.get("name", "")))
-        if folder is None:
-            continue
-        sub = str(mount.get("subPath") or "")
-        mounts.append((str(mount.get("mountPath", "")), str(folder / sub if sub else folder)))
-    return mounts
-
-
 def _pick_container(spec: Mapping[str, Any], replica: Replica) -> tuple[int, Mapping[str, Any]]:
     containers = [c for c in spec.get("containers") or [] if isinstance(c, Mapping)]
     for i, container in enumerate(containers):
         if replica.container and container.get("name") == replica.container:
             return i, container
     return 0, containers[0] if containers else {}
+
+
+@dataclass
+class _Builder:
+    """Turns one workload (a replica's Pod or Job, a backend's Deployment) into a process."""
+
+    hosts: HostMap
+    objects: Mapping[tuple[str, str], Manifest]
+    namespace: str
+    scratch: Path
+    base_dir: Path
+    machine: Machine
+    generate: Callable[[Generated], str]
+    python: str
+    files: list[FileSpec] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def build(
+        self,
+        replica: Replica,
+        manifest: Manifest,
+        template: str,
+        source: str,
+        entrypoint: tuple[str, ...] = (),
+    ) -> ProcessSpec | None:
+        """``template`` is the pod spec's path in the user's input, prefix of findings."""
+        spec, meta = _pod_spec(manifest), _pod_meta(manifest)
+        address = self.hosts.addresses[replica.workload]
+        volumes = Volumes(
+            spec, self.scratch / replica.workload, self.objects, self.hosts, self.generate, template
+        )
+        self.files += volumes.files
+        self.findings += [f.located(source) for f in volumes.findings]
+        self.notes += [f"{replica.workload}: {n}" for n in volumes.notes]
+        index, container = _pick_container(spec, replica)
+        where = f"{template}.containers[{index}]"
+        mounts = mounts_of(container, volumes)
+
+        def literal(text: str) -> str:
+            return rewrite_paths(self.hosts.rewrite(text), mounts)
+
+        pod = PodContext(
+            name=replica.workload,
+            namespace=self.namespace,
+            address=address,
+            labels=meta.get("labels") or {},
+            annotations=meta.get("annotations") or {},
+            service_account=str(spec.get("serviceAccountName") or "default"),
+            objects=self.objects,
+            machine=self.machine,
+            generate=self.generate,
+        )
+        env, problems = container_env(container, pod, literal, where)
+        self.findings += [f.located(source) for f in problems]
+        command = [str(c) for c in container.get("command") or entrypoint]
+        args = [str(a) for a in container.get("args") or []]
+        if not command and not replica.remote_shell:
+            self.findings.append(
+                Finding(
+                    code="local.command",
+                    path=f"{where}.command",
+                    message="the container sets no command; run-local runs commands on this "
+                    "machine and cannot read the image's entrypoint",
+                    value=container.get("name"),
+                    hint="set command (and args) in the pod template, e.g. "
+                    "command: [python, train.py]",
+                    source=source,
+                )
+            )
+            return None
+        argv = tuple(expand(literal(part), lookup_in(env)) for part in command + args)
+        if replica.remote_shell:  # no sshd here: run-local stands in for it
+            argv = (self.python, "-m", "trainjobs.local.agent", "serve", replica.workload)
+        working = container.get("workingDir")
+        cwd = Path(literal(str(working))) if working else self.base_dir
+        if not cwd.is_absolute():
+            cwd = self.base_dir / cwd
+        grace = spec.get("terminationGracePeriodSeconds")
+        return ProcessSpec(
+            replica=replica,
+            address=address,
+            container=str(container.get("name", "")),
+            image=str(container.get("image", "")),
+            argv=argv,
+            env=env,
+            cwd=cwd,
+            ports=tuple(
+                (port, self.hosts.port(replica.workload, port))
+                for port in (p.get("containerPort") for p in container.get("ports") or [])
+                if isinstance(port, int)
+            ),
+            grace_seconds=min(float(grace), 5.0) if isinstance(grace, int) else 5.0,
+            skipped=tuple(
+                str(c.get("name"))
+                for c in [*(spec.get("initContainers") or []), *(spec.get("containers") or [])]
+                if c is not container
+            ),
+            secrets=frozenset(pod.secrets),
+        )
 
 
 def _with_remote_shell(
@@ -279,6 +289,25 @@ def _with_remote_shell(
     return [replace(p, env={**p.env, **env}) for p in processes], files
 
 
+def _unsupported(rendered: RenderedJob) -> SpecError:
+    entry, job = rendered.entry, rendered.job
+    return SpecError.from_findings(
+        [
+            Finding(
+                code="local.unsupported",
+                path=entry.path,
+                message=(
+                    f"the {entry.framework.name} framework does not describe its replicas "
+                    "(Framework.lifecycle), so run-local cannot run it"
+                ),
+                value=f"{job.api_version} {job.kind}",
+                hint="run it on a cluster, or add lifecycle() to the framework plugin",
+                source=entry.source,
+            )
+        ]
+    )
+
+
 def build_plan(
     rendered: RenderedJob,
     *,
@@ -287,6 +316,7 @@ def build_plan(
     machine: Machine,
     generate: Callable[[Generated], str],
     others: Sequence[Manifest] = (),
+    backends: Sequence[Backend] = (),
     python: str = "python",
 ) -> LocalPlan:
     """The processes, files and host map for one rendered job (``pods`` target).
@@ -294,135 +324,69 @@ def build_plan(
     ``scratch`` is where mounted files will go; ``base_dir`` the working
     directory of containers that set none (the job file's folder); ``machine``
     what fieldRefs report as the node; ``generate`` the value of each generated
-    secret; ``others`` the stack's other objects (a backend's Secret) that env
-    and volumes may refer to; ``python`` the interpreter that runs run-local's own
-    helpers (the ssh stand-in). Raises SpecError with every finding.
+    secret; ``others`` the stack's other objects (a backend's Secret, Service and
+    Deployment) that env, volumes and ``backends`` refer to; ``python`` the
+    interpreter that runs run-local's own helpers (the ssh stand-in). Raises
+    SpecError with every finding.
     """
-    entry = rendered.entry
-    framework = entry.framework
-    job = rendered.job
+    entry, framework, job = rendered.entry, rendered.entry.framework, rendered.job
     lifecycle = framework.lifecycle(job)
     if lifecycle is None:
-        raise SpecError.from_findings(
-            [
-                Finding(
-                    code="local.unsupported",
-                    path=entry.path,
-                    message=(
-                        f"the {framework.name} framework does not describe its replicas "
-                        "(Framework.lifecycle), so run-local cannot run it"
-                    ),
-                    value=f"{job.api_version} {job.kind}",
-                    hint="run it on a cluster, or add lifecycle() to the framework plugin",
-                    source=entry.source,
-                )
-            ]
-        )
-    manifests = [o.manifest for o in rendered.objects]
+        raise _unsupported(rendered)
+    in_namespace = [
+        m
+        for m in [*others, *(o.manifest for o in rendered.objects)]
+        if (m.get("metadata") or {}).get("namespace", job.namespace) == job.namespace
+    ]
+    objects = {
+        (str(m.get("kind")), str((m.get("metadata") or {}).get("name"))): m for m in in_namespace
+    }
+    served = [
+        (Replica(b.kind, 0, b.workload, "Always"), b)
+        for b in backends
+        if ("Deployment", b.workload) in objects
+    ]
     hosts = build_host_map(
-        manifests,
-        lifecycle.replicas,
+        in_namespace,
+        [*lifecycle.replicas, *(replica for replica, _ in served)],
         job.namespace,
         distinct_ports=framework.listens_on_all_addresses,
     )
-    objects = {
-        (str(m.get("kind")), str((m.get("metadata") or {}).get("name"))): m
-        for m in [*others, *manifests]
-        if (m.get("metadata") or {}).get("namespace", job.namespace) == job.namespace
-    }
-    template_paths = {ref.role: ref.path for ref in framework.pod_templates(job)}
+    builder = _Builder(hosts, objects, job.namespace, scratch, base_dir, machine, generate, python)
     processes: list[ProcessSpec] = []
-    files: list[FileSpec] = []
-    findings: list[Finding] = []
-    notes: list[str] = []
+    for replica, backend in served:
+        template = f"{backend.origin} → Deployment {backend.workload}: spec.template.spec"
+        process = builder.build(
+            replica,
+            objects[("Deployment", backend.workload)],
+            template,
+            backend.source,
+            backend.entrypoint,
+        )
+        if process is not None:
+            processes.append(replace(process, backend=True))
+    template_paths = {ref.role: ref.path for ref in framework.pod_templates(job)}
     for replica in lifecycle.replicas:
         manifest = objects.get(("Pod", replica.workload)) or objects.get(("Job", replica.workload))
         template = f"{entry.path}.{template_paths.get(replica.role, 'spec')}.spec"
         if manifest is None:
-            findings.append(
-                _finding(
-                    "local.workload",
-                    template,
-                    f"the pods target rendered no Pod or Job named {replica.workload!r}",
-                    "this is a bug in the framework plugin; please report it",
+            builder.findings.append(
+                Finding(
+                    code="local.workload",
+                    path=template,
+                    message=f"the pods target rendered no Pod or Job named {replica.workload!r}",
+                    hint="this is a bug in the framework plugin; please report it",
+                    source=entry.source,
                 )
             )
             continue
-        spec, meta = _pod_spec(manifest), _pod_meta(manifest)
-        address = hosts.addresses[replica.workload]
-        volumes = _Volumes(spec, scratch / replica.workload, objects, hosts, generate, template)
-        files += volumes.files
-        findings += volumes.findings
-        notes += [f"{replica.workload}: {n}" for n in volumes.notes]
-        index, container = _pick_container(spec, replica)
-        where = f"{template}.containers[{index}]"
-        mounts = _mounts(container, volumes)
-
-        def literal(text: str, mounts: list[tuple[str, str]] = mounts) -> str:
-            return rewrite_paths(hosts.rewrite(text), mounts)
-
-        pod = PodContext(
-            name=replica.workload,
-            namespace=job.namespace,
-            address=address,
-            labels=meta.get("labels") or {},
-            annotations=meta.get("annotations") or {},
-            service_account=str(spec.get("serviceAccountName") or "default"),
-            objects=objects,
-            machine=machine,
-            generate=generate,
-        )
-        env, problems = container_env(container, pod, literal, where)
-        findings += problems
-        command = [str(c) for c in container.get("command") or []]
-        args = [str(a) for a in container.get("args") or []]
-        if not command and not replica.remote_shell:
-            findings.append(
-                _finding(
-                    "local.command",
-                    f"{where}.command",
-                    "the container sets no command; run-local runs commands on this "
-                    "machine and cannot read the image's entrypoint",
-                    "set command (and args) in the pod template, e.g. command: [python, train.py]",
-                    container.get("name"),
-                )
-            )
-            continue
-        argv = tuple(expand(literal(part), lookup_in(env)) for part in command + args)
-        if replica.remote_shell:  # no sshd here: run-local stands in for it
-            argv = (python, "-m", "trainjobs.local.agent", "serve", replica.workload)
-        working = container.get("workingDir")
-        cwd = Path(literal(str(working))) if working else base_dir
-        if not cwd.is_absolute():
-            cwd = base_dir / cwd
-        skipped = tuple(
-            str(c.get("name"))
-            for c in [*(spec.get("initContainers") or []), *(spec.get("containers") or [])]
-            if c is not container
-        )
-        ports = tuple(
-            (int(p["containerPort"]), hosts.port(replica.workload, int(p["containerPort"])))
-            for p in container.get("ports") or []
-            if isinstance(p.get("containerPort"), int)
-        )
-        grace = spec.get("terminationGracePeriodSeconds")
-        processes.append(
-            ProcessSpec(
-                replica=replica,
-                address=address,
-                container=str(container.get("name", "")),
-                image=str(container.get("image", "")),
-                argv=argv,
-                env=env,
-                cwd=cwd,
-                ports=ports,
-                grace_seconds=min(float(grace), 5.0) if isinstance(grace, int) else 5.0,
-                skipped=skipped,
-            )
-        )
-    errors = [f.located(entry.source) for f in findings if f.severity is Severity.ERROR]
+        process = builder.build(replica, manifest, template, entry.source)
+        if process is not None:
+            processes.append(process)
+    errors = [f for f in builder.findings if f.severity is Severity.ERROR]
     if errors:
         raise SpecError.from_findings(errors)
+    files, notes = builder.files, builder.notes
     if any(p.replica.remote_shell for p in processes):
         processes, extra = _with_remote_shell(processes, scratch / "rsh", python)
         files += extra

@@ -24,14 +24,16 @@ from trainjobs.check import run
 from trainjobs.errors import Finding, SpecError
 from trainjobs.k8s.generated import Generated
 from trainjobs.local.environment import Machine
-from trainjobs.local.plan import RUNNER_ENV, FileSpec, LocalPlan, build_plan
+from trainjobs.local.plan import RUNNER_ENV, Backend, FileSpec, LocalPlan, build_plan
 from trainjobs.local.supervisor import Outcome, Supervisor
 from trainjobs.local.ui import Console
+from trainjobs.platform.registry import PLATFORM
+from trainjobs.render import RenderedJob, Rendering
 from trainjobs.spec import load_path
 from trainjobs.spec.entry import JobEntry
 from trainjobs.spec.stack import StackSpec
 
-__all__ = ["local_environ", "preflight", "run_local", "select_job", "write_files"]
+__all__ = ["backends_of", "local_environ", "preflight", "run_local", "select_job", "write_files"]
 
 
 def select_job(stack: StackSpec, name: str | None) -> JobEntry:
@@ -81,6 +83,28 @@ def local_environ(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     if python_dir not in path.split(os.pathsep):
         env["PATH"] = os.pathsep.join(p for p in (python_dir, path) if p)
     return env
+
+
+def backends_of(rendering: Rendering, rendered: RenderedJob) -> list[Backend]:
+    """The Deployments of the backends ``rendered`` depends on (a RedisBackend's server)."""
+    needed = set(rendered.depends_on)
+    found: list[Backend] = []
+    for unit in rendering.units:
+        if unit.ref not in needed or unit.ref.category != "backend":
+            continue
+        kind = PLATFORM.by_kind(unit.kind)
+        for obj in unit.objects:
+            if obj.manifest.get("kind") == "Deployment":
+                found.append(
+                    Backend(
+                        workload=str(obj.manifest["metadata"]["name"]),
+                        kind=unit.kind,
+                        entrypoint=kind.local_entrypoint if kind else (),
+                        origin=unit.origin,
+                        source=unit.source,
+                    )
+                )
+    return found
 
 
 def _bind_problem(address: str, port: int) -> str | None:
@@ -185,6 +209,7 @@ def run_local(
             machine=Machine(socket.gethostname(), os.cpu_count() or 1, _memory()),
             generate=_Generated(),
             others=rendering.manifests,
+            backends=backends_of(rendering, rendered),
             python=sys.executable,
         )
         problems = preflight(plan, env, entry.framework.listens_on_all_addresses)

@@ -6,6 +6,8 @@
   summed over the job and checked against ``backoffLimit``.
 * The framework's success policy decides success; a failure that is not
   retried fails the job unless its replica type is tolerated.
+* Backends the job uses (a RedisBackend's Deployment) start first; the job's
+  replicas start once every backend port accepts connections.
 * Once the outcome is known, or on the timeout (``--timeout`` or the job's
   ``activeDeadlineSeconds``), Ctrl-C or SIGTERM, every process group gets
   SIGTERM, then SIGKILL after its grace period.
@@ -18,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -45,6 +48,7 @@ EXIT_INTERRUPTED = 130
 
 _POLL_SECONDS = 0.05
 _NO_HANDLER = object()
+_BACKEND_READY_SECONDS = 30
 
 
 @dataclass(frozen=True)
@@ -109,10 +113,16 @@ class Supervisor:
         previous = self._install_sigterm()
         started = time.monotonic()
         try:
-            for replica in self._replicas:
+            backends = [r for r in self._replicas if r.spec.backend]
+            for replica in backends:
                 self._start(replica)
-            self._show()
-            outcome = self._watch(started)
+            outcome = self._await_backends(backends) if backends else None
+            if outcome is None:
+                for replica in self._replicas:
+                    if not replica.spec.backend:
+                        self._start(replica)
+                self._show()
+                outcome = self._watch(started)
         except (KeyboardInterrupt, _Stop):
             outcome = Outcome(EXIT_INTERRUPTED, "interrupted; stopped every replica")
         finally:
@@ -158,6 +168,36 @@ class Supervisor:
             replica.last_line = line or replica.last_line
             self._console.log(replica.spec.name, line)
         process.stdout.close()
+
+    def _await_backends(self, backends: list[_Replica]) -> Outcome | None:
+        """Wait until every backend accepts connections on its ports, as a readiness probe."""
+        deadline = time.monotonic() + _BACKEND_READY_SECONDS
+        waiting = [(r, port) for r in backends for _, port in r.spec.ports]
+        while waiting:
+            replica, port = waiting[0]
+            if replica.process is None or replica.process.poll() is not None:
+                self._show()
+                return Outcome(
+                    EXIT_FAILED,
+                    f"backend {replica.spec.name} ended before it was ready; "
+                    f"last output: {replica.last_line!r}",
+                )
+            try:
+                socket.create_connection((replica.spec.address, port), timeout=0.5).close()
+                waiting.pop(0)
+                continue
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                return Outcome(
+                    EXIT_FAILED,
+                    f"backend {replica.spec.name} accepted no connection on "
+                    f"{replica.spec.address}:{port} within {_BACKEND_READY_SECONDS}s; "
+                    f"last output: {replica.last_line!r}",
+                )
+            time.sleep(_POLL_SECONDS)
+        self._console.message(f"backends ready: {', '.join(r.spec.name for r in backends)}")
+        return None
 
     def _stop_all(self) -> None:
         for replica in self._replicas:
@@ -240,7 +280,7 @@ class Supervisor:
         if not retry:
             replica.state = "succeeded" if code == 0 else "failed"
             return None
-        limit = self._plan.lifecycle.backoff_limit
+        limit = None if replica.spec.backend else self._plan.lifecycle.backoff_limit
         if limit is not None and self._restarts >= limit:
             replica.state = "failed"
             return Outcome(
@@ -248,7 +288,7 @@ class Supervisor:
                 f"{replica.spec.name} exited with code {code} and the job's backoffLimit "
                 f"({limit} restarts) is used up; last output: {replica.last_line!r}",
             )
-        self._restarts += 1
+        self._restarts += 0 if replica.spec.backend else 1  # a Deployment's are its own
         replica.restarts += 1
         replica.state = "restarting"
         replica.restart_at = time.monotonic() + self._restart_delay

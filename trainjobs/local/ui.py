@@ -13,11 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
+from trainjobs.k8s.redact import REDACTED
 from trainjobs.local.plan import RUNNER_ENV, LocalPlan
 
 __all__ = ["Console", "StatusRow", "format_table"]
 
 _COLORS = (36, 33, 35, 32, 34, 91, 96, 93, 95, 92, 94)
+_MIN_SECRET = 4  # hiding "1" or "no" everywhere would hide the output instead
 
 
 @dataclass(frozen=True)
@@ -49,16 +51,23 @@ class Console:
         self._lock = threading.Lock()
         self._width = 0
         self._colors: dict[str, int] = {}
+        self._secrets: list[str] = []
 
     def header(self, plan: LocalPlan) -> None:
         """The job, each replica's address, ports and command, and what the runner adds."""
         self._width = max((len(p.name) for p in plan.processes), default=0)
+        # Longest first, so a secret that contains another is hidden whole.
+        self._secrets = sorted(
+            {v for p in plan.processes for v in p.secrets if len(v) >= _MIN_SECRET},
+            key=len,
+            reverse=True,
+        )
         self._colors = {p.name: _COLORS[i % len(_COLORS)] for i, p in enumerate(plan.processes)}
         images = sorted({p.image for p in plan.processes if p.image})
         rule = plan.lifecycle.success
+        replicas = sum(not p.backend for p in plan.processes)
         lines = [
-            f"run-local: {plan.title}, {len(plan.processes)} replicas; "
-            f"succeeds when {rule.summary}",
+            f"run-local: {plan.title}, {replicas} replicas; succeeds when {rule.summary}",
             f"  images (not pulled; commands run on this machine): {', '.join(images) or '-'}",
         ]
         rows = [("REPLICA", "ADDRESS", "PORTS", "RESTART", "COMMAND")]
@@ -71,8 +80,8 @@ class Console:
                     p.name,
                     p.address,
                     ports or "-",
-                    p.replica.restart_policy,
-                    _short(p.command_line, 60),
+                    p.replica.restart_policy + (" (backend)" if p.backend else ""),
+                    _short(self.redact(p.command_line), 80),
                 )
             )
         lines += ["  " + line for line in format_table(rows).splitlines()]
@@ -93,7 +102,7 @@ class Console:
         if self._color:
             prefix = f"\x1b[{self._colors.get(name, 0)}m{prefix}\x1b[0m"
         with self._lock:
-            self._out.write(f"{prefix} | {line.rstrip()}\n")
+            self._out.write(f"{prefix} | {self.redact(line.rstrip())}\n")
             self._out.flush()
 
     def status(self, rows: Sequence[StatusRow]) -> None:
@@ -108,9 +117,15 @@ class Console:
         """A line from the runner itself."""
         self._write_err(f"run-local: {text}")
 
+    def redact(self, text: str) -> str:
+        """``text`` with every value that came from a Secret replaced by ``<redacted>``."""
+        for secret in self._secrets:
+            text = text.replace(secret, REDACTED)
+        return text
+
     def _write_err(self, text: str) -> None:
         with self._lock:
-            self._err.write(text + "\n")
+            self._err.write(self.redact(text) + "\n")
             self._err.flush()
 
 
