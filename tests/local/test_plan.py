@@ -9,7 +9,8 @@ import pytest
 
 from trainjobs.errors import SpecError
 from trainjobs.local.environment import Machine
-from trainjobs.local.plan import LocalPlan, build_plan, rewrite_paths
+from trainjobs.local.plan import Backend, LocalPlan, build_plan, rewrite_paths
+from trainjobs.local.run import backends_of
 from trainjobs.render import render
 from trainjobs.spec import load_path
 
@@ -152,3 +153,66 @@ def test_a_missing_config_map_and_a_missing_command_are_findings(tmp_path: Path)
 def test_rewrite_paths(text: str, expected: str) -> None:
     mounts = [("/etc/mpi", "/tmp/v"), ("/etc/mpi/sub/", "/tmp/sub-mount")]
     assert rewrite_paths(text, mounts) == expected
+
+
+REDIS_STACK = """
+apiVersion: trainjobs.dev/v1alpha1
+kind: RedisBackend
+metadata: {name: redis, namespace: ml}
+spec: {password: true}
+---
+apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata: {name: tj, namespace: ml}
+spec:
+  tfReplicaSpecs:
+    Worker:
+      template:
+        spec:
+          containers: [{name: tensorflow, image: tf:1, command: [python, "$(REDIS_HOST)"]}]
+trainjobs: {target: pods, backend: redis}
+"""
+
+
+def test_a_backend_runs_its_entrypoint_with_the_generated_password(tmp_path: Path) -> None:
+    path = tmp_path / "stack.yaml"
+    path.write_text(REDIS_STACK)
+    rendering = render(load_path(path), target="pods")
+    rendered = rendering.jobs[0]
+    backends = backends_of(rendering, rendered)
+    assert backends == [
+        Backend("redis", "RedisBackend", ("redis-server",), "backends[0]", str(path))
+    ]
+    plan = build_plan(
+        rendered,
+        scratch=tmp_path / "s",
+        base_dir=tmp_path,
+        machine=Machine(),
+        generate=lambda g: "pw-1234",
+        others=rendering.manifests,
+        backends=backends,
+    )
+    redis, worker = plan.processes
+    assert (redis.name, redis.address, redis.backend, redis.replica.restart_policy) == (
+        "redis",
+        "127.0.0.3",
+        True,
+        "Always",
+    )
+    assert redis.argv == (
+        "redis-server",
+        "--port",
+        "6379",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--requirepass",
+        "pw-1234",
+    )
+    assert redis.secrets == frozenset({"pw-1234"})
+    # The job reaches the backend's Service at the backend's address.
+    assert worker.argv == ("python", "127.0.0.3")
+    assert (worker.env["REDIS_HOST"], worker.env["REDIS_PORT"]) == ("127.0.0.3", "6379")
+    assert worker.env["REDIS_PASSWORD"] == "pw-1234"
+    assert worker.secrets == frozenset({"pw-1234"})
