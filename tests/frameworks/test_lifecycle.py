@@ -120,3 +120,32 @@ def test_success_policy_decides() -> None:
     any_worker = SuccessPolicy(roles=("Worker",), need="any")
     assert any_worker.satisfied(replicas, {"w1"})
     assert not SuccessPolicy(roles=("Launcher",)).satisfied(replicas, {"c0", "w0", "w1"})
+
+
+def test_mpijob_launcher_decides_and_workers_serve_ssh() -> None:
+    from trainjobs.frameworks.mpi import FRAMEWORK as MPI
+    from trainjobs.frameworks.mpi import MPIJob
+
+    template = {"spec": {"containers": [{"name": "m", "image": "i"}]}}
+    job = MPI.default(
+        MPIJob.model_validate(
+            {
+                "metadata": {"name": "pi"},
+                "spec": {
+                    "mpiReplicaSpecs": {
+                        "Launcher": {"replicas": 1, "template": template},
+                        "Worker": {"replicas": 2, "template": template},
+                    }
+                },
+            }
+        )
+    )
+    lifecycle = _lifecycle(job, MPI)
+    assert lifecycle.replicas == (
+        Replica("Launcher", 0, "pi-launcher", "OnFailure"),
+        Replica("Worker", 0, "pi-worker-0", "Never", remote_shell=True),
+        Replica("Worker", 1, "pi-worker-1", "Never", remote_shell=True),
+    )
+    assert lifecycle.success == SuccessPolicy(roles=("Launcher",), summary="the Launcher succeeds")
+    # The launcher's batch/v1 Job has Kubernetes' default backoffLimit when runPolicy sets none.
+    assert lifecycle.backoff_limit == 6

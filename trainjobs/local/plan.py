@@ -279,11 +279,12 @@ def _with_remote_shell(
     agent = folder / "agent"
     files = [FileSpec(agent, rsh.agent_script(python, folder).encode(), 0o755)]
     names = {name for p in processes for name in p.env}
+    # Every replica is a host the agent can reach: with runLauncherAsWorker the
+    # launcher is in the hostfile too.
     for process in processes:
-        if process.replica.remote_shell:
-            unset = names - set(process.env)
-            content = rsh.host_file(process.name, process.cwd, process.env, sorted(unset))
-            files.append(FileSpec(folder / f"{process.address}.json", content, 0o600))
+        unset = names - set(process.env)
+        content = rsh.host_file(process.name, process.cwd, process.env, sorted(unset))
+        files.append(FileSpec(folder / f"{process.address}.json", content, 0o600))
     # The agent wins over the container's own setting: there is no ssh (or kubectl) here.
     env = rsh.agent_env(str(agent))
     return [replace(p, env={**p.env, **env}) for p in processes], files

@@ -1,0 +1,37 @@
+"""An MPIJob (v2beta1) under run-local: mpirun in the launcher reaches 2 workers through
+run-local's ssh agent, with the rendered hostfile, and mpi4py's allreduce adds up."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from tests.local.proofs import require, results, run_example
+from tests.support.paths import EXAMPLES
+
+pytestmark = pytest.mark.proof
+
+
+def test_mpirun_allreduces_across_both_workers() -> None:
+    require("mpi4py", "numpy")
+    assert shutil.which("mpirun"), "mpirun is missing: run `make proof-deps` (make test does)"
+    outcome, out, err = run_example(EXAMPLES / "local-mpi" / "mpijob.yaml", timeout=90)
+    assert outcome.code == 0, err + out
+    assert outcome.message == "job succeeded: the Launcher succeeds"
+    # The ranks' output reaches mpirun, so it is the launcher's.
+    ranks = [
+        r
+        for line in out.splitlines()
+        if line.startswith("local-allreduce-launcher |")
+        for r in results(line).values()
+    ]
+    assert sorted(r["rank"] for r in ranks) == [0, 1]
+    assert all(r["size"] == 2 and r["sum"] == 3 for r in ranks)
+    assert all(r["vector"] == [1.0, 2.0, 2.0] for r in ranks)
+    # Each rank ran in its worker's environment (fieldRef metadata.name, K_MPI_JOB_ROLE).
+    assert {(r["worker"], r["role"]) for r in ranks} == {
+        ("local-allreduce-worker-0", "worker"),
+        ("local-allreduce-worker-1", "worker"),
+    }
+    assert "local-allreduce-worker-0  127.0.0.3" in err
