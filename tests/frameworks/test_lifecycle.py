@@ -149,3 +149,29 @@ def test_mpijob_launcher_decides_and_workers_serve_ssh() -> None:
     assert lifecycle.success == SuccessPolicy(roles=("Launcher",), summary="the Launcher succeeds")
     # The launcher's batch/v1 Job has Kubernetes' default backoffLimit when runPolicy sets none.
     assert lifecycle.backoff_limit == 6
+
+
+def test_mpijob_v1_launcher_is_a_bare_pod_without_an_index() -> None:
+    from trainjobs.frameworks.mpi_v1 import FRAMEWORK as MPI_V1
+    from trainjobs.frameworks.mpi_v1 import MPIJobV1
+
+    template = {"spec": {"containers": [{"name": "m", "image": "i"}]}}
+    job = MPI_V1.default(
+        MPIJobV1.model_validate(
+            {
+                "metadata": {"name": "pi"},
+                "spec": {
+                    "mpiReplicaSpecs": {
+                        "Launcher": {"template": template},
+                        "Worker": {"replicas": 1, "template": template},
+                    }
+                },
+            }
+        )
+    )
+    lifecycle = _lifecycle(job, MPI_V1)
+    assert lifecycle.replicas == (
+        Replica("Launcher", 0, "pi-launcher", "Never"),
+        Replica("Worker", 0, "pi-worker-0", "Never", remote_shell=True),
+    )
+    assert lifecycle.success.roles == ("Launcher",)

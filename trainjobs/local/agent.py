@@ -45,7 +45,11 @@ def _agent(folder: Path, args: Sequence[str]) -> int:
 
 
 def _serve(name: str) -> int:
-    print(f"standing in for {name}'s ssh server: the launcher's commands run here", flush=True)
+    print(
+        f"standing in for {name}'s remote shell (sshd, kubectl exec): "
+        "the launcher's commands run here",
+        flush=True,
+    )
 
     def stop(signum: int, frame: object) -> None:
         raise SystemExit(0)
