@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import re
+import signal
 import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -137,3 +141,30 @@ def test_python_of_trainjobs_comes_first_on_path() -> None:
     env = local_environ({"PATH": "/usr/bin", "GLOO_SOCKET_IFNAME": "eth0"})
     assert env["PATH"] == f"{Path(sys.executable).parent}:/usr/bin"
     assert env["GLOO_SOCKET_IFNAME"] == "lo"
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 130)])
+def test_ctrl_c_and_sigterm_stop_every_replica(
+    tmp_path: Path, sig: signal.Signals, code: int
+) -> None:
+    path = _write(tmp_path, _tfjob("import time; print('up', flush=True); time.sleep(60)"))
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "trainjobs", "run-local", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert runner.stdout is not None
+    seen = [runner.stdout.readline(), runner.stdout.readline()]  # both replicas are up
+    if not all(seen):
+        pytest.fail(f"run-local ended early: {runner.communicate(timeout=30)[1]}")
+    assert sorted(line.split(" |")[0] for line in seen) == ["echo-worker-0", "echo-worker-1"]
+    runner.send_signal(sig)
+    _, err = runner.communicate(timeout=30)
+    assert runner.returncode == code, err
+    assert "run-local: interrupted; stopped every replica" in err
+    pids = [int(p) for p in re.findall(r"^echo-worker-\d\s+(\d+)\s", err, re.M)]
+    assert len(set(pids)) == 2
+    for pid in set(pids):
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
