@@ -108,17 +108,26 @@ def backends_of(rendering: Rendering, rendered: RenderedJob) -> list[Backend]:
 
 
 def _bind_problem(address: str, port: int) -> str | None:
+    """Why ``address:port`` cannot be listened on, or None when it can."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        # As servers do: a port whose last connections linger in TIME_WAIT is free,
-        # one with a listener is not (Linux refuses that even with SO_REUSEADDR).
+        # As servers do: lingering connections that allow reuse do not block the port.
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((address, port))
+            return None
         except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                return "another process is listening on it"
-            return exc.strerror or str(exc)
-    return None
+            if exc.errno != errno.EADDRINUSE:
+                return exc.strerror or str(exc)
+    target = "127.0.0.1" if address == "0.0.0.0" else address
+    try:
+        socket.create_connection((target, port), timeout=1).close()
+    except OSError:
+        # Nobody answers: closed connections of an earlier run still hold the port.
+        return (
+            "closed connections of an earlier run still hold it (TIME_WAIT, up to a "
+            "minute); wait, or change the port"
+        )
+    return "another process is listening on it"
 
 
 def preflight(plan: LocalPlan, environ: Mapping[str, str], all_addresses: bool) -> list[Finding]:
