@@ -156,3 +156,21 @@ def test_a_command_that_cannot_start_fails_its_replica() -> None:
         "job failed: job-worker-0 exited with code 127 (restartPolicy Never); last output: "
         "\"cannot start '/nonexistent/trainer': No such file or directory\""
     )
+
+
+def test_a_running_backend_does_not_keep_a_finished_job_alive() -> None:
+    from dataclasses import replace
+
+    backend = replace(_process("Redis", 0, FOREVER, "Always"), backend=True)
+    rule = SuccessPolicy(roles=("Chief",), tolerated=("Chief",), summary="the Chief succeeds")
+    chief = _process("Chief", 0, "raise SystemExit(1)")
+    lifecycle = Lifecycle((chief.replica,), rule)
+    plan = LocalPlan("Job ns/job", (backend, chief), (), HostMap({}, {}), lifecycle, Path("."))
+    err = io.StringIO()
+    outcome = Supervisor(plan, Console(io.StringIO(), err), {"PATH": ""}, timeout=20).run()
+    assert outcome.message == (
+        "job failed: every replica has ended, but the job succeeds only when the Chief succeeds"
+    )
+    assert "run-local: backends ready: job-redis-0" in err.getvalue()
+    assert "job-redis-0  " in err.getvalue().splitlines()[-2]
+    assert "stopped" in err.getvalue().splitlines()[-2]

@@ -313,7 +313,7 @@ class Supervisor:
                     f"(restartPolicy {replica.spec.replica.restart_policy}); "
                     f"last output: {replica.last_line!r}",
                 )
-        if not any(r.alive for r in self._replicas):
+        if not any(r.alive for r in self._replicas if not r.spec.backend):
             return Outcome(
                 EXIT_FAILED,
                 f"job failed: every replica has ended, but the job succeeds only when "
