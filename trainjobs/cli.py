@@ -25,12 +25,18 @@ from trainjobs import preview, terminal
 from trainjobs.check import run
 from trainjobs.check.k8s_schema import available_versions
 from trainjobs.errors import Finding, Severity, SpecError, TrainjobsError
+from trainjobs.frameworks.crds import GENERATED_DIR, crd_files
+from trainjobs.frameworks.paddle_edl import TrainingJob
+from trainjobs.frameworks.paddle_edl.inventory import ClusterObject, capacity_node, cluster_objects
+from trainjobs.frameworks.paddle_edl.whatif import format_report, what_if
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.redact import redact
 from trainjobs.k8s.yamlio import dump_all, dump_one
+from trainjobs.platform.edl_controller import DEFAULT_MAX_LOAD, EdlController
 from trainjobs.render import RenderedObject, Rendering
 from trainjobs.spec import load_path
 from trainjobs.spec.entry import TARGETS, Target
+from trainjobs.spec.load import read_documents
 from trainjobs.spec.stack import DEFAULT_K8S_VERSION
 
 __all__ = ["main"]
@@ -249,6 +255,115 @@ def cmd_run_local(args: argparse.Namespace) -> int:
     return run_local(args.path, job=args.job, timeout=args.timeout).code
 
 
+def write_crds(directory: Path) -> list[str]:
+    """Write every generated CRD under ``directory``; remove files in its ``generated/``
+    folder that no framework generates any more. Returns the paths written."""
+    files = crd_files()
+    for relative, text in files.items():
+        target = directory / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = target.with_name(f".{target.name}.tmp")
+        staging.write_text(text)
+        os.replace(staging, target)
+    owned = directory / GENERATED_DIR
+    for path in sorted(owned.glob("*.yaml")) if owned.is_dir() else []:
+        if str(path.relative_to(directory)) not in files:
+            path.unlink()
+    return list(files)
+
+
+def cmd_crds(args: argparse.Namespace) -> int:
+    if args.output is None:
+        sys.stdout.write("".join(f"---\n{text}" for text in crd_files().values()))
+        return EXIT_OK
+    for relative in write_crds(Path(args.output)):
+        print(f"wrote {Path(args.output) / relative}")
+    return EXIT_OK
+
+
+def _parallelism(texts: Sequence[str]) -> tuple[dict[str, int], list[Finding]]:
+    counts: dict[str, int] = {}
+    findings = []
+    for text in texts:
+        name, _, number = text.rpartition("=")
+        if not name or not number.lstrip("-").isdigit():
+            findings.append(
+                Finding(
+                    code="edl.parallelism",
+                    path="--parallelism",
+                    message="expected NAME=N (or NAMESPACE/NAME=N)",
+                    value=text,
+                    hint="e.g. --parallelism example=4",
+                )
+            )
+            continue
+        counts[name] = int(number)
+    return counts, findings
+
+
+def cmd_edl_scale(args: argparse.Namespace) -> int:
+    findings: list[Finding] = []
+    edl_jobs: list[TrainingJob] = []
+    max_loads: list[float] = []
+    for path in args.paths:
+        try:
+            stack = load_path(path)
+            rendering = run(stack, k8s_version=args.k8s_version)
+        except SpecError as exc:
+            findings += exc.findings
+            continue
+        _print_findings(rendering.findings, sys.stderr)
+        edl_jobs += [u.job for u in rendering.jobs if isinstance(u.job, TrainingJob)]
+        controllers = [e.resource for e in stack.platform if isinstance(e.resource, EdlController)]
+        max_loads += [c.spec.max_load_desired for c in controllers]
+    if not edl_jobs and not findings:
+        findings.append(
+            Finding(
+                code="edl.no_jobs",
+                path="",
+                message="no TrainingJob (paddlepaddle.org/v1) in the input",
+                value=list(args.paths),
+                hint="name a file holding EDL TrainingJobs",
+            )
+        )
+    objects: list[ClusterObject] = []
+    for path in args.cluster or []:
+        try:
+            objects += cluster_objects(read_documents(Path(path)), path)
+        except SpecError as exc:
+            findings += exc.findings
+    for index, text in enumerate(args.capacity or []):
+        node, problems = capacity_node(text, index)
+        findings += problems
+        if node is not None:
+            objects.append(ClusterObject(node, f"--capacity[{index}]"))
+    parallelism, problems = _parallelism(args.parallelism or [])
+    findings += problems
+    if findings:
+        raise SpecError.from_findings(findings)
+    max_load = args.max_load
+    if max_load is None:
+        max_load = max_loads[0] if max_loads else DEFAULT_MAX_LOAD
+    result = what_if(edl_jobs, objects, max_load=max_load, parallelism=parallelism)
+    sys.stdout.write(format_report(result))
+    return EXIT_OK
+
+
+_EDL_SCALE_HELP = """\
+Cluster input: --cluster takes what `kubectl get nodes,pods,jobs -A -o yaml` prints
+(a List, or separate documents; other kinds are ignored): Nodes give capacity
+(status.allocatable), Pods that have not finished give requests and limits (init
+containers too) and each job's trainer pods (label paddle-job=<name>), and a Job
+<name>-trainer gives a job's current trainers. --capacity adds a node by hand:
+cpu=8,memory=32Gi[,gpu=2][,name=n1]; repeat it for more nodes. Without any Pod the
+jobs' own pods are simulated (trainers at their current count, each pod on the first
+node by name with room, else Pending). Current trainers: --parallelism NAME=N, else
+the trainer Job, else min-instance. GPUs count under nvidia.com/gpu and the legacy
+alpha.kubernetes.io/nvidia-gpu. The decision is one round of the EDL controller's
+autoscaler (see trainjobs/frameworks/paddle_edl/autoscaler.py for its rules).
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="trainjobs",
@@ -379,6 +494,55 @@ def build_parser() -> argparse.ArgumentParser:
 
     frameworks = sub.add_parser("frameworks", help="list the frameworks and their targets")
     frameworks.set_defaults(func=cmd_frameworks)
+
+    crds = sub.add_parser(
+        "crds",
+        help="write the CRDs generated from the framework models",
+        description=(
+            "Generate a structural CRD for every framework whose upstream CRD had no schema. "
+            "Without -o: one YAML stream on stdout. With -o DIR (normally crds/): each file at "
+            f"DIR/<its crd_file>; stale files in DIR/{GENERATED_DIR}/ are removed."
+        ),
+    )
+    crds.add_argument("-o", "--output", metavar="DIR", help="the crds/ folder to write into")
+    crds.set_defaults(func=cmd_crds)
+
+    edl = sub.add_parser(
+        "edl-scale",
+        help="show how the PaddlePaddle EDL autoscaler would scale TrainingJobs on a cluster",
+        description="Run one round of the EDL autoscaler over the TrainingJobs in PATH and "
+        "print each job's trainers now and the count EDL would set.",
+        epilog=_EDL_SCALE_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    edl.add_argument("paths", nargs="+", metavar="PATH", help="files or stacks with TrainingJobs")
+    edl.add_argument(
+        "--cluster",
+        "--nodes",
+        action="append",
+        metavar="FILE",
+        help="YAML/JSON of the cluster's Nodes (and Pods, Jobs); repeatable",
+    )
+    edl.add_argument(
+        "--capacity",
+        action="append",
+        metavar="SPEC",
+        help="a node by hand: cpu=8,memory=32Gi[,gpu=2][,name=n1]; repeatable",
+    )
+    edl.add_argument(
+        "--parallelism",
+        action="append",
+        metavar="NAME=N",
+        help="a job's current trainer count (default: its trainer Job, else min-instance)",
+    )
+    edl.add_argument(
+        "--max-load",
+        type=float,
+        metavar="F",
+        help=f"-max_load_desired (default: the EdlController's in PATH, else {DEFAULT_MAX_LOAD})",
+    )
+    edl.add_argument("--k8s-version", metavar="X.Y", help="Kubernetes version to check against")
+    edl.set_defaults(func=cmd_edl_scale)
     return parser
 
 
