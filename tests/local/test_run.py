@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.paths import EXAMPLES
 from trainjobs.cli import main
 from trainjobs.errors import SpecError
 from trainjobs.local import run_local
@@ -169,3 +170,15 @@ def test_ctrl_c_and_sigterm_stop_every_replica(
     for pid in set(pids):
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+def test_a_framework_without_a_lifecycle_is_refused_with_a_reason() -> None:
+    # The EDL TrainingJob's trainers are one parallel batch Job: not described for run-local.
+    path = EXAMPLES / "paddle-edl-fit-a-line" / "trainingjob.yaml"
+    with pytest.raises(SpecError) as info:
+        run_local(path, out=io.StringIO(), err=io.StringIO())
+    assert [str(f) for f in info.value.findings] == [
+        f"error: {path}: jobs[0]: the paddle-edl framework does not describe its replicas "
+        "(Framework.lifecycle), so run-local cannot run it (got 'paddlepaddle.org/v1 "
+        "TrainingJob'); fix: run it on a cluster, or add lifecycle() to the framework plugin"
+    ]
