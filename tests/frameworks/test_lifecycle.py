@@ -175,3 +175,31 @@ def test_mpijob_v1_launcher_is_a_bare_pod_without_an_index() -> None:
         Replica("Worker", 0, "pi-worker-0", "Never", remote_shell=True),
     )
     assert lifecycle.success.roles == ("Launcher",)
+
+
+def test_caffe2job_every_worker_decides() -> None:
+    from trainjobs.frameworks.caffe2 import FRAMEWORK as CAFFE2
+    from trainjobs.frameworks.caffe2 import Caffe2Job
+
+    job = CAFFE2.default(
+        Caffe2Job.model_validate(
+            {
+                "apiVersion": "kubeflow.org/v1alpha1",
+                "kind": "Caffe2Job",
+                "metadata": {"name": "c2"},
+                "spec": {
+                    "backendSpecs": {"backendType": "redis", "redisHost": "r", "redisPort": 6379},
+                    "replicaSpecs": {
+                        "replicas": 2,
+                        "template": {"spec": {"containers": [{"name": "caffe2", "image": "i"}]}},
+                    },
+                },
+            }
+        )
+    )
+    lifecycle = _lifecycle(job, CAFFE2)
+    assert lifecycle.replicas == (
+        Replica("Worker", 0, "c2-worker-0", "Never"),
+        Replica("Worker", 1, "c2-worker-1", "Never"),
+    )
+    assert lifecycle.success == SuccessPolicy(roles=("Worker",), summary="every worker succeeds")
