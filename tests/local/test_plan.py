@@ -216,3 +216,40 @@ def test_a_backend_runs_its_entrypoint_with_the_generated_password(tmp_path: Pat
     assert (worker.env["REDIS_HOST"], worker.env["REDIS_PORT"]) == ("127.0.0.3", "6379")
     assert worker.env["REDIS_PASSWORD"] == "pw-1234"
     assert worker.secrets == frozenset({"pw-1234"})
+
+
+MSJOB = """
+apiVersion: mindspore.gitee.com/v1
+kind: MSJob
+metadata: {name: ms, namespace: ml}
+spec:
+  msReplicaSpecs:
+    Scheduler:
+      template:
+        spec:
+          containers: [{name: mindspore, image: ms:1, command: [python, train.py]}]
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers: [{name: mindspore, image: ms:1, command: [python, train.py]}]
+"""
+
+
+def test_service_environment_variables_reach_the_scheduler(tmp_path: Path) -> None:
+    # MS_SCHED_HOST is $(MS_SCHEDULER_0_SERVICE_HOST): the kubelet's service env.
+    plan = _plan(tmp_path, MSJOB, [])
+    scheduler, worker, _ = plan.processes
+    assert scheduler.env["MS_SCHED_HOST"] == "127.0.0.2"  # its own podIP (a fieldRef)
+    assert worker.env["MS_SCHED_HOST"] == "127.0.0.2"
+    assert {k: v for k, v in worker.env.items() if k.startswith("MS_SCHEDULER_0_")} == {
+        "MS_SCHEDULER_0_SERVICE_HOST": "127.0.0.2",
+        "MS_SCHEDULER_0_SERVICE_PORT": "2222",
+        "MS_SCHEDULER_0_SERVICE_PORT_MSJOB_PORT": "2222",
+        "MS_SCHEDULER_0_PORT": "tcp://127.0.0.2:2222",
+        "MS_SCHEDULER_0_PORT_2222_TCP": "tcp://127.0.0.2:2222",
+        "MS_SCHEDULER_0_PORT_2222_TCP_PROTO": "tcp",
+        "MS_SCHEDULER_0_PORT_2222_TCP_PORT": "2222",
+        "MS_SCHEDULER_0_PORT_2222_TCP_ADDR": "127.0.0.2",
+    }
+    assert (worker.env["MS_ROLE"], worker.env["MS_WORKER_NUM"]) == ("MS_WORKER", "2")

@@ -191,14 +191,17 @@ def container_env(
     pod: PodContext,
     literal: Callable[[str], str],
     path: str,
+    services: Mapping[str, str] | None = None,
 ) -> tuple[dict[str, str], list[Finding]]:
     """The container's env, in kubelet order and precedence, and any findings.
 
     ``literal`` rewrites a literal value (names → addresses, mount paths → local
     folders) before ``$(VAR)`` expansion; ``path`` is the container's path in
-    the user's job, prefix of every finding.
+    the user's job, prefix of every finding; ``services`` the service
+    environment variables (``<SVC>_SERVICE_HOST`` …), which come first and may
+    be referred to.
     """
-    env: dict[str, str] = {}
+    env: dict[str, str] = dict(services or {})
     findings: list[Finding] = []
     for i, source in enumerate(container.get("envFrom") or []):
         prefix = str(source.get("prefix") or "")

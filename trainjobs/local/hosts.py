@@ -27,6 +27,7 @@ __all__ = [
     "HostMap",
     "address_of",
     "build_host_map",
+    "service_env",
 ]
 
 WORKLOAD_KINDS = ("Pod", "Job", "Deployment", "StatefulSet")
@@ -186,3 +187,49 @@ def _selected(
         for workload, labels in pods
         if all(labels.get(key) == value for key, value in selector.items())
     ]
+
+
+def service_env(manifests: Sequence[Manifest], hosts: HostMap, namespace: str) -> dict[str, str]:
+    """The service environment variables the kubelet gives every pod, on loopback.
+
+    For each Service of the namespace that has a cluster IP (headless ones get
+    none) and reaches one replica: ``<NAME>_SERVICE_HOST``, ``<NAME>_SERVICE_PORT``
+    (and ``_<PORT NAME>``), ``<NAME>_PORT`` and the ``<NAME>_PORT_<port>_<PROTO>``
+    family, with the replica's address in place of the cluster IP.
+    """
+    env: dict[str, str] = {}
+    for service in manifests:
+        meta = service.get("metadata") or {}
+        spec = service.get("spec") or {}
+        if service.get("kind") != "Service" or spec.get("clusterIP") == "None":
+            continue
+        if meta.get("namespace", namespace) != namespace:
+            continue
+        workload = hosts.names.get(str(meta.get("name")))
+        ports = [p for p in spec.get("ports") or [] if isinstance(p.get("port"), int)]
+        if workload is None or not ports:
+            continue
+        prefix = str(meta["name"]).upper().replace("-", "_")
+        address = hosts.addresses[workload]
+        for i, port in enumerate(ports):
+            number = hosts.port(workload, int(port["port"]))
+            proto = str(port.get("protocol") or "TCP")
+            url = f"{proto.lower()}://{address}:{number}"
+            if i == 0:
+                env[f"{prefix}_SERVICE_HOST"] = address
+                env[f"{prefix}_SERVICE_PORT"] = str(number)
+                env[f"{prefix}_PORT"] = url
+            if port.get("name"):
+                env[f"{prefix}_SERVICE_PORT_{str(port['name']).upper().replace('-', '_')}"] = str(
+                    number
+                )
+            family = f"{prefix}_PORT_{number}_{proto}"
+            env.update(
+                {
+                    family: url,
+                    f"{family}_PROTO": proto.lower(),
+                    f"{family}_PORT": str(number),
+                    f"{family}_ADDR": address,
+                }
+            )
+    return env

@@ -26,7 +26,7 @@ from trainjobs.k8s.generated import Generated
 from trainjobs.local import rsh
 from trainjobs.local.environment import Machine, PodContext, container_env
 from trainjobs.local.expansion import expand, lookup_in
-from trainjobs.local.hosts import HostMap, build_host_map
+from trainjobs.local.hosts import HostMap, build_host_map, service_env
 from trainjobs.local.volumes import FileSpec, Volumes, mounts_of
 from trainjobs.render import RenderedJob
 
@@ -184,6 +184,7 @@ class _Builder:
     machine: Machine
     generate: Callable[[Generated], str]
     python: str
+    services: Mapping[str, str] = field(default_factory=dict)
     files: list[FileSpec] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -223,7 +224,8 @@ class _Builder:
             machine=self.machine,
             generate=self.generate,
         )
-        env, problems = container_env(container, pod, literal, where)
+        services = self.services if spec.get("enableServiceLinks", True) else {}
+        env, problems = container_env(container, pod, literal, where, services)
         self.findings += [f.located(source) for f in problems]
         command = [str(c) for c in container.get("command") or entrypoint]
         args = [str(a) for a in container.get("args") or []]
@@ -353,7 +355,17 @@ def build_plan(
         job.namespace,
         distinct_ports=framework.listens_on_all_addresses,
     )
-    builder = _Builder(hosts, objects, job.namespace, scratch, base_dir, machine, generate, python)
+    builder = _Builder(
+        hosts,
+        objects,
+        job.namespace,
+        scratch,
+        base_dir,
+        machine,
+        generate,
+        python,
+        service_env(in_namespace, hosts, job.namespace),
+    )
     processes: list[ProcessSpec] = []
     for replica, backend in served:
         template = f"{backend.origin} → Deployment {backend.workload}: spec.template.spec"
