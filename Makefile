@@ -30,6 +30,14 @@ $(PROOFS): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[dev,proofs]'
 	touch $(VENV)/.installed $(STAMP) $@
 
+# MindSpore 2.10 needs protobuf >= 7.34, which the Pulumi SDK (protobuf < 7) forbids in one
+# environment: its proof runs the job's `python` from a venv of its own.
+MS_VENV := .venv-mindspore
+$(MS_VENV)/.installed:
+	$(PYTHON) -m venv $(MS_VENV)
+	$(MS_VENV)/bin/pip install --quiet mindspore==2.10.0
+	touch $@
+
 ## system-deps: the Debian packages of the proofs; installs only what is missing
 system-deps:
 	@dpkg -s $(DEBS) >/dev/null 2>&1 || { \
@@ -38,7 +46,7 @@ system-deps:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(DEBS) >/dev/null; }
 
 ## proof-deps: everything the real-framework tests of run-local need
-proof-deps: $(PROOFS) system-deps
+proof-deps: $(PROOFS) $(MS_VENV)/.installed system-deps
 
 install: $(VENV)/.installed
 
@@ -68,4 +76,4 @@ bench: $(STAMP)
 	JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1 $(BIN)/python -m bench.run
 
 clean:
-	rm -rf $(VENV) out .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(MS_VENV) out .mypy_cache .ruff_cache .pytest_cache .hypothesis
