@@ -25,19 +25,27 @@ from trainjobs.errors import SpecError
 from trainjobs.k8s.names import dns1123_subdomain_problem, label_value_problem
 from trainjobs.k8s.redact import redact
 from trainjobs.k8s.yamlio import dump_all, load_all
+from trainjobs.platform import API_VERSION
 from trainjobs.spec import Target, load_path, parse_documents
 
 SECRET_MARKERS = re.compile(r"PRIVATE KEY|ssh-(rsa|ed25519|ecdsa)|ecdsa-sha2-nistp")
 
 
-def _example_docs() -> list[dict[str, Any]]:
+def _example_docs() -> tuple[list[dict[str, Any]], dict[int, list[dict[str, Any]]]]:
+    """Every job document of the examples, and by each job's id the platform documents
+    (node pools …) of its file, which the job may name."""
     docs = []
+    platform: dict[int, list[dict[str, Any]]] = {}
     for path in example_job_files():
-        docs += [d for d in load_all(path.read_text()) if isinstance(d, dict)]
-    return docs
+        found = [d for d in load_all(path.read_text()) if isinstance(d, dict)]
+        jobs = [d for d in found if d.get("apiVersion") != API_VERSION]
+        for job in jobs:
+            platform[id(job)] = [d for d in found if d.get("apiVersion") == API_VERSION]
+        docs += jobs
+    return docs, platform
 
 
-EXAMPLE_DOCS = _example_docs()
+EXAMPLE_DOCS, EXAMPLE_PLATFORM = _example_docs()
 
 # ----- valid input: every render passes every check and is deterministic -----
 
@@ -51,9 +59,10 @@ EXAMPLE_DOCS = _example_docs()
 def test_renamed_examples_render_checked_with_names_in_limits(
     doc: dict[str, Any], name: str, target: str
 ) -> None:
+    platform = EXAMPLE_PLATFORM[id(doc)]
     doc = copy.deepcopy(doc)
     doc["metadata"]["name"] = name
-    stack = parse_documents([doc])
+    stack = parse_documents([*platform, doc])
     assume(all(target in e.framework.targets for e in stack.jobs))
     first = run(stack, target=target)  # type: ignore[arg-type]
     assert dump_all(first.manifests) == dump_all(run(stack, target=target).manifests)  # type: ignore[arg-type]
@@ -66,7 +75,7 @@ def test_renamed_examples_render_checked_with_names_in_limits(
 
 
 def test_long_names_are_shortened_without_collisions() -> None:
-    base = next(d for d in EXAMPLE_DOCS if d["kind"] == "TFJob")
+    base = next(d for d in EXAMPLE_DOCS if d["kind"] == "TFJob" and not EXAMPLE_PLATFORM[id(d)])
     names = set()
     for suffix in ("a", "b"):
         doc = copy.deepcopy(base)
@@ -114,6 +123,7 @@ _junk = st.one_of(
 def test_mutated_input_gives_spec_error_or_a_valid_render(
     data: st.DataObject, doc: dict[str, Any], action: str
 ) -> None:
+    platform = EXAMPLE_PLATFORM[id(doc)]
     doc = copy.deepcopy(doc)
     path = data.draw(st.sampled_from(_paths(doc)[1:]))
     parent: Any = doc
@@ -127,7 +137,10 @@ def test_mutated_input_gives_spec_error_or_a_valid_render(
     elif isinstance(parent, dict):
         parent[data.draw(st.text(min_size=1, max_size=12))] = data.draw(_junk)
     try:
-        run(parse_documents([doc]), target=data.draw(st.sampled_from(["operator", "pods"])))
+        run(
+            parse_documents([*platform, doc]),
+            target=data.draw(st.sampled_from(["operator", "pods"])),
+        )
     except SpecError as exc:
         assert exc.errors, "a SpecError always carries at least one error"
         assert all(f.path or f.source for f in exc.errors)

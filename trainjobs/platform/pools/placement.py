@@ -173,7 +173,7 @@ def place_template(
                     code="placement.node_selector",
                     path=f"{path}.spec.nodeSelector[{key!r}]",
                     message=(
-                        f"pool {placement.pool!r} selects {key}={value}, but the template "
+                        f'pool "{placement.pool}" selects {key}={value}, but the template '
                         f"selects {key}={own[key]}; no node has both"
                     ),
                     value=own[key],
@@ -231,7 +231,7 @@ def bound_templates(
                 code="placement.no_gpu_replica",
                 path=ref.path,
                 message=(
-                    f"the job names GPU pool {ref.name!r}, but none of its replicas "
+                    f'the job names GPU pool "{ref.name}", but none of its replicas '
                     f"requests {GPU}, so nothing would run there"
                 ),
                 value=ref.name,

@@ -159,7 +159,7 @@ def _contract_findings(replica: BoundReplica) -> list[Finding]:
                     path=f"{replica.path}.template.spec.tolerations",
                     message=(
                         f"the pods do not tolerate taint {taint.text()} of pool "
-                        f"{placement.pool!r}, so they never start there"
+                        f'"{placement.pool}", so they never start there'
                     ),
                     hint=f"add a toleration for {taint.key} ({taint.effect})",
                 )
