@@ -65,7 +65,7 @@ def test_a_queue_is_a_flavor_a_cluster_queue_and_local_queues() -> None:
                 "flavors": [
                     {
                         "name": "a100",
-                        # Defaults: the pool's 2 nodes × (4 GPUs, 46 CPU, 500Gi).
+                        # Defaults: 2 nodes of the pool, each 4 GPUs, 46 CPU, 500Gi.
                         "resources": [
                             {"name": "cpu", "nominalQuota": "92"},
                             {"name": "memory", "nominalQuota": "1000Gi"},

@@ -9,7 +9,7 @@ from trainjobs.platform.pools.spec import GpuNodePool
 
 def pool_doc(name: str = "a100", provider: str = "karpenter", **spec: Any) -> dict[str, Any]:
     """A GpuNodePool document: 4 A100 80GB per node, at most 2 nodes, provider settings."""
-    settings: dict[str, Any] = {
+    by_provider: dict[str, dict[str, Any]] = {
         "karpenter": {"karpenter": {"clusterName": "training", "role": "NodeRole"}},
         "static": {},
         "gke": {
@@ -34,7 +34,8 @@ def pool_doc(name: str = "a100", provider: str = "karpenter", **spec: Any) -> di
                 "vmSize": "Standard_NC96ads_A100_v4",
             }
         },
-    }[provider]
+    }
+    settings = by_provider[provider]
     body = {
         "provider": provider,
         "gpu": "a100-80gb",
