@@ -79,7 +79,8 @@ def test_a_replica_named_explicitly_is_placed_even_without_gpus() -> None:
 
 def test_placement_composes_with_the_users_own_scheduling_fields() -> None:
     own_toleration = {"key": "team", "operator": "Exists", "effect": "NoSchedule"}
-    affinity: dict[str, Any] = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": []}}
+    anti: dict[str, Any] = {"preferredDuringSchedulingIgnoredDuringExecution": []}
+    affinity = {"podAntiAffinity": anti}
     job = tfjob(nodeSelector={"zone": "a"}, tolerations=[own_toleration], affinity=affinity)
     spec = _pods(pool_doc(), job)["tf-worker-0"]["spec"]
     assert spec["nodeSelector"] == {"zone": "a", **SELECTOR}
