@@ -43,10 +43,10 @@ def register_objects(
     opts = pulumi.ResourceOptions(parent=parent)
     generated = GeneratedValues(parent)
     definitions = [o for o in objects if apply_rank(o.manifest) < DEFINITIONS_BELOW]
-    first = [register_manifest(o.manifest, opts, generated) for o in definitions]
+    first = [register_manifest(o.manifest, opts, generated, o.lifecycle) for o in definitions]
     later_opts = pulumi.ResourceOptions(parent=parent, depends_on=first) if first else opts
     rest = [
-        register_manifest(o.manifest, later_opts, generated)
+        register_manifest(o.manifest, later_opts, generated, o.lifecycle)
         for o in objects
         if apply_rank(o.manifest) >= DEFINITIONS_BELOW
     ]

@@ -8,7 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from trainjobs.frameworks import pytorch, tensorflow
+from trainjobs.frameworks import (
+    jax,
+    mpi,
+    mpi_v1,
+    mxnet,
+    paddle,
+    paddle_edl,
+    pytorch,
+    tensorflow,
+    xgboost,
+)
 from trainjobs.frameworks.base import Framework
 
 __all__ = ["REGISTRY", "Registry"]
@@ -49,6 +59,13 @@ class Registry:
 _PLUGINS: tuple[Framework, ...] = (
     tensorflow.FRAMEWORK,
     pytorch.FRAMEWORK,
+    mpi.FRAMEWORK,
+    mpi_v1.FRAMEWORK,
+    xgboost.FRAMEWORK,
+    paddle.FRAMEWORK,
+    jax.FRAMEWORK,
+    mxnet.FRAMEWORK,
+    paddle_edl.FRAMEWORK,
 )
 
 REGISTRY = Registry(_PLUGINS)
