@@ -7,8 +7,10 @@ from typing import Any
 import pytest
 
 from tests.platform.pools.docs import pool_doc, tfjob
+from tests.support.paths import EXAMPLES
 from trainjobs.check import crd_schema, run
 from trainjobs.errors import SpecError
+from trainjobs.k8s.yamlio import load_all
 from trainjobs.spec import parse_documents
 
 
@@ -131,3 +133,26 @@ def test_queue_findings() -> None:
         "error: queues[0].spec.nodePool: no nodePool named 'h100' in this stack (got 'h100'); "
         "fix: use one of: a100"
     ]
+
+
+def test_a_kind_kueue_does_not_admit_must_use_the_pods_target() -> None:
+    (mxjob,) = load_all((EXAMPLES / "mxnet-legacy" / "mxjob.yaml").read_text())
+    mxjob["metadata"]["namespace"] = "training"
+    options = {"queue": "team-a", "target": "operator"}
+    assert _errors(pool_doc(), queue_doc(), {**mxjob, "trainjobs": options}) == [
+        "error: jobs[0].trainjobs.queue: Kueue does not admit MXJob objects, so the queue would "
+        "never hold the job back (got 'team-a'); fix: render the job with target pods (Kueue "
+        "admits its pods as a group) at jobs[0].trainjobs.target",
+        "advice: jobs[0].kind: MXJob is deprecated: Training Operator v1.9.0 removed it; fix: "
+        "the operator target needs Training Operator v1.8.1 or older; the pods target needs no "
+        "operator",
+    ]
+    options["target"] = "pods"
+    pods = [
+        m
+        for m in _manifests(pool_doc(), queue_doc(), {**mxjob, "trainjobs": options})
+        if m["kind"] == "Pod"
+    ]
+    assert pods and all(
+        p["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "team-a" for p in pods
+    )

@@ -210,6 +210,19 @@ def bound_templates(
     would place nothing."""
     templates = list(framework.pod_templates(job))
     roles = [t.role for t in templates]
+    if not templates:
+        return [], [
+            Finding(
+                code="placement.no_templates",
+                path=ref.path,
+                message=(
+                    f"{job.kind} exposes no pod templates to trainjobs, so it cannot be "
+                    "placed on a node pool"
+                ),
+                value=ref.name,
+                hint="remove nodePool and set the job's own node selector and tolerations",
+            )
+        ]
     if ref.roles:
         missing = [r for r in ref.roles if _replica_key(r, roles) is None]
         if missing:
