@@ -78,10 +78,16 @@ def _timeouts(request: Any) -> dict[str, str]:
 
 
 def _aliases(request: Any) -> list[str]:
-    """The names the resource was aliased from (``name`` of each alias spec)."""
+    """The names the resource was aliased from.
+
+    Only renames count; the provider's own aliases from older API versions of a
+    type (``rbac/v1beta1`` …) keep the name and are left out.
+    """
     found = []
     for alias in getattr(request, "aliases", []):
-        found.append(alias.urn.rsplit("::", 1)[-1] if alias.urn else alias.spec.name)
+        name = alias.urn.rsplit("::", 1)[-1] if alias.urn else alias.spec.name
+        if name:
+            found.append(name)
     return found
 
 
