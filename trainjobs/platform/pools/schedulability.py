@@ -228,7 +228,8 @@ def gang_findings(replicas: Sequence[BoundReplica], gang_size: int | None) -> li
                 message=(
                     f'{what} runs {len(pods)} pods with {_gpus(gpus)} at once on pool "{name}", '
                     f"which packs them onto {need} nodes, but the pool has at most "
-                    f"{spec.max_nodes} nodes of {spec.gpus_per_node} GPUs"
+                    f"{spec.max_nodes} node{'' if spec.max_nodes == 1 else 's'} of "
+                    f"{_gpus(Fraction(spec.gpus_per_node))}"
                 ),
                 hint=(
                     f'raise maxNodes of pool "{name}" to {need}, run fewer replicas, or set '
