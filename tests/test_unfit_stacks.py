@@ -4,11 +4,14 @@ says why. Their exact findings are asserted here instead of snapshotting a rende
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tests.platform.pools.docs import pool_doc
 from tests.support.paths import STACKS, unfit_stack_files
 from trainjobs.cli import main
+from trainjobs.k8s.yamlio import dump_all
 
 _TF = "stacks/../examples/tf-benchmarks/tfjob.yaml"
 EXPECTED: dict[str, list[str]] = {
@@ -51,3 +54,75 @@ def test_render_writes_nothing_for_an_unfit_stack(
     assert main(["render", str(path), "-o", str(out)]) == 2
     assert not out.exists()
     assert "Traceback" not in capsys.readouterr().err
+
+
+def _write(tmp_path: Path, *docs: dict[str, Any]) -> str:
+    path = tmp_path / "stack.yaml"
+    path.write_text(dump_all(docs))
+    return str(path)
+
+
+def _gpu_job(
+    replicas: int = 1, pool: str = "a100", node_selector: dict[str, str] | None = None, **res: Any
+) -> dict[str, Any]:
+    """A TFJob whose workers have the container resources ``res`` and name ``pool``."""
+    container = {"name": "tensorflow", "image": "tf:2", "resources": res or {"limits": {GPU: 4}}}
+    pod: dict[str, Any] = {"containers": [container]}
+    if node_selector:
+        pod["nodeSelector"] = node_selector
+    worker = {"replicas": replicas, "template": {"spec": pod}}
+    return {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "TFJob",
+        "metadata": {"name": "tf", "namespace": "training"},
+        "spec": {"tfReplicaSpecs": {"Worker": worker}},
+        "trainjobs": {"nodePool": pool},
+    }
+
+
+GPU = "nvidia.com/gpu"
+_W = "jobs[0].spec.tfReplicaSpecs.Worker"
+CASES = {
+    "gpus per pod": (
+        _gpu_job(limits={GPU: 8}),
+        f'{_W}: 8 GPUs per pod, but pool "a100" nodes have 4',
+    ),
+    "cpu per pod": (
+        _gpu_job(limits={GPU: 1, "cpu": "64"}),
+        f'{_W}: 64 CPU per pod, but pool "a100" nodes offer 46',
+    ),
+    "memory per pod": (
+        _gpu_job(limits={GPU: 1, "memory": "1Ti"}),
+        f'{_W}: 1Ti memory per pod, but pool "a100" nodes offer 500Gi',
+    ),
+    "gang": (
+        _gpu_job(replicas=3),
+        f'{_W}.replicas: the job runs 3 pods with 12 GPUs at once on pool "a100", which packs '
+        "them onto 3 nodes, but the pool has at most 2 nodes of 4 GPUs",
+    ),
+    "requests differ from limits": (
+        _gpu_job(requests={GPU: 2}, limits={GPU: 4}),
+        f"{_W}.template.spec.containers[0].resources.requests['{GPU}']: "
+        f"{GPU} requests (2) must equal limits (4)",
+    ),
+    "conflicting node selector": (
+        _gpu_job(node_selector={"trainjobs.dev/node-pool": "t4"}),
+        f"{_W}.template.spec.nodeSelector['trainjobs.dev/node-pool']: pool \"a100\" selects "
+        "trainjobs.dev/node-pool=a100, but the template selects trainjobs.dev/node-pool=t4",
+    ),
+    "unknown pool": (
+        _gpu_job(pool="h100"),
+        "jobs[0].trainjobs.nodePool: no nodePool named 'h100' in this stack",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_each_unschedulable_case_exits_2_naming_the_field_and_numbers(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    job, expected = CASES[case]
+    assert main(["check", _write(tmp_path, pool_doc(), job)]) == 2
+    err = capsys.readouterr().err
+    assert f"stack.yaml: {expected}" in err, err
+    assert "Traceback" not in err
