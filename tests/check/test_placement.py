@@ -54,3 +54,18 @@ def test_a_queue_without_a_gpu_quota_takes_the_pools_capacity() -> None:
 
 def test_a_stack_without_pools_checks_nothing() -> None:
     assert _rendered(tfjob(options={}, gpus=64)) == []
+
+
+def test_static_pools_whose_device_plugins_share_nodes_are_warned_about() -> None:
+    t4 = pool_doc("t4", provider="static", gpu="t4", labels={"gpu": "t4"})
+    all_nodes = pool_doc("any", provider="static")
+    own = pool_doc("l4", provider="static", gpu="l4", labels={"gpu": "l4"})
+    assert _rendered(t4, own) == []
+    assert _rendered(t4, all_nodes) == [
+        "warning: nodePools[1].spec.labels: static pools 't4' and 'any' both run the NVIDIA "
+        "device plugin, and a node that carries the labels of one carries those of the other; "
+        "two plugins on one node compete for its GPUs (got {}); fix: give each static pool "
+        "labels of its own, or set static.devicePlugin: false on one of them"
+    ]
+    quiet = pool_doc("any", provider="static", static={"devicePlugin": False})
+    assert _rendered(t4, quiet) == []

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from trainjobs.errors import Finding
+from trainjobs.errors import Finding, Severity
 from trainjobs.k8s.quantity import format_quantity
 from trainjobs.platform.base import Reference
-from trainjobs.platform.pools.placement import bound_templates, placement_of
+from trainjobs.platform.pools.placement import bound_templates, node_selector, placement_of
 from trainjobs.platform.pools.resources import GPU
 from trainjobs.platform.pools.schedulability import (
     BoundReplica,
@@ -94,11 +94,45 @@ def _queue_findings(job: RenderedJob, index: PlatformIndex, ref: Reference) -> l
     return findings
 
 
+def _device_plugin_findings(stack: StackSpec) -> list[Finding]:
+    """Two static pools whose device plugins would both run on the same nodes."""
+    pools = [
+        (e, e.resource)
+        for e in stack.platform
+        if isinstance(e.resource, GpuNodePool)
+        and e.resource.spec.provider == "static"
+        and (e.resource.spec.static is None or e.resource.spec.static.device_plugin)
+    ]
+    findings = []
+    for i, (_, first) in enumerate(pools):
+        for second_entry, second in pools[i + 1 :]:
+            a, b = node_selector(first), node_selector(second)
+            if a.items() <= b.items() or b.items() <= a.items():
+                findings.append(
+                    Finding(
+                        code="pool.device_plugin_overlap",
+                        path=f"{second_entry.path}.spec.labels",
+                        message=(
+                            f"static pools {first.name!r} and {second.name!r} "
+                            "both run the NVIDIA device plugin, and a node that carries the "
+                            "labels of one carries those of the other; two plugins on one node "
+                            "compete for its GPUs"
+                        ),
+                        value=b,
+                        hint="give each static pool labels of its own, or set "
+                        "static.devicePlugin: false on one of them",
+                        severity=Severity.WARNING,
+                        source=second_entry.source,
+                    )
+                )
+    return findings
+
+
 def placement_findings(stack: StackSpec, rendering: Rendering) -> list[Finding]:
     """Per pod, per gang and per queue: whether each job can ever run where it is sent."""
     index = PlatformIndex(stack.platform)
     all_pools = [e.resource for e in stack.platform if isinstance(e.resource, GpuNodePool)]
-    findings: list[Finding] = []
+    findings = _device_plugin_findings(stack)
     for job in rendering.jobs:
         replicas = _bind(job, index)
         problems: list[Finding] = []
