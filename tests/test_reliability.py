@@ -31,38 +31,34 @@ from trainjobs.spec import Target, load_path, parse_documents
 SECRET_MARKERS = re.compile(r"PRIVATE KEY|ssh-(rsa|ed25519|ecdsa)|ecdsa-sha2-nistp")
 
 
-def _example_docs() -> tuple[list[dict[str, Any]], dict[int, list[dict[str, Any]]]]:
-    """Every job document of the examples, and by each job's id the platform documents
-    (node pools …) of its file, which the job may name."""
-    docs = []
-    platform: dict[int, list[dict[str, Any]]] = {}
+def _example_files() -> list[list[dict[str, Any]]]:
+    """The documents of each example file: a job and the platform resources it names."""
+    files = []
     for path in example_job_files():
-        found = [d for d in load_all(path.read_text()) if isinstance(d, dict)]
-        jobs = [d for d in found if d.get("apiVersion") != API_VERSION]
-        for job in jobs:
-            platform[id(job)] = [d for d in found if d.get("apiVersion") == API_VERSION]
-        docs += jobs
-    return docs, platform
+        files.append([d for d in load_all(path.read_text()) if isinstance(d, dict)])
+    return files
 
 
-EXAMPLE_DOCS, EXAMPLE_PLATFORM = _example_docs()
+EXAMPLE_FILES = _example_files()
+EXAMPLE_DOCS = [doc for docs in EXAMPLE_FILES for doc in docs]
 
 # ----- valid input: every render passes every check and is deterministic -----
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    doc=st.sampled_from(EXAMPLE_DOCS),
+    docs=st.sampled_from(EXAMPLE_FILES),
     name=st.from_regex(r"[a-z]([a-z0-9-]{0,61}[a-z0-9])?", fullmatch=True),
     target=st.sampled_from(["operator", "pods"]),
 )
 def test_renamed_examples_render_checked_with_names_in_limits(
-    doc: dict[str, Any], name: str, target: str
+    docs: list[dict[str, Any]], name: str, target: str
 ) -> None:
-    platform = EXAMPLE_PLATFORM[id(doc)]
-    doc = copy.deepcopy(doc)
-    doc["metadata"]["name"] = name
-    stack = parse_documents([*platform, doc])
+    docs = copy.deepcopy(docs)
+    for doc in docs:
+        if doc.get("apiVersion") != API_VERSION:  # jobs; the platform they name keeps its name
+            doc["metadata"]["name"] = name
+    stack = parse_documents(docs)
     assume(all(target in e.framework.targets for e in stack.jobs))
     first = run(stack, target=target)  # type: ignore[arg-type]
     assert dump_all(first.manifests) == dump_all(run(stack, target=target).manifests)  # type: ignore[arg-type]
@@ -75,7 +71,8 @@ def test_renamed_examples_render_checked_with_names_in_limits(
 
 
 def test_long_names_are_shortened_without_collisions() -> None:
-    base = next(d for d in EXAMPLE_DOCS if d["kind"] == "TFJob" and not EXAMPLE_PLATFORM[id(d)])
+    # A TFJob from a file of its own: it names no node pool, so it renders alone.
+    base = next(d for docs in EXAMPLE_FILES if len(docs) == 1 for d in docs if d["kind"] == "TFJob")
     names = set()
     for suffix in ("a", "b"):
         doc = copy.deepcopy(base)
@@ -123,7 +120,6 @@ _junk = st.one_of(
 def test_mutated_input_gives_spec_error_or_a_valid_render(
     data: st.DataObject, doc: dict[str, Any], action: str
 ) -> None:
-    platform = EXAMPLE_PLATFORM[id(doc)]
     doc = copy.deepcopy(doc)
     path = data.draw(st.sampled_from(_paths(doc)[1:]))
     parent: Any = doc
@@ -137,10 +133,7 @@ def test_mutated_input_gives_spec_error_or_a_valid_render(
     elif isinstance(parent, dict):
         parent[data.draw(st.text(min_size=1, max_size=12))] = data.draw(_junk)
     try:
-        run(
-            parse_documents([*platform, doc]),
-            target=data.draw(st.sampled_from(["operator", "pods"])),
-        )
+        run(parse_documents([doc]), target=data.draw(st.sampled_from(["operator", "pods"])))
     except SpecError as exc:
         assert exc.errors, "a SpecError always carries at least one error"
         assert all(f.path or f.source for f in exc.errors)

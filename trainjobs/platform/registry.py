@@ -8,7 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from trainjobs.platform import edl_controller, nfs, pools, queue, redis
+from trainjobs.platform import (
+    caffe2_operator,
+    dataset,
+    edl_controller,
+    ms_operator,
+    ms_operator_v2,
+    nfs,
+    pools,
+    queue,
+    redis,
+)
 from trainjobs.platform.base import Category, PlatformKind
 
 __all__ = ["PLATFORM", "PlatformRegistry"]
@@ -39,6 +49,10 @@ _PLUGINS: tuple[PlatformKind, ...] = (
     redis.KIND,
     nfs.KIND,
     edl_controller.KIND,
+    dataset.KIND,
+    caffe2_operator.KIND,
+    ms_operator.KIND,
+    ms_operator_v2.KIND,
     pools.KIND,
     queue.KIND,
 )
