@@ -16,7 +16,7 @@ from trainjobs.k8s.yamlio import load_all
 from trainjobs.platform import API_VERSION
 from trainjobs.spec import parse_documents
 
-SELECTOR = {"trainjobs.dev/node-pool": "a100", "karpenter.k8s.aws/instance-gpu-name": "a100"}
+SELECTOR = {"trainjobs.dev/node-pool": "big", "karpenter.k8s.aws/instance-gpu-name": "a100"}
 TOLERATION = {
     "key": "nvidia.com/gpu",
     "operator": "Equal",
@@ -37,33 +37,40 @@ def _pod_specs(manifests: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return specs
 
 
-def _cases() -> list[tuple[Path, dict[str, Any], str]]:
+def _cases() -> list[tuple[Path, list[dict[str, Any]], str]]:
+    """Each example file whose job has pod templates, on every target of its framework."""
     cases = []
     for path in example_job_files():
-        for doc in load_all(path.read_text()):
-            if not isinstance(doc, dict) or doc.get("apiVersion") == API_VERSION:
-                continue
-            (entry,) = parse_documents([{**doc, "trainjobs": {}}]).jobs
-            if not list(entry.framework.pod_templates(entry.job)):
-                continue  # no templates, no placement: test_no_templates_no_pool
-            cases += [(path, doc, target) for target in entry.framework.targets]
+        docs = [d for d in load_all(path.read_text()) if isinstance(d, dict)]
+        jobs = [d for d in docs if d.get("apiVersion") != API_VERSION]
+        (entry,) = parse_documents([{**jobs[0], "trainjobs": {}}]).jobs
+        if not list(entry.framework.pod_templates(entry.job)):
+            continue  # no templates, no placement: test_no_templates_no_pool
+        cases += [(path, docs, target) for target in entry.framework.targets]
     return cases
 
 
 @pytest.mark.parametrize(
-    ("path", "doc", "target"),
+    ("path", "docs", "target"),
     _cases(),
     ids=lambda v: f"{v.parent.name}" if isinstance(v, Path) else v if isinstance(v, str) else "",
 )
 def test_every_replica_type_named_lands_on_the_pool(
-    path: Path, doc: dict[str, Any], target: str
+    path: Path, docs: list[dict[str, Any]], target: str
 ) -> None:
+    platform = [d for d in docs if d.get("apiVersion") == API_VERSION]
+    (doc,) = [d for d in docs if d.get("apiVersion") != API_VERSION]
     entry = parse_documents([{**doc, "trainjobs": {}}]).jobs[0]
     roles = [t.role for t in entry.framework.pod_templates(entry.job)]
-    job = {**doc, "trainjobs": {"nodePool": dict.fromkeys(roles, "a100"), "target": target}}
+    # The job keeps its own options (a backend …); every replica type goes to the pool.
+    options = {
+        **doc.get("trainjobs", {}),
+        "nodePool": dict.fromkeys(roles, "big"),
+        "target": target,
+    }
     # A generous pool, so the schedulability rule passes every example.
-    big = pool_doc(gpusPerNode=8, cpu=512, memory="4Ti", maxNodes=64)
-    (rendered,) = run(parse_documents([big, job])).jobs
+    big = pool_doc("big", gpusPerNode=8, cpu=512, memory="4Ti", maxNodes=64)
+    (rendered,) = run(parse_documents([*platform, big, {**doc, "trainjobs": options}])).jobs
     for template in rendered.entry.framework.pod_templates(rendered.job):
         spec = template.template["spec"]
         assert spec["nodeSelector"].items() >= SELECTOR.items(), template.path
@@ -79,9 +86,9 @@ def test_the_mpi_launcher_without_gpus_stays_off_the_pool() -> None:
     (doc,) = load_all(
         (example_job_files()[0].parents[1] / "mpi-horovod-benchmarks" / "mpijob.yaml").read_text()
     )
-    big = pool_doc(gpusPerNode=8, cpu=512, memory="4Ti", maxNodes=4)
+    big = pool_doc("big", gpusPerNode=8, cpu=512, memory="4Ti", maxNodes=4)
     rendering = run(
-        parse_documents([big, {**doc, "trainjobs": {"nodePool": "a100"}}]), target="pods"
+        parse_documents([big, {**doc, "trainjobs": {"nodePool": "big"}}]), target="pods"
     )
     specs = _pod_specs(rendering.manifests)
     launchers = [spec for name, spec in specs.items() if "launcher" in name]
