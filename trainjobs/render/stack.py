@@ -10,8 +10,7 @@ from trainjobs.frameworks.base import Manifest
 from trainjobs.k8s.order import apply_rank
 from trainjobs.platform.base import PlatformKind, PlatformResource
 from trainjobs.render.jobs import render_job
-from trainjobs.render.lifecycle import DEFAULT as DEFAULT_LIFECYCLE
-from trainjobs.render.lifecycle import Lifecycle
+from trainjobs.render.lifecycle import Lifecycle, base_lifecycle
 from trainjobs.render.model import RenderedObject, RenderedUnit, Rendering, UnitRef
 from trainjobs.render.resolve import PlatformIndex
 from trainjobs.spec.entry import PlatformEntry, Target
@@ -56,7 +55,7 @@ def render_platform(
 
 def _lifecycle(plugin: PlatformKind, resource: PlatformResource, manifest: Manifest) -> Lifecycle:
     timeout = plugin.await_timeout(resource, manifest)
-    return Lifecycle(timeout=timeout) if timeout else DEFAULT_LIFECYCLE
+    return Lifecycle(timeout=timeout) if timeout else base_lifecycle(manifest)
 
 
 def _provided_kinds(unit: RenderedUnit) -> set[tuple[str, str]]:
