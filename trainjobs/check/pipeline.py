@@ -8,6 +8,7 @@ from dataclasses import replace
 from trainjobs.check import crd_schema, k8s_schema
 from trainjobs.check.crd_versions import crd_version_findings
 from trainjobs.check.names import metadata_problems, name_findings
+from trainjobs.check.placement import placement_findings
 from trainjobs.check.quantities import HINT as QUANTITY_HINT
 from trainjobs.check.quantities import pod_spec_paths, quantity_problems
 from trainjobs.errors import Finding, Severity, SpecError
@@ -192,6 +193,7 @@ def run(
         raise SpecError.from_findings([*findings, *rendering.findings])
     findings += rendering.findings
     findings += crd_version_findings(rendering.jobs)
+    findings += placement_findings(stack, rendering)
     own = {(j.origin, j.job.api_version, j.job.kind) for j in rendering.jobs}
     findings += manifest_findings(rendering.objects, version, own)
     if any(f.severity is Severity.ERROR for f in findings):

@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding
-from trainjobs.frameworks.base import K8sModel, KindRef
+from trainjobs.frameworks.base import JobResource, K8sModel, KindRef
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     ReplicaSpec,
@@ -25,6 +25,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     env_var,
     replica_name,
 )
+from trainjobs.frameworks.lifecycle import SuccessPolicy
 
 __all__ = ["FRAMEWORK", "XGBoost", "XGBoostJob", "XGBoostJobSpec"]
 
@@ -68,6 +69,9 @@ class XGBoost(KubeflowV1Framework):
     default_restart_policy = "Never"
     operator_name = "xgboostjob-controller"
     success_rule = "when the Master succeeds"
+
+    def success_policy(self, job: JobResource) -> SuccessPolicy:
+        return SuccessPolicy(roles=("Master",), summary="the Master succeeds")
 
     def is_master(self, job: V1Job, rtype: str, index: int) -> bool:
         return rtype == "Master"

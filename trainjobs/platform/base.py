@@ -93,12 +93,15 @@ class Reference:
         name: its name (``redis``, or ``namespace/name`` to pick among namespaces).
         path: where the reference is written in the user's input, for findings.
         roles: for node pools, the replica types the reference applies to (empty: all).
+        target: for a job's references, the target the job renders to (``operator`` or
+            ``pods``), so a resource can act differently on each; empty otherwise.
     """
 
     category: Category
     name: str
     path: str
     roles: tuple[str, ...] = ()
+    target: str = ""
 
 
 @dataclass(frozen=True)
@@ -129,6 +132,10 @@ class PlatformKind(ABC):
     """One line for people, e.g. ``Redis service for rendezvous``."""
     default_namespace: ClassVar[str | None] = DEFAULT_NAMESPACE
     """Namespace of its objects when metadata names none; None for cluster-wide kinds."""
+    local_entrypoint: ClassVar[tuple[str, ...]] = ()
+    """The command its image runs when a container sets none (``redis-server``), for
+    ``trainjobs run-local``, which runs commands on this machine and cannot read images.
+    Default none: run-local then asks for a command."""
 
     def namespace(self, resource: PlatformResource) -> str | None:
         """The namespace its objects go into (None: cluster-scoped)."""
@@ -145,6 +152,17 @@ class PlatformKind(ABC):
     def references(self, resource: PlatformResource) -> list[Reference]:
         """Other platform resources this one needs (a queue's node pool …)."""
         return []
+
+    def manifests_in(
+        self, resource: PlatformResource, platform: Sequence[PlatformResource]
+    ) -> list[Manifest]:
+        """The objects of ``resource`` in a stack whose platform resources are ``platform``
+        (input order, ``resource`` among them).
+
+        Default :meth:`manifests`. A kind whose objects depend on the resources it
+        refers to (a queue's flavor takes its pool's labels) overrides this.
+        """
+        return self.manifests(resource)
 
     def outputs(self, resource: PlatformResource) -> dict[str, str]:
         """Values a user needs from outside (an address …); exported by the component."""

@@ -15,6 +15,8 @@ from trainjobs.platform import (
     ms_operator,
     ms_operator_v2,
     nfs,
+    pools,
+    queue,
     redis,
 )
 from trainjobs.platform.base import Category, PlatformKind
@@ -51,6 +53,8 @@ _PLUGINS: tuple[PlatformKind, ...] = (
     caffe2_operator.KIND,
     ms_operator.KIND,
     ms_operator_v2.KIND,
+    pools.KIND,
+    queue.KIND,
 )
 
 PLATFORM = PlatformRegistry(_PLUGINS)
