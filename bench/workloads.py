@@ -3,8 +3,8 @@
 A target's mix is every framework that renders to it and can share one stack
 with the others (see :func:`mix`).
 
-Each job is one of the repository's examples (the first example of its
-framework that scales), with its main replica count set so the job makes
+Each job is one of the repository's examples (per framework, the largest
+example that scales), with its main replica count set so the job makes
 exactly ``replicas`` pods, renamed ``<framework>-<i>`` into namespace ``bench``.
 Platform resources in the example file (a backend, a node pool) come along,
 renamed with the job; operator installs are left out (N copies would install
@@ -15,6 +15,7 @@ has an example.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Sequence
 from functools import cache
 from typing import Any
@@ -36,10 +37,16 @@ _REFERENCE_OPTIONS = ("backend", "nodePool", "queue")
 
 @cache
 def framework_examples() -> dict[str, Example]:
-    """Per framework (registry order), the first single-framework example that scales."""
+    """Per framework (registry order), one single-framework example that scales: files
+    holding only jobs before those with platform resources, the largest first."""
     found: dict[str, Example] = {}
+    # Files of jobs alone first (a job that names a node pool is bound by its size),
+    # then the richest job first: the most to expand and write is the fair measure.
+    ordered = sorted(
+        examples(), key=lambda e: (len(e.job_indexes) != len(e.docs), -len(json.dumps(e.docs)))
+    )
     for framework in REGISTRY:
-        for example in examples():
+        for example in ordered:
             if example.frameworks == (framework.name,) and scaled(example, REPLICAS):
                 found[framework.name] = example
                 break

@@ -41,3 +41,13 @@ def test_format_path_quotes_odd_keys() -> None:
         "spec.tfReplicaSpecs.Worker.replicas"
     )
     assert format_path(["labels", "a.b/c", 0]) == "labels['a.b/c'][0]"
+
+
+def test_values_of_secret_named_fields_are_never_shown() -> None:
+    shown = Finding("x", "backends[0].spec.password", "input should be a valid boolean", "hunter2")
+    assert shown.render() == (
+        "error: backends[0].spec.password: input should be a valid boolean (got <redacted>)"
+    )
+    for path in ("a.apiToken", "a.privateKey", "a['client-secret']", "a.credentials[0]"):
+        assert "<redacted>" in Finding("x", path, "m", "v").render(), path
+    assert "(got 'v')" in Finding("x", "jobs[0].metadata.name", "m", "v").render()

@@ -54,8 +54,10 @@ where trainjobs expects ``password: true`` must not see it echoed into a CI log.
 
 
 def _secret_field(path: str) -> bool:
-    last = re.split(r"[.\[]", path.rstrip("]'\""))[-1]
-    return bool(_SECRET_FIELD.search(last))
+    """Whether the field a path ends in (list indexes aside) has a secret's name."""
+    names = [p.strip("]'\"") for p in re.split(r"[.\[]", path)]
+    named = [n for n in names if n and not n.isdigit()]
+    return bool(named) and bool(_SECRET_FIELD.search(named[-1]))
 
 
 @dataclass(frozen=True)

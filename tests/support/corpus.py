@@ -217,7 +217,8 @@ def knob_values(example: Example, knob: Knob) -> tuple[int, ...]:
 
 def scaled(example: Example, pods: int) -> list[dict[str, Any]] | None:
     """The example's documents with its main knob (the largest) set so that it renders
-    ``pods`` pods on the pods target; None when that cannot be done."""
+    ``pods`` pods on the pods target and passes every check; None when that cannot be
+    done."""
     found = knobs(example)
     base_pods = _pods(example.docs)
     if not found or base_pods is None:
@@ -229,7 +230,9 @@ def scaled(example: Example, pods: int) -> list[dict[str, Any]] | None:
         return None
     docs = example.copy_docs()
     knob.apply(docs, value)
-    return docs if _pods(docs) == pods else None
+    if _pods(docs) != pods or not _passes(docs, example.targets):
+        return None  # e.g. more pods than the node pool the example names can hold
+    return docs
 
 
 def _bool_fields(model: Any) -> list[str]:
