@@ -18,6 +18,7 @@ from typing import TextIO
 
 from trainjobs.check import run
 from trainjobs.check.k8s_schema import available_versions
+from trainjobs.check.rules import RULES
 from trainjobs.errors import Finding, Severity, SpecError, TrainjobsError
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.redact import redact
@@ -25,7 +26,7 @@ from trainjobs.k8s.yamlio import dump_all, dump_one
 from trainjobs.render import RenderedObject, Rendering
 from trainjobs.spec import load_path
 from trainjobs.spec.entry import TARGETS, Target
-from trainjobs.spec.stack import DEFAULT_K8S_VERSION
+from trainjobs.spec.stack import DEFAULT_K8S_VERSION, PROFILES, Profile
 
 __all__ = ["main"]
 
@@ -35,14 +36,18 @@ EXIT_INTERNAL = 3
 
 
 def _render_paths(
-    paths: Sequence[str], target: Target | None, k8s_version: str | None
+    paths: Sequence[str],
+    target: Target | None,
+    k8s_version: str | None,
+    profile: Profile | None = None,
 ) -> list[Rendering]:
     """Load and render every path; one SpecError with the findings of all of them."""
     renderings: list[Rendering] = []
     findings: list[Finding] = []
     for path in paths:
         try:
-            renderings.append(run(load_path(path), target=target, k8s_version=k8s_version))
+            stack = load_path(path)
+            renderings.append(run(stack, target=target, k8s_version=k8s_version, profile=profile))
         except SpecError as exc:
             findings.extend(exc.findings)
     if findings:
@@ -98,7 +103,7 @@ def _table(objects: Sequence[RenderedObject]) -> str:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    renderings = _render_paths(args.paths, args.target, args.k8s_version)
+    renderings = _render_paths(args.paths, args.target, args.k8s_version, args.profile)
     objects = [obj for r in renderings for obj in r.objects]
     for rendering in renderings:
         _print_findings(rendering.findings, sys.stderr)
@@ -112,8 +117,27 @@ def cmd_render(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _rules_list() -> str:
+    rows = [("RULE", "SEVERITY", "PROFILE", "CHECKS")]
+    rows += [(r.code, r.severity.value, r.level or "any", r.title) for r in RULES]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    return "\n".join(
+        "  ".join([*(c.ljust(widths[i]) for i, c in enumerate(row[:3])), row[3]]).rstrip()
+        for row in rows
+    )
+
+
 def cmd_check(args: argparse.Namespace) -> int:
-    renderings = _render_paths(args.paths, args.target, args.k8s_version)
+    if args.list_rules:
+        print(_rules_list())
+        print(
+            "\nSilence a rule for one job with `trainjobs: {ignore: [CODE]}` beside it, or for a "
+            "stack with `trainjobs:ignore: [CODE]`; a code may be a group such as pss.restricted."
+        )
+        return EXIT_OK
+    if not args.paths:
+        raise TrainjobsError("check needs a PATH (or --list-rules)")
+    renderings = _render_paths(args.paths, args.target, args.k8s_version, args.profile)
     warnings = [f for r in renderings for f in r.findings if f.severity is not Severity.ERROR]
     _print_findings(warnings, sys.stdout)
     objects = sum(len(r.objects) for r in renderings)
@@ -152,10 +176,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def paths_and_checks(p: argparse.ArgumentParser) -> None:
+    def paths_and_checks(p: argparse.ArgumentParser, optional: bool = False) -> None:
         p.add_argument(
             "paths",
-            nargs="+",
+            nargs="*" if optional else "+",
             metavar="PATH",
             help="a stack config (stacks/Pulumi.<name>.yaml) or a YAML file of jobs",
         )
@@ -170,6 +194,14 @@ def build_parser() -> argparse.ArgumentParser:
             help=(
                 f"Kubernetes version to check against (default: the stack's, else "
                 f"{DEFAULT_K8S_VERSION}; bundled: {', '.join(available_versions())})"
+            ),
+        )
+        p.add_argument(
+            "--profile",
+            choices=PROFILES,
+            help=(
+                "Pod Security Standards level every pod is checked against (default: the "
+                "stack's trainjobs:podSecurity, else baseline)"
             ),
         )
 
@@ -188,8 +220,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     render.set_defaults(func=cmd_render)
 
-    check = sub.add_parser("check", help="run every check; exit 0 when clean")
-    paths_and_checks(check)
+    check = sub.add_parser(
+        "check",
+        help="run every check; exit 0 when clean",
+        description=(
+            "Render and run every check: schemas, names, operator rules and the rule set "
+            "(--list-rules). Errors exit 2; warnings and advice print and exit 0."
+        ),
+    )
+    paths_and_checks(check, optional=True)
+    check.add_argument("--list-rules", action="store_true", help="list the check rules and exit")
     check.set_defaults(func=cmd_check)
 
     frameworks = sub.add_parser("frameworks", help="list the frameworks and their targets")
