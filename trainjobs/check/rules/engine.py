@@ -83,12 +83,19 @@ def rule_findings(
                     path=where,
                     message=rule.message(violation, owner),
                     value=violation.value,
-                    hint=violation.hint,
+                    hint=_with_code(violation.hint, rule.code),
                     severity=rule.severity,
                     source=obj.source,
                 )
             )
     return findings
+
+
+def _with_code(hint: str, code: str) -> str:
+    """The hint, naming the rule's code so the finding can be silenced if intended."""
+    if code in hint:
+        return hint
+    return f"{hint} (rule {code}; silence it with `trainjobs: {{ignore: [{code}]}}`)"
 
 
 def _unknown(entry: str, path: str, source: str, rules: RuleRegistry) -> Finding:

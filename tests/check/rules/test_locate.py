@@ -1,0 +1,110 @@
+"""Findings located where the user wrote the field, on every target; else in the object."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from trainjobs.check.rules import RuleContext, rule_findings
+from trainjobs.check.rules.locate import JobOrigins
+from trainjobs.render import render
+from trainjobs.spec import parse_documents
+
+RESOURCES = {"requests": {"cpu": "1", "memory": "1Gi"}}
+
+
+def _tfjob(worker_key: str = "Worker") -> dict[str, Any]:
+    def replica(image: str, **extra: Any) -> dict[str, Any]:
+        c = {"name": "tensorflow", "image": image, "resources": RESOURCES, **extra}
+        return {"replicas": 2, "template": {"spec": {"containers": [c]}}}
+
+    return {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "TFJob",
+        "metadata": {"name": "mnist", "namespace": "training"},
+        "spec": {
+            "runPolicy": {"ttlSecondsAfterFinished": 60},
+            "tfReplicaSpecs": {
+                "PS": replica("tf:2"),
+                worker_key: replica("tensorflow/tensorflow"),
+            },
+        },
+    }
+
+
+def _paths(doc: dict[str, Any], target: str) -> list[tuple[str, str]]:
+    rendering = render(parse_documents([doc]), target)  # type: ignore[arg-type]
+    return [(f.code, f.path) for f in rule_findings(rendering, RuleContext())]
+
+
+@pytest.mark.parametrize("target", ["operator", "pods"])
+def test_a_template_field_is_located_in_the_template_once(target: str) -> None:
+    assert _paths(_tfjob(), target) == [
+        ("image.unpinned", "jobs[0].spec.tfReplicaSpecs.Worker.template.spec.containers[0].image")
+    ]
+
+
+@pytest.mark.parametrize("target", ["operator", "pods"])
+def test_a_respelt_replica_key_is_named_as_written(target: str) -> None:
+    assert _paths(_tfjob("worker"), target) == [
+        ("image.unpinned", "jobs[0].spec.tfReplicaSpecs.worker.template.spec.containers[0].image")
+    ]
+
+
+def test_what_the_render_added_stays_located_in_the_object() -> None:
+    doc = _tfjob()
+    doc["spec"]["tfReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["image"] = "tf:2"
+    doc["spec"]["tfReplicaSpecs"]["PS"]["restartPolicy"] = "Always"
+    # The pod's restartPolicy comes from the replica, not from the template.
+    assert _paths(doc, "pods") == [
+        ("restart.always", "jobs[0] → Pod training/mnist-ps-0: spec.restartPolicy"),
+        ("restart.always", "jobs[0] → Pod training/mnist-ps-1: spec.restartPolicy"),
+    ]
+    assert _paths(doc, "operator") == [
+        ("restart.always", "jobs[0].spec.tfReplicaSpecs.PS.restartPolicy")
+    ]
+
+
+def _mpijob() -> dict[str, Any]:
+    def replica(name: str, image: str) -> dict[str, Any]:
+        c = {"name": name, "image": image, "resources": RESOURCES}
+        return {"replicas": 1, "template": {"spec": {"containers": [c]}}}
+
+    return {
+        "apiVersion": "kubeflow.org/v2beta1",
+        "kind": "MPIJob",
+        "metadata": {"name": "pi", "namespace": "training"},
+        "spec": {
+            "launcherCreationPolicy": "WaitForWorkersReady",
+            "runPolicy": {"ttlSecondsAfterFinished": 60},
+            "mpiReplicaSpecs": {"Launcher": replica("l", "mpi:1"), "Worker": replica("w", "mpi")},
+        },
+    }
+
+
+def test_a_batch_jobs_template_is_located_in_its_replica() -> None:
+    doc = _mpijob()
+    doc["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["hostIPC"] = True
+    assert _paths(doc, "pods") == [
+        ("image.unpinned", "jobs[0].spec.mpiReplicaSpecs.Worker.template.spec.containers[0].image"),
+        (
+            "pss.baseline.host_namespaces",
+            "jobs[0].spec.mpiReplicaSpecs.Launcher.template.spec.hostIPC",
+        ),
+    ]
+
+
+def test_containers_the_operator_adds_are_not_blamed_on_the_user() -> None:
+    (job,) = render(parse_documents([_mpijob()]), "pods").jobs
+    launcher = next(o.manifest for o in job.objects if o.manifest["kind"] == "Job")
+    init = launcher["spec"]["template"]["spec"]["initContainers"][0]
+    assert init["name"] == "wait-for-workers"  # added by the launcherCreationPolicy
+    origins = JobOrigins(job)
+    assert origins.locate(launcher, "spec.template.spec.initContainers[0].image") is None
+    assert origins.locate(launcher, "spec.template.spec.containers[0].resources") == (
+        "spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].resources"
+    )
+    # The launcher's env is the user's plus the operator's: not what the user wrote.
+    assert origins.locate(launcher, "spec.template.spec.containers[0].env") is None
+    assert origins.locate(launcher, "metadata.name") is None
