@@ -27,8 +27,8 @@ demo: $(VENV)/.installed
 	$(BIN)/trainjobs render stacks/Pulumi.demo.yaml -o out/demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check trainjobs tests bench examples __main__.py
-	$(BIN)/ruff format --check trainjobs tests bench examples __main__.py
+	$(BIN)/ruff check trainjobs tests bench examples policy __main__.py
+	$(BIN)/ruff format --check trainjobs tests bench examples policy __main__.py
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

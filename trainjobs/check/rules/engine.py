@@ -21,7 +21,14 @@ from trainjobs.spec.entry import OPTIONS_KEY
 from trainjobs.spec.load import CONFIG_NAMESPACE
 from trainjobs.spec.stack import StackSpec
 
-__all__ = ["ignore_findings", "ignored_by", "object_violations", "owner_title", "rule_findings"]
+__all__ = [
+    "finding_for",
+    "ignore_findings",
+    "ignored_by",
+    "object_violations",
+    "owner_title",
+    "rule_findings",
+]
 
 
 def ignored_by(manifest: Mapping[str, Any]) -> list[str]:
@@ -77,18 +84,27 @@ def rule_findings(
             if key in seen:
                 continue
             seen.add(key)
-            findings.append(
-                Finding(
-                    code=rule.code,
-                    path=where,
-                    message=rule.message(violation, owner),
-                    value=violation.value,
-                    hint=_with_code(violation.hint, rule.code),
-                    severity=rule.severity,
-                    source=obj.source,
-                )
-            )
+            findings.append(finding_for(rule, violation, owner, where, obj.source))
     return findings
+
+
+def finding_for(
+    rule: Rule, violation: Violation, owner: str, path: str, source: str = ""
+) -> Finding:
+    """The finding of one violation: the rule's severity and message, at ``path``.
+
+    ``owner`` names what breaks the rule (``job training/llm``); the hint names the
+    rule's code, so a user who means it knows what to silence.
+    """
+    return Finding(
+        code=rule.code,
+        path=path,
+        message=rule.message(violation, owner),
+        value=violation.value,
+        hint=_with_code(violation.hint, rule.code),
+        severity=rule.severity,
+        source=source,
+    )
 
 
 def _with_code(hint: str, code: str) -> str:

@@ -26,6 +26,7 @@ __all__ = [
     "MISSING",
     "PodCheck",
     "PodSite",
+    "carries_pods",
     "containers",
     "framework_of",
     "get_path",
@@ -154,6 +155,11 @@ def containers(spec: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]
         for index, container in enumerate(items):
             if isinstance(container, Mapping):
                 yield f"spec.{field}[{index}]", container
+
+
+def carries_pods(api_version: str, kind: str) -> bool:
+    """Whether objects of this kind hold pod specs (and so the check rules apply to them)."""
+    return (api_version, kind) in _TEMPLATE_AT or REGISTRY.by_kind(api_version, kind) is not None
 
 
 def framework_of(manifest: Mapping[str, Any]) -> Framework | None:
