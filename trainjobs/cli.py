@@ -21,6 +21,7 @@ from trainjobs.check.k8s_schema import available_versions
 from trainjobs.check.rules import RULES
 from trainjobs.errors import Finding, Severity, SpecError, TrainjobsError
 from trainjobs.frameworks.registry import REGISTRY
+from trainjobs.graph import stack_graph, to_dot, to_mermaid, to_svg
 from trainjobs.k8s.redact import redact
 from trainjobs.k8s.yamlio import dump_all, dump_one
 from trainjobs.render import RenderedObject, Rendering
@@ -149,6 +150,55 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+_GRAPH_WRITERS = {".svg": to_svg, ".mmd": to_mermaid, ".md": to_mermaid, ".dot": to_dot}
+
+
+def _graph_title(path: str) -> str:
+    """``stack demo`` for ``stacks/Pulumi.demo.yaml``, else the file's name."""
+    name = Path(path).name
+    parts = name.split(".")
+    if len(parts) == 3 and parts[0] == "Pulumi" and parts[2] in ("yaml", "yml"):
+        return f"stack {parts[1]}"
+    return name
+
+
+def write_file(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all (a temporary file, then a rename)."""
+    path = path.resolve()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, staging = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w") as out:
+            out.write(text)
+        os.replace(staging, path)
+    except BaseException:
+        Path(staging).unlink(missing_ok=True)
+        raise
+
+
+def cmd_graph(args: argparse.Namespace) -> int:
+    writer = to_mermaid
+    if args.output:
+        suffix = Path(args.output).suffix.lower()
+        if suffix not in _GRAPH_WRITERS:
+            raise TrainjobsError(
+                f"cannot tell the format of {args.output!r}: name it .svg (Graphviz), "
+                ".mmd or .md (Mermaid) or .dot (Graphviz source)"
+            )
+        writer = _GRAPH_WRITERS[suffix]
+    (rendering,) = _render_paths([args.path], args.target, args.k8s_version, args.profile)
+    for finding in rendering.findings:
+        print(finding, file=sys.stderr)
+    text = writer(stack_graph(rendering, _graph_title(args.path)))
+    if not args.output:
+        sys.stdout.write(text)
+        return EXIT_OK
+    write_file(Path(args.output), text)
+    units, objects = len(rendering.units), len(rendering.objects)
+    print(f"wrote {args.output}: {units} unit{'s' * (units != 1)}, {objects} objects")
+    return EXIT_OK
+
+
 def cmd_frameworks(args: argparse.Namespace) -> int:
     rows = [("FRAMEWORK", "KIND", "TARGETS", "OPERATOR", "NOTE")]
     for fw in REGISTRY:
@@ -231,6 +281,23 @@ def build_parser() -> argparse.ArgumentParser:
     paths_and_checks(check, optional=True)
     check.add_argument("--list-rules", action="store_true", help="list the check rules and exit")
     check.set_defaults(func=cmd_check)
+
+    graph = sub.add_parser(
+        "graph",
+        help="draw a stack: its jobs, backends, node pools, queues, operators and dependencies",
+        description=(
+            "Draw a stack: one box per job, backend, node pool, queue, operator and namespace, "
+            "with its objects (replicas of one role grouped), and an arrow from each to what "
+            "needs it. Without -o: Mermaid text on stdout. -o FILE.svg draws SVG with "
+            "Graphviz's dot; -o FILE.mmd writes Mermaid; -o FILE.dot the Graphviz source."
+        ),
+    )
+    graph.add_argument("path", metavar="PATH", help="a stack config or a YAML file of jobs")
+    graph.add_argument("-o", "--output", metavar="FILE", help="write here (.svg, .mmd, .dot)")
+    graph.add_argument("--target", choices=TARGETS, help="render every job to this target")
+    graph.add_argument("--k8s-version", metavar="X.Y", help="Kubernetes version to check against")
+    graph.add_argument("--profile", choices=PROFILES, help="Pod Security Standards level")
+    graph.set_defaults(func=cmd_graph)
 
     frameworks = sub.add_parser("frameworks", help="list the frameworks and their targets")
     frameworks.set_defaults(func=cmd_frameworks)

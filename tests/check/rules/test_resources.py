@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.check.rules.helpers import container, paths, pod, violations
@@ -26,6 +26,7 @@ def test_image_problem(image: str, problem: str | None) -> None:
     assert image_problem(image) == problem
 
 
+@settings(max_examples=40)
 @given(
     repo=st.from_regex(r"[a-z0-9]+(/[a-z0-9]+){0,2}", fullmatch=True),
     tag=st.from_regex(r"[0-9][a-z0-9.-]{0,10}", fullmatch=True),

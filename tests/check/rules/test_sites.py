@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.check.rules.helpers import container, pod, workload
@@ -81,6 +81,7 @@ _KEY = st.one_of(
 )
 
 
+@settings(max_examples=40)
 @given(parts=st.lists(_KEY, min_size=1, max_size=6).filter(lambda p: isinstance(p[0], str)))
 def test_split_path_inverts_format_path(parts: list[str | int]) -> None:
     assert split_path(format_path(parts)) == parts
