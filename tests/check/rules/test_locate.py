@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
+from tests.support.paths import example_job_files
 from trainjobs.check.rules import RuleContext, rule_findings
 from trainjobs.check.rules.locate import JobOrigins
+from trainjobs.check.rules.sites import get_path
+from trainjobs.k8s.yamlio import load_all
 from trainjobs.render import render
 from trainjobs.spec import parse_documents
 
@@ -108,3 +114,41 @@ def test_containers_the_operator_adds_are_not_blamed_on_the_user() -> None:
     # The launcher's env is the user's plus the operator's: not what the user wrote.
     assert origins.locate(launcher, "spec.template.spec.containers[0].env") is None
     assert origins.locate(launcher, "metadata.name") is None
+
+
+def _example_docs() -> list[dict[str, Any]]:
+    docs = []
+    for path in example_job_files():
+        docs += [d for d in load_all(path.read_text()) if isinstance(d, dict) and "spec" in d]
+    return docs
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    doc=st.sampled_from(_example_docs()),
+    pick=st.integers(min_value=0, max_value=1000),
+    port=st.integers(min_value=1, max_value=65535),
+    target=st.sampled_from(["operator", "pods"]),
+)
+def test_a_field_written_in_any_template_is_found_where_it_was_written(
+    doc: dict[str, Any], pick: int, port: int, target: str
+) -> None:
+    """Any example, any of its templates and containers, either target: a host port the
+    user writes is reported at the very path it was written."""
+    doc = copy.deepcopy(doc)
+    stack = parse_documents([doc])
+    entry = stack.jobs[0]
+    refs = list(entry.framework.pod_templates(entry.job))
+    ref = refs[pick % len(refs)]
+    assume(ref.replicas > 0)
+    template = get_path(doc, ref.path)
+    containers = template["spec"]["containers"]
+    index = pick % len(containers)
+    ports = containers[index].setdefault("ports", [])
+    ports.append({"containerPort": port, "hostPort": port})
+    written = f"jobs[0].{ref.path}.spec.containers[{index}].ports[{len(ports) - 1}].hostPort"
+    rendering = render(parse_documents([doc]), target)  # type: ignore[arg-type]
+    found = [
+        f.path for f in rule_findings(rendering, RuleContext()) if f.code.endswith("host_ports")
+    ]
+    assert found == [written]
