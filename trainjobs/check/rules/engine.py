@@ -15,6 +15,7 @@ from typing import Any
 from trainjobs.check.rules.locate import JobOrigins
 from trainjobs.check.rules.model import Rule, RuleContext, Violation, silenced
 from trainjobs.check.rules.registry import RULES, RuleRegistry
+from trainjobs.check.rules.sites import pod_sites
 from trainjobs.errors import Finding
 from trainjobs.render import IGNORE_ANNOTATION, RenderedJob, RenderedUnit, Rendering
 from trainjobs.spec.entry import OPTIONS_KEY
@@ -43,9 +44,12 @@ def object_violations(
 ) -> Iterator[tuple[Rule, Violation]]:
     """Every violation of one object, rule by rule, minus what the object itself silences."""
     ignored = ignored_by(manifest)
+    sites = pod_sites(manifest)
     for rule in rules:
-        if rule.applies(ctx.profile) and not silenced(rule.code, ignored):
-            for violation in rule.check(manifest, ctx):
+        if rule.pod_check is not None and not sites:
+            continue  # a rule about pods has nothing to look at in a Service or Secret
+        if rule.applies(ctx.profile) and not (ignored and silenced(rule.code, ignored)):
+            for violation in rule.violations(manifest, ctx, sites):
                 yield rule, violation
 
 
@@ -72,7 +76,7 @@ def rule_findings(
     for obj in rendering.objects:
         unit = units.get(id(obj))
         for rule, violation in object_violations(obj.manifest, ctx, rules):
-            if silenced(rule.code, ignore):
+            if ignore and silenced(rule.code, ignore):
                 continue
             where = f"{obj.origin} → {obj.title}: {violation.path or '(root)'}"
             if isinstance(unit, RenderedJob):

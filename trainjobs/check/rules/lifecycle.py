@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from functools import cache
 from typing import Any
 
 from trainjobs.check.crd_schema import schema_for
@@ -77,8 +78,10 @@ def restart_always(site: PodSite, ctx: RuleContext) -> Iterator[Violation]:
         )
 
 
-def _supports_run_policy_ttl(manifest: Mapping[str, Any]) -> bool:
-    schema = schema_for(str(manifest.get("apiVersion")), str(manifest.get("kind")))
+@cache
+def _supports_run_policy_ttl(api_version: str, kind: str) -> bool:
+    """Whether the kind's CRD has ``spec.runPolicy.ttlSecondsAfterFinished``."""
+    schema = schema_for(api_version, kind)
     node: Any = schema
     for key in ("spec", "runPolicy", "ttlSecondsAfterFinished"):
         node = (node or {}).get("properties", {}).get(key) if isinstance(node, Mapping) else None
@@ -90,7 +93,9 @@ def ttl_unset(manifest: Mapping[str, Any], ctx: RuleContext) -> Iterator[Violati
     kind = str(manifest.get("kind"))
     if (manifest.get("apiVersion"), kind) == ("batch/v1", "Job"):
         path = "spec.ttlSecondsAfterFinished"
-    elif framework_of(manifest) is not None and _supports_run_policy_ttl(manifest):
+    elif framework_of(manifest) is not None and _supports_run_policy_ttl(
+        str(manifest.get("apiVersion")), kind
+    ):
         path = _RUN_POLICY_TTL
     else:
         return

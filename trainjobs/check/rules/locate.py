@@ -58,27 +58,40 @@ class JobOrigins:
         self.document = job.entry.job.to_manifest()
 
     @cached_property
-    def _sites(self) -> dict[Identity, list[tuple[str, TemplateRef]]]:
-        """Per object, each pod site that comes from one of the user's templates."""
+    def _written(self) -> dict[str, TemplateRef]:
+        """The user's templates by role; defaulting may respell a key (worker → Worker)."""
+        framework = self.job.entry.framework
+        return {ref.role.lower(): ref for ref in framework.pod_templates(self.job.entry.job)}
+
+    @cached_property
+    def _own_sites(self) -> list[tuple[str, TemplateRef]]:
+        """The job's custom resource is the defaulted job: its templates sit where its
+        framework says, no probe needed."""
+        refs = self.job.entry.framework.pod_templates(self.job.job)
+        return [
+            (ref.path, self._written[ref.role.lower()])
+            for ref in refs
+            if ref.role.lower() in self._written
+        ]
+
+    @cached_property
+    def _probed_sites(self) -> dict[Identity, list[tuple[str, TemplateRef]]]:
+        """Per object of the expansion, each pod site that comes from a user's template."""
         framework = self.job.entry.framework
         refs = list(framework.pod_templates(self.job.job))
         marked = {ref.role: _probed(ref.template, str(i)) for i, ref in enumerate(refs)}
         manifests, _ = expand(
             self.job.entry, framework.with_templates(self.job.job, marked), self.job.target
         )
-        # Defaulting may respell a replica key (worker → Worker): match roles loosely.
-        written = {ref.role.lower(): ref for ref in framework.pod_templates(self.job.entry.job)}
         found: dict[Identity, list[tuple[str, TemplateRef]]] = {}
         for manifest in manifests:
             for site in pod_sites(manifest):
                 mark = str((site.metadata.get("labels") or {}).get(PROBE_LABEL, ""))
                 if not mark.isdigit() or int(mark) >= len(refs):
                     continue
-                user = written.get(refs[int(mark)].role.lower())
+                user = self._written.get(refs[int(mark)].role.lower())
                 if user is not None:
                     found.setdefault(identity(manifest), []).append((site.path, user))
-        for sites in found.values():
-            sites.sort(key=lambda s: -len(s[0]))
         return found
 
     def _is_own_resource(self, manifest: Mapping[str, Any]) -> bool:
@@ -91,13 +104,15 @@ class JobOrigins:
 
     def locate(self, manifest: Mapping[str, Any], path: str) -> str | None:
         """The path in the job document (``spec.…``) of ``path`` in ``manifest``, or None."""
-        for site_path, ref in self._sites.get(identity(manifest), []):
+        own = self._is_own_resource(manifest)
+        sites = self._own_sites if own else self._probed_sites.get(identity(manifest), [])
+        for site_path, ref in sorted(sites, key=lambda site: -len(site[0])):
             if site_path and path != site_path and not path.startswith(site_path + "."):
                 continue
             rest = path[len(site_path) :].lstrip(".")
             candidate = join(ref.path, rest)
             return candidate if self._agrees(manifest, site_path, ref.path, rest) else None
-        if self._is_own_resource(manifest) and self._agrees(manifest, "", "", path):
+        if own and self._agrees(manifest, "", "", path):
             return path
         return None
 

@@ -9,14 +9,25 @@ function decides both.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trainjobs.errors import NO_VALUE, Severity
 from trainjobs.spec.stack import DEFAULT_K8S_VERSION, DEFAULT_PROFILE, Profile
 
-__all__ = ["Check", "Rule", "RuleContext", "Violation", "silenced", "version_at_least"]
+if TYPE_CHECKING:
+    from trainjobs.check.rules.sites import PodSite
+
+__all__ = [
+    "Check",
+    "PodCheck",
+    "Rule",
+    "RuleContext",
+    "Violation",
+    "silenced",
+    "version_at_least",
+]
 
 
 @dataclass(frozen=True)
@@ -53,6 +64,9 @@ class RuleContext:
 Check = Callable[[Mapping[str, Any], RuleContext], Iterable[Violation]]
 """A rule's function: one manifest → its violations. Pure: no I/O, no state."""
 
+PodCheck = Callable[["PodSite", RuleContext], Iterable[Violation]]
+"""A rule over one pod site; its violations carry paths inside the whole object."""
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -69,6 +83,8 @@ class Rule:
         level: the Pod Security Standards level the rule belongs to, or None for
             rules that always apply. ``restricted`` rules run only with
             ``--profile restricted``.
+        pod_check: for a rule about pods, the function over one pod site that ``check``
+            runs on every site; the engine finds an object's sites once for all rules.
     """
 
     code: str
@@ -77,6 +93,17 @@ class Rule:
     docs: str
     check: Check
     level: Profile | None = None
+    pod_check: PodCheck | None = None
+
+    def violations(
+        self, manifest: Mapping[str, Any], ctx: RuleContext, sites: Sequence[PodSite]
+    ) -> Iterator[Violation]:
+        """``check(manifest, ctx)``, given the object's pod sites found beforehand."""
+        if self.pod_check is None:
+            yield from self.check(manifest, ctx)
+            return
+        for site in sites:
+            yield from self.pod_check(site, ctx)
 
     def applies(self, profile: Profile) -> bool:
         """Whether the rule runs under ``profile``."""

@@ -12,6 +12,7 @@ does for training, and a job silences a control it needs with
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from functools import cache
 from typing import Any
 
 from trainjobs.check.rules.model import RuleContext, Violation, version_at_least
@@ -112,6 +113,7 @@ def _security_context(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     return context if isinstance(context, Mapping) else {}
 
 
+@cache
 def _allowed(table: tuple[tuple[str, frozenset[str]], ...], version: str) -> frozenset[str]:
     return frozenset().union(*(names for since, names in table if version_at_least(version, since)))
 

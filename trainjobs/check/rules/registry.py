@@ -10,35 +10,36 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from trainjobs.check.rules import lifecycle, pss_baseline, pss_restricted, resources
-from trainjobs.check.rules.model import Rule, silenced
+from trainjobs.check.rules.model import PodCheck, Rule, silenced
 from trainjobs.check.rules.sites import per_pod
 from trainjobs.errors import Severity
+from trainjobs.spec.stack import Profile
 
 __all__ = ["RULES", "RuleRegistry", "rules_table"]
 
 _ERROR, _WARNING, _ADVICE = Severity.ERROR, Severity.WARNING, Severity.ADVICE
 
 
+def _pods(
+    code: str,
+    severity: Severity,
+    title: str,
+    docs: str,
+    check: PodCheck,
+    level: Profile | None = None,
+) -> Rule:
+    """A rule over every pod site of an object."""
+    return Rule(code, severity, title, docs, per_pod(check), level, pod_check=check)
+
+
 def _baseline(control: str, title: str, docs: str) -> Rule:
-    return Rule(
-        f"pss.baseline.{control}",
-        _ERROR,
-        title,
-        docs,
-        per_pod(getattr(pss_baseline, control)),
-        level="baseline",
-    )
+    check = getattr(pss_baseline, control)
+    return _pods(f"pss.baseline.{control}", _ERROR, title, docs, check, "baseline")
 
 
 def _restricted(control: str, title: str, docs: str) -> Rule:
-    return Rule(
-        f"pss.restricted.{control}",
-        _ERROR,
-        title,
-        docs,
-        per_pod(getattr(pss_restricted, control)),
-        level="restricted",
-    )
+    check = getattr(pss_restricted, control)
+    return _pods(f"pss.restricted.{control}", _ERROR, title, docs, check, "restricted")
 
 
 class RuleRegistry:
@@ -174,58 +175,58 @@ RULES = RuleRegistry(
             "Every container of a Linux pod drops ALL capabilities and adds back at most "
             "NET_BIND_SERVICE.",
         ),
-        Rule(
+        _pods(
             "image.unpinned",
             _ERROR,
             "images pinned",
             "Every container image has a version tag other than latest, or a digest. A moving "
             "tag makes a render mean different code on different days, and replicas pulled at "
             "different times can run different code in one job.",
-            per_pod(resources.unpinned_images),
+            resources.unpinned_images,
         ),
-        Rule(
+        _pods(
             "gpu.limits",
             _ERROR,
             "GPU requests equal limits",
             "A request for a GPU or other device (nvidia.com/gpu, amd.com/gpu, any extended "
             "resource) needs a limit, and the two must be equal: devices are not shared, and "
             "Kubernetes refuses the pod otherwise. A limit alone is enough.",
-            per_pod(resources.device_limits),
+            resources.device_limits,
         ),
-        Rule(
+        _pods(
             "resources.requests",
             _WARNING,
             "cpu and memory requested",
             "Every container requests cpu and memory (a limit counts as a request). Without "
             "them the scheduler may pack a replica onto a full node and it is evicted first "
             "under memory pressure; one lost replica stalls a synchronous job.",
-            per_pod(resources.requests),
+            resources.requests,
         ),
-        Rule(
+        _pods(
             "restart.framework",
             _ERROR,
             "restartPolicy accepted by the operator",
             "A replica's restartPolicy is one its operator accepts: Always, OnFailure, Never "
             "or ExitCode for the Training Operator kinds; Never or OnFailure for MPIJob "
             "v2beta1.",
-            per_pod(lifecycle.restart_framework),
+            lifecycle.restart_framework,
         ),
-        Rule(
+        _pods(
             "restart.workload",
             _ERROR,
             "restartPolicy accepted by the controller",
             "A batch Job's or CronJob's pods restart OnFailure or Never; a Deployment's, "
             "StatefulSet's, DaemonSet's or ReplicaSet's Always.",
-            per_pod(lifecycle.restart_workload),
+            lifecycle.restart_workload,
         ),
-        Rule(
+        _pods(
             "restart.always",
             _WARNING,
             "training replicas can finish",
             "A training replica (a job's Pod, or a replica of its custom resource) does not "
             "use restartPolicy Always: the container would start again after exiting 0, so "
             "the replica never completes and the job never succeeds.",
-            per_pod(lifecycle.restart_always),
+            lifecycle.restart_always,
         ),
         Rule(
             "ttl.unset",
