@@ -44,9 +44,9 @@ def test_an_unknown_suffix_and_a_bad_stack_write_nothing(
     bad.write_text(
         "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: t}\nspec:\n"
         "  tfReplicaSpecs:\n    Worker:\n      template:\n"
-        "        spec: {containers: [{name: tensorflow, image: tensorflow/tensorflow}]}\n"
+        "        spec: {hostPID: true, containers: [{name: tensorflow, image: 'tf:2'}]}\n"
     )
     out = tmp_path / "bad.svg"
     assert main(["graph", str(bad), "-o", str(out)]) == 2
-    assert "image.unpinned" in capsys.readouterr().err
+    assert "pss.baseline.host_namespaces" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == [bad]

@@ -37,7 +37,7 @@ def test_list_rules_prints_every_rule_and_where_to_silence(
     assert [line.split()[0] for line in out[1 : 1 + len(RULES)]] == RULES.codes()
     assert out[1 + RULES.codes().index("image.unpinned")].split()[:3] == [
         "image.unpinned",
-        "error",
+        "warning",
         "any",
     ]
     assert out[-1].startswith("Silence a rule for one job with `trainjobs: {ignore: [CODE]}`")

@@ -244,13 +244,13 @@ def test_a_violation_reads_like_a_finding() -> None:
     pack = [p for p in policies() if p.name == "image-unpinned"]
     _, messages = _verdicts(_register_unchecked(rendering), pack)
     assert sorted(messages) == [
-        "error: spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].image: image of "
+        "warning: spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].image: image of "
         "container 'pytorch' is tagged :latest: what it runs changes when the tag moves, and "
         "replicas pulled at different times run different code (got "
         "'ghcr.io/example/llm:latest'); fix: pin a version tag (repo/trainer:1.4.2) or a "
         "digest (repo/trainer@sha256:…) (rule image.unpinned; silence it with "
         "`trainjobs: {ignore: [image.unpinned]}`)",
-        "error: spec.template.spec.containers[0].image: image of container 'redis' has no "
+        "warning: spec.template.spec.containers[0].image: image of container 'redis' has no "
         "tag, so the node pulls :latest: what it runs changes when the tag moves, and "
         "replicas pulled at different times run different code (got 'redis'); fix: pin a "
         "version tag (repo/trainer:1.4.2) or a digest (repo/trainer@sha256:…) (rule "

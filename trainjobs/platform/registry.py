@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from trainjobs.platform import nfs, redis
+from trainjobs.platform import edl_controller, nfs, redis
 from trainjobs.platform.base import Category, PlatformKind
 
 __all__ = ["PLATFORM", "PlatformRegistry"]
@@ -38,6 +38,7 @@ class PlatformRegistry:
 _PLUGINS: tuple[PlatformKind, ...] = (
     redis.KIND,
     nfs.KIND,
+    edl_controller.KIND,
 )
 
 PLATFORM = PlatformRegistry(_PLUGINS)

@@ -177,7 +177,7 @@ RULES = RuleRegistry(
         ),
         _pods(
             "image.unpinned",
-            _ERROR,
+            _WARNING,
             "images pinned",
             "Every container image has a version tag other than latest, or a digest. A moving "
             "tag makes a render mean different code on different days, and replicas pulled at "
