@@ -1,8 +1,9 @@
 """Every check rule, listed once: ``trainjobs check --list-rules``, the README's table and
 the policy pack's policies all come from ``RULES``.
 
-Adding a rule: write its function (one manifest → violations; ``per_pod`` for a rule
-over pods) in a module of this package and add a ``Rule`` here.
+Adding a rule: write its function (one manifest → violations, or one pod site →
+violations for a rule about pods) in a module of this package and add it here,
+as a ``Rule`` or with ``_pods``.
 """
 
 from __future__ import annotations
