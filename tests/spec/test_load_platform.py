@@ -93,7 +93,14 @@ def test_platform_documents_report_field_paths() -> None:
     )
     assert _errors(lambda: parse_documents([wrong])) == [
         "error: jobs[0].kind: no platform kind handles this apiVersion and kind "
-        f"(got 'trainjobs.dev/v1alpha1 RedisBakend'); fix: use one of: {kinds}"
+        "(got 'trainjobs.dev/v1alpha1 RedisBakend'); fix: did you mean 'RedisBackend' "
+        "(trainjobs.dev/v1alpha1)?"
+    ]
+    # A kind close to none is answered with every registered kind.
+    unknown = {**REDIS, "kind": "Cache"}
+    assert _errors(lambda: parse_documents([unknown])) == [
+        "error: jobs[0].kind: no platform kind handles this apiVersion and kind "
+        f"(got 'trainjobs.dev/v1alpha1 Cache'); fix: use one of: {kinds}"
     ]
 
 

@@ -9,12 +9,17 @@ from trainjobs.components.backends import NfsBackend, RedisBackend
 from trainjobs.components.edl import EdlController
 from trainjobs.components.job import InvalidJobError, TrainingJob, jobs_from_file
 from trainjobs.components.platform import InvalidResourceError, PlatformComponent
+from trainjobs.components.seeds import Caffe2Operator, DatasetJob, MSOperator, MSOperatorV2
 from trainjobs.components.stack import TrainingStack, program, stack_from_file
 
 __all__ = [
+    "Caffe2Operator",
+    "DatasetJob",
     "EdlController",
     "InvalidJobError",
     "InvalidResourceError",
+    "MSOperator",
+    "MSOperatorV2",
     "NfsBackend",
     "PlatformComponent",
     "RedisBackend",

@@ -12,7 +12,7 @@ from trainjobs.components.register import register_manifest
 from trainjobs.components.secrets import GeneratedValues
 from trainjobs.errors import Finding, SpecError
 from trainjobs.frameworks.base import K8sModel
-from trainjobs.k8s.order import DEFINITIONS_BELOW, apply_rank
+from trainjobs.k8s.order import apply_tier
 from trainjobs.platform import API_VERSION, PlatformMeta, PlatformResource
 from trainjobs.render import RenderedObject, RenderedUnit
 from trainjobs.spec.entry import PlatformEntry
@@ -35,22 +35,23 @@ def register_objects(
 ) -> list[pulumi.CustomResource]:
     """Register each object as a child of ``parent``; generated values become secrets.
 
-    Definitions (CRDs, ServiceAccounts, Secrets, ConfigMaps, RBAC) are created
-    before the unit's other objects, which mount, run as or instantiate them: a pod
-    created before its Secret would fail to start, a custom resource before its CRD
-    would be refused.
+    A unit is created in steps (``k8s.order.apply_tier``): definitions (CRDs,
+    ServiceAccounts, Secrets, ConfigMaps, RBAC), then Services, then workloads and
+    custom resources, then webhooks — each step after everything before it. A pod
+    created before its Secret would not start, a custom resource before its CRD
+    would be refused, a pod before its Service would miss the Service's link
+    variables, a webhook before its server would reject every object.
     """
-    opts = pulumi.ResourceOptions(parent=parent)
     generated = GeneratedValues(parent)
-    definitions = [o for o in objects if apply_rank(o.manifest) < DEFINITIONS_BELOW]
-    first = [register_manifest(o.manifest, opts, generated, o.lifecycle) for o in definitions]
-    later_opts = pulumi.ResourceOptions(parent=parent, depends_on=first) if first else opts
-    rest = [
-        register_manifest(o.manifest, later_opts, generated, o.lifecycle)
-        for o in objects
-        if apply_rank(o.manifest) >= DEFINITIONS_BELOW
-    ]
-    return [*first, *rest]
+    registered: list[pulumi.CustomResource] = []
+    for tier in sorted({apply_tier(o.manifest) for o in objects}):
+        opts = pulumi.ResourceOptions(parent=parent, depends_on=list(registered))
+        registered += [
+            register_manifest(o.manifest, opts, generated, o.lifecycle)
+            for o in objects
+            if apply_tier(o.manifest) == tier
+        ]
+    return registered
 
 
 class PlatformComponent(pulumi.ComponentResource):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["DEFINITIONS_BELOW", "apply_rank", "sort_for_apply"]
+__all__ = ["DEFINITIONS_BELOW", "apply_rank", "apply_tier", "sort_for_apply"]
 
 _RANKS: dict[str, int] = {
     "CustomResourceDefinition": 0,
@@ -49,6 +49,20 @@ _RANKS: dict[str, int] = {
 _CUSTOM_RESOURCE_RANK = 60
 DEFINITIONS_BELOW = 40
 """Ranks below this are definitions other objects use (CRDs … RBAC), not workloads."""
+_TIER_STARTS = (DEFINITIONS_BELOW, 50, 90)
+
+
+def apply_tier(manifest: Mapping[str, Any]) -> int:
+    """Which step of a unit's creation an object belongs to.
+
+    0 definitions (CRDs … RBAC), 1 Services and gang groups, 2 workloads and custom
+    resources, 3 what must come after a running workload (webhooks). Each step is
+    created only when the ones before it exist: a pod gets its Service's link
+    variables only if the Service exists when it starts, and a webhook registered
+    before its server runs would reject everything.
+    """
+    rank = apply_rank(manifest)
+    return sum(rank >= start for start in _TIER_STARTS)
 
 
 def apply_rank(manifest: Mapping[str, Any]) -> int:

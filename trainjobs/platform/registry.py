@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from trainjobs.platform import edl_controller, nfs, redis
+from trainjobs.platform import (
+    caffe2_operator,
+    dataset,
+    edl_controller,
+    ms_operator,
+    ms_operator_v2,
+    nfs,
+    redis,
+)
 from trainjobs.platform.base import Category, PlatformKind
 
 __all__ = ["PLATFORM", "PlatformRegistry"]
@@ -39,6 +47,10 @@ _PLUGINS: tuple[PlatformKind, ...] = (
     redis.KIND,
     nfs.KIND,
     edl_controller.KIND,
+    dataset.KIND,
+    caffe2_operator.KIND,
+    ms_operator.KIND,
+    ms_operator_v2.KIND,
 )
 
 PLATFORM = PlatformRegistry(_PLUGINS)
