@@ -5,11 +5,12 @@ that image at ``jobs[0].spec.tfReplicaSpecs.Worker.template.spec.containers[0].i
 One mechanism serves every framework and target: the job's pod templates are
 marked with a probe label and expanded once more, and wherever a marked template
 lands — a Pod, a batch Job's template, a custom resource's replica — that pod
-spec is known to come from that template. A place is mapped back only when the
-user's template holds the same value there (or lacks it just as the object
-does), and every list item on the way (a container, a volume) is the same item:
-what the operator or trainjobs added (its env, init containers, restartPolicy)
-stays located in the rendered object.
+spec is known to come from that template (the mark is a label and the images of
+the template's containers, since some operators drop the template's labels). A
+place is mapped back only when the user's template holds the same value there
+(or lacks it just as the object does), and every list item on the way (a
+container, a volume) is the same item: what the operator or trainjobs added
+(its env, init containers, restartPolicy) stays located in the rendered object.
 """
 
 from __future__ import annotations
@@ -18,7 +19,15 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
 
-from trainjobs.check.rules.sites import MISSING, get_path, join, pod_sites, split_path
+from trainjobs.check.rules.sites import (
+    MISSING,
+    PodSite,
+    containers,
+    get_path,
+    join,
+    pod_sites,
+    split_path,
+)
 from trainjobs.errors import format_path
 from trainjobs.frameworks.base import PodTemplate, TemplateRef, deep_copy
 from trainjobs.render import RenderedJob
@@ -44,10 +53,26 @@ def identity(manifest: Mapping[str, Any]) -> Identity:
 
 
 def _probed(template: Mapping[str, Any], mark: str) -> PodTemplate:
+    """The template marked twice: a label, and its containers' images — some operators
+    (MindSpore's 2020 one) build pods without the template's labels, none without its
+    containers' images."""
     out = deep_copy(template)
     meta = out.setdefault("metadata", {})
     meta["labels"] = {**(meta.get("labels") or {}), PROBE_LABEL: mark}
+    for container in (out.get("spec") or {}).get("containers") or []:
+        if isinstance(container, dict):
+            container["image"] = f"{PROBE_LABEL}:{mark}"
     return out
+
+
+def _mark_of(site: PodSite) -> str:
+    """The probe mark a pod site carries, or ``""``."""
+    mark = (site.metadata.get("labels") or {}).get(PROBE_LABEL)
+    if mark is None:
+        images = [str(c.get("image")) for _, c in containers(site.spec)]
+        marks = [i.rpartition(":")[2] for i in images if i.startswith(PROBE_LABEL + ":")]
+        mark = marks[0] if marks else None
+    return str(mark or "")
 
 
 class JobOrigins:
@@ -86,7 +111,7 @@ class JobOrigins:
         found: dict[Identity, list[tuple[str, TemplateRef]]] = {}
         for manifest in manifests:
             for site in pod_sites(manifest):
-                mark = str((site.metadata.get("labels") or {}).get(PROBE_LABEL, ""))
+                mark = _mark_of(site)
                 if not mark.isdigit() or int(mark) >= len(refs):
                     continue
                 user = self._written.get(refs[int(mark)].role.lower())
