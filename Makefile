@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-dev
 
-.PHONY: demo test lint typecheck layers unit bench clean install
+.PHONY: demo test lint typecheck layers unit bench clean install graphviz docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,8 +27,8 @@ demo: $(VENV)/.installed
 	$(BIN)/trainjobs render stacks/Pulumi.demo.yaml -o out/demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check trainjobs tests bench examples __main__.py
-	$(BIN)/ruff format --check trainjobs tests bench examples __main__.py
+	$(BIN)/ruff check trainjobs tests bench examples policy __main__.py
+	$(BIN)/ruff format --check trainjobs tests bench examples policy __main__.py
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -36,8 +36,20 @@ typecheck: $(STAMP)
 layers: $(STAMP)
 	$(BIN)/lint-imports
 
-unit: $(STAMP)
+# Graphviz's dot draws `trainjobs graph -o FILE.svg`; the graph tests draw every stack.
+graphviz:
+	@command -v dot >/dev/null || { \
+	  if command -v apt-get >/dev/null; then \
+	    SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	    $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq graphviz >/dev/null; \
+	  else echo "install Graphviz (its dot command), e.g. brew install graphviz" >&2; exit 1; fi; }
+
+unit: $(STAMP) graphviz
 	$(BIN)/pytest
+
+## docs: redraw the pictures the README shows (a test fails when they are stale)
+docs: $(VENV)/.installed graphviz
+	$(BIN)/trainjobs graph stacks/Pulumi.demo.yaml -o docs/demo-stack.svg
 
 ## test: everything CI runs
 test: lint typecheck layers unit

@@ -53,8 +53,8 @@ def test_render_pytorch_worked_example_with_pods_target(tmp_path: Path) -> None:
         "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\n"
         "metadata: {name: mnist, namespace: kubeflow}\n"
         "spec:\n  pytorchReplicaSpecs:\n"
-        "    Master: {replicas: 1, template: {spec: {containers: [{name: pytorch, image: a}]}}}\n"
-        "    Worker: {replicas: 2, template: {spec: {containers: [{name: pytorch, image: a}]}}}\n"
+        "    Master: {replicas: 1, template: {spec: {containers: [{name: pytorch, image: a:1}]}}}\n"
+        "    Worker: {replicas: 2, template: {spec: {containers: [{name: pytorch, image: a:1}]}}}\n"
     )
     result = trainjobs("render", str(job), "--target", "pods")
     assert result.returncode == 0, result.stderr

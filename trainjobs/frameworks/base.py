@@ -238,6 +238,9 @@ class Framework(ABC):
     when it has succeeded (``trainjobs: {wait: …}`` waits for them); empty when it sets none."""
     success_rule: ClassVar[str] = ""
     """When a job of this kind counts as succeeded, for users of the ``pods`` target."""
+    restart_policies: ClassVar[tuple[str, ...]] = ("Always", "OnFailure", "Never", "ExitCode")
+    """The replica ``restartPolicy`` values the operator accepts; default the four of
+    Kubeflow's common ReplicaSpec. The ``restart.framework`` check rule reads it."""
 
     @abstractmethod
     def default(self, job: JobResource) -> JobResource:

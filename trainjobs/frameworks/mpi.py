@@ -141,6 +141,7 @@ class MPI(Framework):
     crd_file = "mpi-operator-v0.8/kubeflow.org_mpijobs.yaml"
     success_rule = "when the launcher's batch/v1 Job completes"
     replica_types: ClassVar[tuple[str, ...]] = _REPLICA_TYPES
+    restart_policies: ClassVar[tuple[str, ...]] = _RESTART_POLICIES
 
     def default(self, job: JobResource) -> JobResource:
         assert isinstance(job, MPIJob)

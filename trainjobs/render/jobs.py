@@ -13,7 +13,25 @@ from trainjobs.render.resolve import PlatformIndex
 from trainjobs.spec.entry import JobEntry, Target
 from trainjobs.targets import expand
 
-__all__ = ["job_ref", "render_job"]
+__all__ = ["IGNORE_ANNOTATION", "job_ref", "render_job", "with_ignored"]
+
+IGNORE_ANNOTATION = "trainjobs.dev/ignore-checks"
+"""Annotation naming the check rules silenced for an object (comma-separated codes).
+
+The render writes it from a job's ``trainjobs: {ignore: [...]}``; ``trainjobs check``
+and the policy pack both read it, so a rule silenced for a job is silenced everywhere.
+"""
+
+
+def with_ignored(manifest: Manifest, codes: list[str] | None) -> Manifest:
+    """``manifest`` carrying ``codes`` in its ``IGNORE_ANNOTATION`` (unchanged when none)."""
+    if not codes:
+        return manifest
+    meta = dict(manifest.get("metadata") or {})
+    annotations = {**(meta.get("annotations") or {})}
+    annotations[IGNORE_ANNOTATION] = ",".join(sorted(set(codes)))
+    meta["annotations"] = annotations
+    return {**manifest, "metadata": meta}
 
 
 def job_ref(entry: JobEntry) -> UnitRef:
@@ -57,8 +75,9 @@ def render_job(
         return None, findings
     manifests, problems = expand(entry, job, chosen)
     findings += [f.located(entry.source, entry.path) for f in problems]
-    ordered = sorted([*manifests, *extra], key=apply_rank)
     options = entry.options
+    ordered = sorted([*manifests, *extra], key=apply_rank)
+    ordered = [with_ignored(m, options.ignore) for m in ordered]
     lifecycles, waits = job_lifecycle(
         ordered, framework, options.wait, options.wait_timeout, entry.path
     )

@@ -81,6 +81,15 @@ class JobOptions(K8sModel):
         default=None,
         description="How long to wait when wait is running or succeeded, e.g. 90m; default 60m.",
     )
+    ignore: list[str] | None = Field(
+        default=None,
+        description=(
+            "Check rules silenced for this job: rule codes or dotted prefixes, e.g. "
+            "[image.unpinned, pss.baseline.capabilities]; `trainjobs check --list-rules` "
+            "lists them. The job's objects carry them in the annotation "
+            "trainjobs.dev/ignore-checks, so the policy pack honours them too. Default none."
+        ),
+    )
 
     @field_validator("wait_timeout")
     @classmethod
