@@ -11,7 +11,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Severity
-from trainjobs.frameworks.base import K8sModel, KindRef, Manifest, deep_copy
+from trainjobs.frameworks.base import JobResource, K8sModel, KindRef, Manifest, deep_copy
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     ReplicaSpec,
@@ -19,6 +19,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     V1Job,
     env_var,
 )
+from trainjobs.frameworks.lifecycle import SuccessPolicy
 
 __all__ = ["FRAMEWORK", "ElasticPolicy", "PyTorch", "PyTorchJob", "PyTorchJobSpec", "RdzvConf"]
 
@@ -126,6 +127,14 @@ class PyTorch(KubeflowV1Framework):
         "with a Master: when the Master succeeds; otherwise when every Worker succeeds "
         "(elastic: when any Worker succeeds)"
     )
+
+    def success_policy(self, job: JobResource) -> SuccessPolicy:
+        assert isinstance(job, PyTorchJob)
+        if "Master" in job.replica_specs:
+            return SuccessPolicy(roles=("Master",), summary="the Master succeeds")
+        if job.spec.elastic_policy is not None:
+            return SuccessPolicy(roles=("Worker",), need="any", summary="any Worker succeeds")
+        return SuccessPolicy(roles=("Worker",), summary="every Worker succeeds")
 
     def is_master(self, job: V1Job, rtype: str, index: int) -> bool:
         if "Master" in job.replica_specs:
