@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from trainjobs.errors import Finding, Severity
@@ -18,18 +19,22 @@ __all__ = ["IGNORE_ANNOTATION", "job_ref", "render_job", "with_ignored"]
 IGNORE_ANNOTATION = "trainjobs.dev/ignore-checks"
 """Annotation naming the check rules silenced for an object (comma-separated codes).
 
-The render writes it from a job's ``trainjobs: {ignore: [...]}``; ``trainjobs check``
-and the policy pack both read it, so a rule silenced for a job is silenced everywhere.
+The render writes it from a job's ``trainjobs: {ignore: [...]}`` and from a platform
+kind's ``check_exemptions``; ``trainjobs check`` and the policy pack both read it, so
+a rule silenced for an object is silenced everywhere.
 """
 
 
-def with_ignored(manifest: Manifest, codes: list[str] | None) -> Manifest:
-    """``manifest`` carrying ``codes`` in its ``IGNORE_ANNOTATION`` (unchanged when none)."""
+def with_ignored(manifest: Manifest, codes: Sequence[str] | None) -> Manifest:
+    """``manifest`` carrying ``codes`` in its ``IGNORE_ANNOTATION``, beside any it
+    already names (unchanged when ``codes`` is empty)."""
     if not codes:
         return manifest
     meta = dict(manifest.get("metadata") or {})
     annotations = {**(meta.get("annotations") or {})}
-    annotations[IGNORE_ANNOTATION] = ",".join(sorted(set(codes)))
+    present = str(annotations.get(IGNORE_ANNOTATION, ""))
+    known = [code.strip() for code in present.split(",") if code.strip()]
+    annotations[IGNORE_ANNOTATION] = ",".join(sorted({*known, *codes}))
     meta["annotations"] = annotations
     return {**manifest, "metadata": meta}
 

@@ -6,11 +6,12 @@ from typing import Any
 
 import pytest
 
+from tests.support.paths import example_job_files, stack_files
 from trainjobs.check import run
-from trainjobs.check.rules import ignored_by
+from trainjobs.check.rules import RULES, ignored_by
 from trainjobs.errors import Severity, SpecError
-from trainjobs.render import IGNORE_ANNOTATION
-from trainjobs.spec import parse_documents, parse_stack
+from trainjobs.render import IGNORE_ANNOTATION, with_ignored
+from trainjobs.spec import load_path, parse_documents, parse_stack
 
 RESOURCES = {"requests": {"cpu": "8", "memory": "32Gi"}, "limits": {"nvidia.com/gpu": 8}}
 
@@ -131,3 +132,70 @@ def test_a_bad_pod_security_level_in_the_stack() -> None:
         "error: s.yaml: trainjobs:ignore: ignore must be a list of check rule codes (got 'all'); "
         "fix: e.g. ignore: [image.unpinned]; `trainjobs check --list-rules` lists the codes",
     ]
+
+
+def _static_pool_stack(**config: Any) -> dict[str, Any]:
+    pool = {
+        "apiVersion": "trainjobs.dev/v1alpha1",
+        "kind": "GpuNodePool",
+        "metadata": {"name": "t4"},
+        "spec": {
+            "provider": "static",
+            "gpu": "t4",
+            "gpusPerNode": 4,
+            "cpu": 46,
+            "memory": "180Gi",
+            "maxNodes": 2,
+            "labels": {"gpu-pool": "t4"},
+        },
+    }
+    return {"trainjobs:nodePools": [pool], **config}
+
+
+@pytest.mark.parametrize("profile", ["baseline", "restricted"])
+def test_a_platform_kind_exempts_its_object_through_the_ignore_annotation(profile: str) -> None:
+    rendering = run(parse_stack(_static_pool_stack()), profile=profile)  # type: ignore[arg-type]
+    (plugin,) = rendering.manifests
+    assert ignored_by(plugin) == [
+        "pss.baseline.host_path",
+        "pss.restricted.run_as_non_root",
+        "pss.restricted.volume_types",
+    ]
+    assert rendering.findings == ()
+
+
+def test_a_platform_exemption_silences_only_its_rules() -> None:
+    config = _static_pool_stack()
+    config["trainjobs:nodePools"][0]["spec"]["static"] = {"devicePluginImage": "nvidia/plugin"}
+    rendering = run(parse_stack(config, source="Pulumi.x.yaml"), profile="restricted")
+    assert [f.render() for f in rendering.findings] == [
+        "warning: Pulumi.x.yaml: nodePools[0] → DaemonSet kube-system/nvidia-device-plugin-t4: "
+        "spec.template.spec.containers[0].image: image of container 'nvidia-device-plugin-ctr' "
+        "has no tag, so the node pulls :latest: what it runs changes when the tag moves, and "
+        "replicas pulled at different times run different code (got 'nvidia/plugin'); fix: pin "
+        "a version tag (repo/trainer:1.4.2) or a digest (repo/trainer@sha256:…) (rule "
+        "image.unpinned; silence it with `trainjobs: {ignore: [image.unpinned]}`)"
+    ]
+
+
+def test_exemptions_and_a_jobs_ignore_share_the_annotation() -> None:
+    manifest = {"kind": "Pod", "metadata": {"annotations": {IGNORE_ANNOTATION: "ttl.unset"}}}
+    merged = with_ignored(manifest, ["pss.baseline.host_path", "ttl.unset"])
+    assert merged["metadata"]["annotations"] == {
+        IGNORE_ANNOTATION: "pss.baseline.host_path,ttl.unset"
+    }
+    assert with_ignored(manifest, []) is manifest
+
+
+def test_every_exemption_of_every_platform_object_names_a_rule_and_a_reason() -> None:
+    exemptions = 0
+    for path in [*stack_files(), *example_job_files()]:
+        stack = load_path(path)
+        resources = [entry.resource for entry in stack.platform]
+        for entry in stack.platform:
+            for manifest in entry.plugin.manifests_in(entry.resource, resources):
+                for exemption in entry.plugin.check_exemptions(entry.resource, manifest):
+                    assert RULES.get(exemption.code) is not None, (path.name, exemption)
+                    assert exemption.reason, (path.name, exemption)
+                    exemptions += 1
+    assert exemptions > 0
