@@ -12,17 +12,18 @@ import pulumi_policy as policy
 import pytest
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
-from tests.support.paths import ROOT, example_programs, stack_files
+from tests.support.paths import ROOT, example_job_files, example_programs, stack_files
 from tests.support.pulumi_harness import Registered, run_program
 from tests.test_parity import _input_of, _program_cases
 from trainjobs.check import run
-from trainjobs.check.rules import RULES, RuleContext, object_violations, silenced
+from trainjobs.check.rules import RULES, RuleContext, ignored_by, object_violations, silenced
 from trainjobs.components import program
 from trainjobs.components.platform import register_objects
 from trainjobs.components.policy import ENFORCEMENT, manifest_from_args, policies, policy_name
 from trainjobs.components.register import logical_name
 from trainjobs.errors import Severity
 from trainjobs.k8s.yamlio import load_all
+from trainjobs.platform.pools.static import DEVICE_PLUGIN_EXEMPTIONS
 from trainjobs.render import Rendering, render
 from trainjobs.spec import load_path, parse_stack
 from trainjobs.spec.stack import Profile, StackSpec
@@ -124,6 +125,58 @@ def test_example_programs_get_the_verdicts_of_check(folder: Path, target: str) -
 
 def test_every_example_program_is_checked_by_the_pack() -> None:
     assert {f for f, _ in _program_cases()} == set(example_programs())
+
+
+def _job_files_outside_programs() -> list[tuple[Path, str]]:
+    """Every example job file that is no Pulumi program (the run-local examples), on each
+    target all of its jobs support."""
+    programs = set(example_programs())
+    cases = []
+    for path in example_job_files():
+        if path.parent in programs:
+            continue
+        stack = load_path(path)
+        targets = set.intersection(*(set(e.framework.targets) for e in stack.jobs))
+        cases += [(path, t) for t in sorted(targets)]
+    return cases
+
+
+@pytest.mark.parametrize(
+    ("path", "target"),
+    _job_files_outside_programs(),
+    ids=lambda v: f"{v.parent.name}-{v.stem}" if isinstance(v, Path) else v,
+)
+def test_example_jobs_outside_programs_get_the_verdicts_of_check(path: Path, target: str) -> None:
+    stack = load_path(path)
+    rendering = run(stack, target=target)  # type: ignore[arg-type]
+    verdicts, _ = _verdicts(_register_unchecked(rendering), policies())
+    assert verdicts == _expected(rendering, stack, "baseline")
+
+
+def test_the_run_local_examples_are_among_them() -> None:
+    folders = {path.parent.name for path, _ in _job_files_outside_programs()}
+    assert {f.name for f in (ROOT / "examples").glob("local-*")} <= folders
+
+
+def test_the_pack_honours_the_exemptions_of_a_platform_kind(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path = ROOT / "stacks" / "Pulumi.gpu.yaml"
+    monkeypatch.setenv("TRAINJOBS_STACK_DIR", str(path.parent))
+    config = load_all(path.read_text())[0]["config"]
+    resources = run_program(program, config, stack="gpu")
+    stack = load_path(path)
+    rendering = render(stack)
+    verdicts, _ = _verdicts(resources, policies(profile="restricted"))
+    assert verdicts == _expected(rendering, stack, "restricted")
+    (plugin,) = [o.manifest for o in rendering.objects if o.manifest["kind"] == "DaemonSet"]
+    exempt = {policy_name(e.code) for e in DEVICE_PLUGIN_EXEMPTIONS}
+    assert [v for v in verdicts if v[1] == logical_name(plugin) and v[0] in exempt] == []
+    # The pack reads the DaemonSet, and the exemptions travel in what Pulumi registers.
+    (registered,) = [r for r in resources if r.name == logical_name(plugin) and r.custom]
+    seen = manifest_from_args(registered.type, registered.inputs)
+    assert seen is not None
+    assert ignored_by(seen) == sorted(e.code for e in DEVICE_PLUGIN_EXEMPTIONS)
 
 
 RESOURCES = {"requests": {"cpu": "2", "memory": "8Gi"}}
