@@ -61,7 +61,12 @@ def test_dot_quoting_and_empty_units() -> None:
         (
             Cluster("u0", "backend", "backend x\\y", "NfsBackend", ()),
             Cluster(
-                "u1", "namespace", "namespace n", "Namespace", (Node("u1_n0", "Namespace", ("n",)),)
+                "u1",
+                "namespace",
+                "namespace n",
+                "Namespace",
+                (Node("u1_n0", "Namespace", ("n",)),),
+                "Namespace",
             ),
         ),
         (),

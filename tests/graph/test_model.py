@@ -74,3 +74,32 @@ def test_backends_come_before_the_jobs_that_use_them() -> None:
 def test_lines_of_a_node() -> None:
     assert Node("n", "Pod", ("a-0",)).lines == ("Pod", "a-0")
     assert Node("n", "Pod", ("a-0", "a-1", "a-2")).lines == ("3 Pods", "a-0 … a-2")
+
+
+def test_the_gpu_stack_draws_its_node_pools_and_queue_before_the_jobs() -> None:
+    graph = stack_graph(run(load_path(STACKS / "Pulumi.gpu.yaml")), "stack gpu")
+    assert [(c.id, c.title, c.subtitle, c.compact) for c in graph.clusters] == [
+        ("u0", "namespace training", "Namespace", True),
+        ("u1", "nodePool a100", "GpuNodePool", False),
+        ("u2", "nodePool t4", "GpuNodePool", False),
+        ("u3", "queue team-a", "GpuQueue", False),
+        ("u4", "job training/tf-benchmarks", "TFJob, operator target", True),
+        ("u5", "job training/pytorch-ddp", "PyTorchJob, pods target", False),
+    ]
+    # A pool's one object is not the pool: the static pool shows its device plugin.
+    assert graph.clusters[2].nodes == (Node("u2_n0", "DaemonSet", ("nvidia-device-plugin-t4",)),)
+    assert [n.kind for n in graph.clusters[3].nodes] == [
+        "ResourceFlavor",
+        "ClusterQueue",
+        "LocalQueue",
+    ]
+    titles = {c.id: c.title for c in graph.clusters}
+    assert [(titles[e.source], titles[e.target]) for e in graph.edges] == [
+        ("nodePool a100", "queue team-a"),
+        ("namespace training", "queue team-a"),
+        ("nodePool a100", "job training/tf-benchmarks"),
+        ("queue team-a", "job training/tf-benchmarks"),
+        ("namespace training", "job training/tf-benchmarks"),
+        ("nodePool t4", "job training/pytorch-ddp"),
+        ("namespace training", "job training/pytorch-ddp"),
+    ]

@@ -51,6 +51,8 @@ class Cluster:
         title: the unit, e.g. ``job kubeflow/mnist``.
         subtitle: its kind, and for a job the target, e.g. ``TFJob, pods target``.
         nodes: its objects, grouped; empty for a unit that creates none.
+        kind: the unit's own kind (``Namespace``, ``TFJob``, ``GpuNodePool``); default
+            empty.
     """
 
     id: str
@@ -58,11 +60,18 @@ class Cluster:
     title: str
     subtitle: str
     nodes: tuple[Node, ...]
+    kind: str = ""
 
     @property
     def compact(self) -> bool:
-        """A unit of one object (a Namespace, a job's custom resource) is drawn as one box."""
-        return len(self.nodes) == 1 and len(self.nodes[0].names) == 1
+        """A unit whose one object is the unit itself (a Namespace, a job's custom
+        resource) is drawn as one box; a unit of one other object (a static node pool's
+        device plugin DaemonSet) still shows that object."""
+        return (
+            len(self.nodes) == 1
+            and len(self.nodes[0].names) == 1
+            and self.nodes[0].kind == self.kind
+        )
 
 
 @dataclass(frozen=True)
@@ -114,6 +123,7 @@ def stack_graph(rendering: Rendering, title: str = "") -> StackGraph:
             str(unit.ref),
             _subtitle(unit),
             _nodes(ids[unit.ref], unit.objects),
+            unit.kind,
         )
         for unit in rendering.units
     )
