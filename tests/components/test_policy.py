@@ -12,9 +12,9 @@ import pulumi_policy as policy
 import pytest
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
-from tests.support.paths import ROOT, example_job_files, example_programs, stack_files
+from tests.support.paths import ROOT, example_programs, stack_files
 from tests.support.pulumi_harness import Registered, run_program
-from tests.test_parity import _input_of, _program_cases
+from tests.test_parity import _input_of, _program_cases, job_files_outside_programs
 from trainjobs.check import run
 from trainjobs.check.rules import RULES, RuleContext, ignored_by, object_violations, silenced
 from trainjobs.components import program
@@ -127,23 +127,9 @@ def test_every_example_program_is_checked_by_the_pack() -> None:
     assert {f for f, _ in _program_cases()} == set(example_programs())
 
 
-def _job_files_outside_programs() -> list[tuple[Path, str]]:
-    """Every example job file that is no Pulumi program (the run-local examples), on each
-    target all of its jobs support."""
-    programs = set(example_programs())
-    cases = []
-    for path in example_job_files():
-        if path.parent in programs:
-            continue
-        stack = load_path(path)
-        targets = set.intersection(*(set(e.framework.targets) for e in stack.jobs))
-        cases += [(path, t) for t in sorted(targets)]
-    return cases
-
-
 @pytest.mark.parametrize(
     ("path", "target"),
-    _job_files_outside_programs(),
+    job_files_outside_programs(),
     ids=lambda v: f"{v.parent.name}-{v.stem}" if isinstance(v, Path) else v,
 )
 def test_example_jobs_outside_programs_get_the_verdicts_of_check(path: Path, target: str) -> None:
@@ -154,7 +140,7 @@ def test_example_jobs_outside_programs_get_the_verdicts_of_check(path: Path, tar
 
 
 def test_the_run_local_examples_are_among_them() -> None:
-    folders = {path.parent.name for path, _ in _job_files_outside_programs()}
+    folders = {path.parent.name for path, _ in job_files_outside_programs()}
     assert {f.name for f in (ROOT / "examples").glob("local-*")} <= folders
 
 
