@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from trainjobs.platform import nfs, redis
+from trainjobs.platform import jobset, mpi_operator, nfs, redis, trainer, training_operator
 from trainjobs.platform.base import Category, PlatformKind
 
 __all__ = ["PLATFORM", "PlatformRegistry"]
@@ -38,6 +38,10 @@ class PlatformRegistry:
 _PLUGINS: tuple[PlatformKind, ...] = (
     redis.KIND,
     nfs.KIND,
+    training_operator.KIND,
+    mpi_operator.KIND,
+    trainer.KIND,
+    jobset.KIND,
 )
 
 PLATFORM = PlatformRegistry(_PLUGINS)

@@ -1,0 +1,128 @@
+"""The operator contract: an installable controller that runs jobs of some kinds.
+
+Operator kinds (TrainingOperator, MPIOperator, Trainer, JobSet) are platform kinds of
+category ``operator``. Besides their objects they state what the rest of trainjobs
+needs to know about them: which job kinds they run (so a job can depend on the
+operator that runs it) and whether they were installed with gang scheduling on
+(so a job's ``runPolicy.schedulingPolicy`` is honoured, or a finding says it is not).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Final, Literal, get_args
+
+from pydantic import Field
+
+from trainjobs.errors import Finding, Severity
+from trainjobs.frameworks.base import K8sModel
+from trainjobs.platform.base import Category, PlatformKind, PlatformResource
+from trainjobs.platform.install import Rule
+
+__all__ = [
+    "DEFAULT_COSCHEDULER",
+    "GANG_MECHANISMS",
+    "VOLCANO",
+    "GangMechanism",
+    "GangScheduler",
+    "OperatorKind",
+    "OperatorSpec",
+    "wildcard_findings",
+]
+
+GangMechanism = Literal["volcano", "scheduler-plugins"]
+GANG_MECHANISMS: tuple[GangMechanism, ...] = get_args(GangMechanism)
+VOLCANO: Final = "volcano"
+"""Volcano's scheduler name, and the operators' flag value that selects Volcano."""
+DEFAULT_COSCHEDULER: Final = "scheduler-plugins-scheduler"
+"""The scheduler name scheduler-plugins' "as a second scheduler" install uses."""
+
+
+@dataclass(frozen=True)
+class GangScheduler:
+    """How pods of a gang are scheduled together.
+
+    Attributes:
+        mechanism: ``volcano`` (Volcano PodGroup) or ``scheduler-plugins``
+            (coscheduling PodGroup).
+        scheduler_name: the pods' ``schedulerName``.
+    """
+
+    mechanism: GangMechanism
+    scheduler_name: str
+
+    @classmethod
+    def from_flag(cls, value: str) -> GangScheduler:
+        """The operators' flag: ``volcano`` selects Volcano, any other name is a
+        scheduler-plugins scheduler of that name."""
+        if value == VOLCANO:
+            return cls("volcano", VOLCANO)
+        return cls("scheduler-plugins", value)
+
+    @classmethod
+    def default(cls, mechanism: GangMechanism) -> GangScheduler:
+        """The usual scheduler of a mechanism when nothing names one."""
+        return cls(mechanism, VOLCANO if mechanism == "volcano" else DEFAULT_COSCHEDULER)
+
+
+class OperatorSpec(K8sModel):
+    """Options every operator install has."""
+
+    image: str | None = Field(
+        default=None, description="Controller image; default the pinned upstream image."
+    )
+    create_namespace: bool = Field(
+        default=True,
+        description=(
+            "true: the install creates its Namespace, as the upstream standalone install "
+            "does; false: the namespace exists already (or the stack's namespaces list "
+            "creates it). Default true."
+        ),
+    )
+
+
+class OperatorKind(PlatformKind):
+    """An operator install: its objects, the job kinds it runs, its gang scheduler."""
+
+    category: ClassVar[Category] = "operator"
+    job_target: ClassVar[str] = "operator"
+    """The target whose objects this operator consumes (``operator`` or ``trainer``)."""
+    version: ClassVar[str] = ""
+    """The upstream release the objects reproduce, e.g. ``v1.9.4``."""
+
+    def served_kinds(self, resource: PlatformResource) -> tuple[tuple[str, str], ...]:
+        """(apiVersion, kind) of every custom resource this install runs; default none."""
+        return ()
+
+    def serves(self, resource: PlatformResource, api_version: str, kind: str) -> bool:
+        """Whether this install runs custom resources of ``api_version``/``kind``."""
+        return (api_version, kind) in self.served_kinds(resource)
+
+    def gang(self, resource: PlatformResource) -> GangScheduler | None:
+        """The gang scheduler the install was configured with; None: gang scheduling off."""
+        return None
+
+    def describe(self, resource: PlatformResource) -> str:
+        """``TrainingOperator 'kubeflow' (v1.9.4)`` for messages."""
+        return f"{self.kind} {resource.name!r} ({self.version})"
+
+
+def wildcard_findings(rules: Sequence[Rule], path: str, fix: str) -> list[Finding]:
+    """A warning when an install grants wildcard RBAC (only on explicit request)."""
+    wild = [r for r in rules if r.is_wildcard]
+    if not wild:
+        return []
+    granted = sorted(
+        {f"{'/'.join(r.api_groups) or 'core'}: {', '.join(r.resources)}" for r in wild}
+    )
+    return [
+        Finding(
+            code="operator.rbac_wildcard",
+            path=path,
+            message=f"the operator is granted '*' on {'; '.join(granted)}",
+            value="upstream",
+            hint=fix,
+            severity=Severity.WARNING,
+        )
+    ]
