@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from tests.support.paths import DATA
-from trainjobs.k8s.crds import load_crd
+from trainjobs.k8s.crds import crd_dir, crd_files, load_crd
 from trainjobs.k8s.yamlio import load_all
-from trainjobs.platform import PLATFORM, API_VERSION
+from trainjobs.platform import API_VERSION, PLATFORM
 
 UPSTREAM = DATA / "upstream-installs"
 Key = tuple[str, str, str]
@@ -45,18 +45,12 @@ def _elide_crd_versions(objects: dict[Key, Any]) -> None:
     for key, obj in objects.items():
         if key[0] == "CustomResourceDefinition":
             name = obj["metadata"]["name"]
-            shipped = [
-                load_crd(str(p))
-                for p in _crd_paths()
-                if load_crd(str(p))["metadata"]["name"] == name
-            ]
+            shipped = [load_crd(p) for p in _crd_paths() if load_crd(p)["metadata"]["name"] == name]
             assert obj["spec"]["versions"] in [c["spec"]["versions"] for c in shipped], name
             obj["spec"]["versions"] = "<elided: see crds/>"
 
 
 def _crd_paths() -> list[str]:
-    from trainjobs.k8s.crds import crd_dir, crd_files
-
     return [str(p.relative_to(crd_dir())) for p in crd_files()]
 
 

@@ -87,8 +87,8 @@ def test_platform_documents_report_field_paths() -> None:
     wrong = {**REDIS, "kind": "RedisBakend"}
     assert _errors(lambda: parse_documents([wrong])) == [
         "error: jobs[0].kind: no platform kind handles this apiVersion and kind "
-        "(got 'trainjobs.dev/v1alpha1 RedisBakend'); fix: use one of: "
-        "trainjobs.dev/v1alpha1 RedisBackend, trainjobs.dev/v1alpha1 NfsBackend"
+        "(got 'trainjobs.dev/v1alpha1 RedisBakend'); fix: did you mean 'RedisBackend' "
+        "(trainjobs.dev/v1alpha1)?"
     ]
 
 

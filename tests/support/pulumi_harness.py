@@ -34,7 +34,11 @@ class _Mocks(pulumi.runtime.Mocks):
     requests: list[Any] = field(default_factory=list)
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
-        request = self.requests[-1] if self.requests else None
+        # Registrations run concurrently: find this resource's own request.
+        request = next(
+            (r for r in reversed(self.requests) if (r.type, r.name) == (args.typ, args.name)),
+            None,
+        )
         outputs = dict(args.inputs)
         outputs.update(generated_outputs(args.typ, args.name))
         self.resources.append(

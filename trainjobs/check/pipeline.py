@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from trainjobs.check import crd_schema, k8s_schema
+from trainjobs.check.crd_claims import crd_claim_findings
 from trainjobs.check.names import name_findings
 from trainjobs.errors import Finding, Severity, SpecError
 from trainjobs.render import RenderedObject, Rendering, render
@@ -132,6 +133,7 @@ def run(
         findings += _rules_of_broken_jobs(stack, broken)
         raise SpecError.from_findings([*findings, *rendering.findings])
     findings += rendering.findings
+    findings += crd_claim_findings(rendering.units)
     findings += manifest_findings(rendering.objects, version)
     if any(f.severity is Severity.ERROR for f in findings):
         raise SpecError.from_findings(findings)

@@ -12,7 +12,7 @@ from trainjobs.components.register import register_manifest
 from trainjobs.components.secrets import GeneratedValues
 from trainjobs.errors import Finding, SpecError
 from trainjobs.frameworks.base import K8sModel
-from trainjobs.k8s.order import DEFINITIONS_BELOW, apply_rank
+from trainjobs.k8s.order import DEFINITIONS_BELOW, WEBHOOKS_FROM, apply_rank
 from trainjobs.platform import API_VERSION, PlatformMeta, PlatformResource
 from trainjobs.render import RenderedObject, RenderedUnit
 from trainjobs.spec.entry import PlatformEntry
@@ -35,22 +35,30 @@ def register_objects(
 ) -> list[pulumi.CustomResource]:
     """Register each object as a child of ``parent``; generated values become secrets.
 
-    Definitions (CRDs, ServiceAccounts, Secrets, ConfigMaps, RBAC) are created
-    before the unit's other objects, which mount, run as or instantiate them: a pod
-    created before its Secret would fail to start, a custom resource before its CRD
-    would be refused.
+    Three tiers, each created after the one before:
+
+    * definitions (CRDs, ServiceAccounts, Secrets, ConfigMaps, RBAC), which the rest
+      mount, run as or instantiate: a pod created before its Secret would fail to
+      start, a custom resource before its CRD would be refused;
+    * the unit's other objects (Services, Deployments, pods, custom resources);
+    * admission webhook configurations, once the servers behind them are up (Pulumi
+      waits for a Deployment to be ready): a webhook registered earlier fails closed
+      and rejects every object it admits, the operator's first job included.
     """
-    opts = pulumi.ResourceOptions(parent=parent)
     generated = GeneratedValues(parent)
-    definitions = [o for o in objects if apply_rank(o.manifest) < DEFINITIONS_BELOW]
-    first = [register_manifest(o.manifest, opts, generated) for o in definitions]
-    later_opts = pulumi.ResourceOptions(parent=parent, depends_on=first) if first else opts
-    rest = [
-        register_manifest(o.manifest, later_opts, generated)
-        for o in objects
-        if apply_rank(o.manifest) >= DEFINITIONS_BELOW
-    ]
-    return [*first, *rest]
+    tiers: list[list[RenderedObject]] = [[], [], []]
+    for obj in objects:
+        rank = apply_rank(obj.manifest)
+        tiers[0 if rank < DEFINITIONS_BELOW else 2 if rank >= WEBHOOKS_FROM else 1].append(obj)
+    registered: list[pulumi.CustomResource] = []
+    before: list[pulumi.CustomResource] = []
+    for tier in tiers:
+        opts = pulumi.ResourceOptions(parent=parent, depends_on=before or None)
+        created = [register_manifest(o.manifest, opts, generated) for o in tier]
+        registered += created
+        # A tier waits for the tier before it, or for the last one that had objects.
+        before = created or before
+    return registered
 
 
 class PlatformComponent(pulumi.ComponentResource):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["DEFINITIONS_BELOW", "apply_rank", "sort_for_apply"]
+__all__ = ["DEFINITIONS_BELOW", "WEBHOOKS_FROM", "apply_rank", "sort_for_apply"]
 
 _RANKS: dict[str, int] = {
     "CustomResourceDefinition": 0,
@@ -49,6 +49,8 @@ _RANKS: dict[str, int] = {
 _CUSTOM_RESOURCE_RANK = 60
 DEFINITIONS_BELOW = 40
 """Ranks below this are definitions other objects use (CRDs … RBAC), not workloads."""
+WEBHOOKS_FROM = 90
+"""Ranks from this on are admission webhook configurations, served by the unit's workloads."""
 
 
 def apply_rank(manifest: Mapping[str, Any]) -> int:

@@ -113,6 +113,7 @@ class TrainerSpec(OperatorSpec):
 
     install_jobset: bool = Field(
         default=True,
+        alias="installJobSet",
         description=(
             "true (default): install the JobSet v0.12.0 controller beside Trainer, as the "
             "upstream manager overlay does. false: JobSet is installed already (a JobSet "
@@ -120,7 +121,9 @@ class TrainerSpec(OperatorSpec):
         ),
     )
     jobset_image: str = Field(
-        default=JOBSET_IMAGE, description=f"JobSet controller image; default {JOBSET_IMAGE}."
+        default=JOBSET_IMAGE,
+        alias="jobSetImage",
+        description=f"JobSet controller image; default {JOBSET_IMAGE}.",
     )
 
 

@@ -21,7 +21,12 @@ def render_platform(
 ) -> tuple[RenderedUnit, list[Finding]]:
     """One backend, node pool, queue or operator → its unit."""
     plugin, resource = entry.plugin, entry.resource
-    findings: list[Finding] = []
+    # Errors stopped the resource at parse time; its warnings and advice are said here.
+    findings = [
+        f.located(entry.source, entry.path)
+        for f in plugin.validate(resource)
+        if f.severity is not Severity.ERROR
+    ]
     depends_on: list[UnitRef] = []
     for ref in plugin.references(resource):
         found, problem = index.resolve(ref, plugin.namespace(resource), entry.source)

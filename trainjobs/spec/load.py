@@ -237,6 +237,11 @@ def _unknown_kind(api_version: Any, kind: Any, path: str, source: str) -> Findin
         )
     same_kind = [k for k in everything if k.split()[1] == kind]
     near = [k for k in everything if k.split()[1].lower() == str(kind).lower()]
+    if not near:
+        # A misspelt kind: name the closest one rather than every kind there is.
+        names = {k.split()[1]: k for k in everything}
+        close = difflib.get_close_matches(str(kind), sorted(names), n=1, cutoff=0.8)
+        near = [names[close[0]]] if close else []
     if same_kind:
         hint = f"{kind} is served as {same_kind[0].split()[0]}; change apiVersion"
     elif near:
