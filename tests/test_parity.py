@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.support.paths import example_programs, stack_files
-from tests.support.pulumi_harness import manifests_of, run_program, with_generated
+from tests.support.pulumi_harness import as_registered, manifests_of, run_program
 from trainjobs.check import run
 from trainjobs.components import program
 from trainjobs.k8s.yamlio import load_all
@@ -17,8 +17,10 @@ from trainjobs.spec import load_path
 
 
 def _expected(path: Path, target: str | None = None) -> list[dict[str, Any]]:
-    manifests = run(load_path(path), target=target).manifests  # type: ignore[arg-type]
-    return _by_identity([with_generated(m) for m in manifests])
+    """The rendered objects as the components must register them: generated values
+    substituted, and the lifecycle annotations the render decided added."""
+    objects = run(load_path(path), target=target).objects  # type: ignore[arg-type]
+    return _by_identity([as_registered(o.manifest, o.lifecycle.annotations()) for o in objects])
 
 
 def _by_identity(manifests: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -73,6 +73,23 @@ def test_every_finding_at_once_with_paths() -> None:
     ]
 
 
+def test_a_kind_served_at_two_versions_names_both() -> None:
+    with pytest.raises(SpecError) as err:
+        parse_documents(
+            [
+                {**JOB, "apiVersion": "kubeflow.org/v2", "kind": "MPIJob"},
+                {"kind": "MPIJob", "metadata": {"name": "pi"}, "spec": {}},
+            ]
+        )
+    assert _messages(err.value) == [
+        "error: jobs[0].kind: no framework handles this apiVersion and kind "
+        "(got 'kubeflow.org/v2 MPIJob'); fix: MPIJob is served as kubeflow.org/v2beta1 or "
+        "kubeflow.org/v1; change apiVersion",
+        "error: jobs[1].apiVersion: required field is missing; fix: add apiVersion: "
+        "kubeflow.org/v2beta1 or kubeflow.org/v1",
+    ]
+
+
 def test_unknown_kind_and_missing_fields() -> None:
     with pytest.raises(SpecError) as err:
         parse_documents(

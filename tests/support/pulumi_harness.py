@@ -53,6 +53,8 @@ class _Mocks(pulumi.runtime.Mocks):
                     "dependencies": list(getattr(request, "dependencies", [])),
                     "secret_outputs": list(getattr(request, "additionalSecretOutputs", [])),
                     "secret_inputs": secret_keys(dict(args.inputs)),
+                    "custom_timeouts": _timeouts(request),
+                    "aliases": _aliases(request),
                 },
             )
         )
@@ -62,6 +64,21 @@ class _Mocks(pulumi.runtime.Mocks):
         self, args: pulumi.runtime.MockCallArgs
     ) -> tuple[dict[Any, Any], list[tuple[str, str]] | None]:
         return {}, None
+
+
+def _timeouts(request: Any) -> dict[str, str]:
+    timeouts = getattr(request, "customTimeouts", None)
+    if timeouts is None:
+        return {}
+    return {k: getattr(timeouts, k) for k in ("create", "update", "delete") if getattr(timeouts, k)}
+
+
+def _aliases(request: Any) -> list[str]:
+    """The names the resource was aliased from (``name`` of each alias spec)."""
+    found = []
+    for alias in getattr(request, "aliases", []):
+        found.append(alias.urn.rsplit("::", 1)[-1] if alias.urn else alias.spec.name)
+    return found
 
 
 # What the mocks "generate" for each generating resource, so tests can tell a
@@ -110,6 +127,17 @@ def secret_keys(inputs: dict[str, Any]) -> list[str]:
         return isinstance(value, list) and any(map(holds, value))
 
     return sorted(k for k, v in inputs.items() if holds(v))
+
+
+def as_registered(manifest: dict[str, Any], annotations: dict[str, str]) -> dict[str, Any]:
+    """A rendered manifest as the components register it: generated values as the mocks
+    make them, and the given (Pulumi lifecycle) annotations merged into its metadata."""
+    out: dict[str, Any] = with_generated(manifest)
+    if annotations:
+        meta = dict(out["metadata"])
+        meta["annotations"] = {**meta.get("annotations", {}), **annotations}
+        out = {**out, "metadata": meta}
+    return out
 
 
 def normalise(value: Any) -> Any:

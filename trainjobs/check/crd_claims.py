@@ -7,8 +7,10 @@ claims conflict when
 
 * two units install the same CRD name (the Training Operator's MPIJob ``v1`` and the
   MPI Operator's ``v2beta1`` are both ``mpijobs.kubeflow.org``; two Trainers both
-  bring JobSet): the second apply would replace the first one's definition, or
-* a job needs a version the stack's installer of that CRD does not serve.
+  bring JobSet): the second apply would replace the first one's definition;
+* a job needs a version the stack's installer of that CRD does not serve;
+* with no installer in the stack, two jobs need the CRD at different versions (an
+  MPIJob ``v1`` and an MPIJob ``v2beta1``): no cluster can serve both.
 """
 
 from __future__ import annotations
@@ -47,6 +49,34 @@ def _where(unit: RenderedUnit, source: str) -> str:
     return unit.origin if unit.source in ("", source) else f"{unit.origin} in {unit.source}"
 
 
+def _describe(job: RenderedJob) -> str:
+    framework = job.entry.framework
+    return (
+        f"{framework.kind.kind} {job.job.namespace}/{job.job.name} "
+        f"({framework.kind.api_version}, {framework.operator})"
+    )
+
+
+def _jobs_disagree(job: RenderedJob, first: RenderedJob) -> Finding:
+    kind = job.entry.framework.kind
+    source = job.source
+    return Finding(
+        code="crd.version_conflict",
+        path=job.origin,
+        message=(
+            f"{_describe(job)} and {_where(first, source)}, {_describe(first)}, both "
+            f"need the CRD {kind.crd_name} on the operator target, but a cluster "
+            "serves it at one version only"
+        ),
+        value=kind.api_version,
+        hint=(
+            "render one of them with `trainjobs: {target: pods}` (no operator or CRD "
+            "needed), or put them in stacks for different clusters"
+        ),
+        source=source,
+    )
+
+
 def crd_claim_findings(units: Sequence[RenderedUnit]) -> list[Finding]:
     """An error for every unit whose CRD claim conflicts with an earlier unit's."""
     installed: dict[str, _Install] = {}
@@ -76,12 +106,18 @@ def crd_claim_findings(units: Sequence[RenderedUnit]) -> list[Finding]:
                     source=unit.source,
                 )
             )
+    first_job: dict[str, RenderedJob] = {}
     for unit in units:
         if not isinstance(unit, RenderedJob) or unit.target != "operator":
             continue
         kind = unit.entry.framework.kind
         install = installed.get(kind.crd_name)
-        if install is None or kind.version in install.versions:
+        if install is None:
+            first = first_job.setdefault(kind.crd_name, unit)
+            if first.entry.framework.kind.api_version != kind.api_version:
+                findings.append(_jobs_disagree(unit, first))
+            continue
+        if kind.version in install.versions:
             continue
         findings.append(
             Finding(

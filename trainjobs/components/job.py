@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pulumi
+from pydantic import ValidationError
 
 from trainjobs.check import run
 from trainjobs.components.platform import PlatformComponent, register_objects
 from trainjobs.errors import Finding, SpecError
 from trainjobs.frameworks.base import JobResource
 from trainjobs.render import RenderedJob
-from trainjobs.spec.entry import TARGETS, JobEntry, Target
+from trainjobs.spec._findings import findings_from_validation_error
+from trainjobs.spec.entry import OPTIONS_KEY, TARGETS, JobEntry, JobOptions, Target, Wait
 from trainjobs.spec.load import load_path, parse_job
 from trainjobs.spec.stack import DEFAULT_K8S_VERSION, StackSpec
 
@@ -72,6 +75,18 @@ def _with_platform(
     return JobEntry(entry.job, entry.framework, options, entry.path, entry.source), used
 
 
+def _with_wait(entry: JobEntry, wait: Wait | None, timeout: str | None) -> JobEntry:
+    options = entry.options.to_manifest()
+    options.update({"wait": wait or entry.options.wait, "waitTimeout": timeout})
+    try:
+        validated = JobOptions.model_validate({k: v for k, v in options.items() if v is not None})
+    except ValidationError as exc:
+        found = findings_from_validation_error(exc, JobOptions)
+        prefix = f"{entry.path}.{OPTIONS_KEY}"
+        raise SpecError.from_findings(f.located("", prefix) for f in found) from None
+    return replace(entry, options=validated)
+
+
 class TrainingJob(pulumi.ComponentResource):
     """A distributed training job: its custom resource, or its Pods and Services.
 
@@ -83,6 +98,9 @@ class TrainingJob(pulumi.ComponentResource):
         node_pool: a node pool component for every GPU replica, or a map of replica
             type to pool.
         queue: a queue component the job is admitted through.
+        wait: how long ``pulumi up`` waits for the job: ``none`` (default), ``running``
+            or ``succeeded`` (see ``JobOptions.wait``).
+        wait_timeout: how long it waits when it does, e.g. ``90m``; default 60m.
         k8s_version: Kubernetes version to check against; default ``DEFAULT_K8S_VERSION``.
         rendered: an already rendered job (used by the stack program).
         opts: Pulumi resource options; children inherit the provider from it. The
@@ -110,6 +128,8 @@ class TrainingJob(pulumi.ComponentResource):
         backend: PlatformComponent | None = None,
         node_pool: PlatformComponent | Mapping[str, PlatformComponent] | None = None,
         queue: PlatformComponent | None = None,
+        wait: Wait | None = None,
+        wait_timeout: str | None = None,
         k8s_version: str = DEFAULT_K8S_VERSION,
         rendered: RenderedJob | None = None,
         opts: pulumi.ResourceOptions | None = None,
@@ -120,6 +140,8 @@ class TrainingJob(pulumi.ComponentResource):
                 raise InvalidJobError(f"{name}: TrainingJob needs a job")
             try:
                 entry, used = _with_platform(_entry(job, target), backend, node_pool, queue)
+                if wait is not None or wait_timeout is not None:
+                    entry = _with_wait(entry, wait, wait_timeout)
                 platform = tuple(c.entry for c in used)
                 stack = StackSpec(jobs=(entry,), platform=platform)
                 rendering = run(stack, target=target, k8s_version=k8s_version)
@@ -156,7 +178,11 @@ def jobs_from_file(path: str | Path, *, target: Target | str | None = None) -> l
     jobs = []
     for entry in stack.jobs:
         chosen = chosen_target or entry.options.target
-        job = TrainingJob(entry.job.name, entry.job, target=chosen)
+        name = f"{entry.job.namespace}/{entry.job.name}"
+        # Named as the stack program names jobs, so a job moved between the two keeps
+        # its URN; the alias keeps stacks made when this used the bare name.
+        opts = pulumi.ResourceOptions(aliases=[pulumi.Alias(name=entry.job.name)])
+        job = TrainingJob(name, entry.job, target=chosen, opts=opts)
         pulumi.export(f"{entry.job.name}.objects", job.objects)
         pulumi.export(f"{entry.job.name}.addresses", job.addresses)
         jobs.append(job)

@@ -54,7 +54,7 @@ def register_objects(
     before: list[pulumi.CustomResource] = []
     for tier in tiers:
         opts = pulumi.ResourceOptions(parent=parent, depends_on=before or None)
-        created = [register_manifest(o.manifest, opts, generated) for o in tier]
+        created = [register_manifest(o.manifest, opts, generated, o.lifecycle) for o in tier]
         registered += created
         # A tier waits for the tier before it, or for the last one that had objects.
         before = created or before

@@ -11,6 +11,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from trainjobs.components.secrets import GeneratedValues, has_placeholders
+from trainjobs.render.lifecycle import DEFAULT as DEFAULT_LIFECYCLE
+from trainjobs.render.lifecycle import Lifecycle
 
 __all__ = ["logical_name", "register_manifest", "resource_class"]
 
@@ -59,19 +61,49 @@ def _snake(key: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
 
 
+def _with_lifecycle(
+    fields: dict[str, Any], opts: pulumi.ResourceOptions, lifecycle: Lifecycle
+) -> tuple[dict[str, Any], pulumi.ResourceOptions]:
+    annotations = lifecycle.annotations()
+    if annotations:
+        meta = dict(fields.get("metadata") or {})
+        meta["annotations"] = {**(meta.get("annotations") or {}), **annotations}
+        fields = {**fields, "metadata": meta}
+    if lifecycle.timeout:
+        timeouts = pulumi.CustomTimeouts(create=lifecycle.timeout, update=lifecycle.timeout)
+        opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(custom_timeouts=timeouts))
+    return fields, opts
+
+
+def _warn_about_ttl(kind: str, name: str, manifest: Mapping[str, Any]) -> None:
+    spec = manifest.get("spec") or {}
+    run_policy = spec.get("runPolicy") or {}
+    ttl = spec.get("ttlSecondsAfterFinished", run_policy.get("ttlSecondsAfterFinished"))
+    if ttl is not None:
+        pulumi.log.warn(
+            f"{kind} {name}: the cluster deletes it {ttl}s after it finishes; after a "
+            "`pulumi refresh` the next `pulumi up` would create it again and train again. "
+            "Remove finished jobs from the stack instead, or leave ttlSecondsAfterFinished unset."
+        )
+
+
 def register_manifest(
     manifest: Mapping[str, Any],
     opts: pulumi.ResourceOptions,
     generated: GeneratedValues | None = None,
+    lifecycle: Lifecycle = DEFAULT_LIFECYCLE,
 ) -> pulumi.CustomResource:
     """Register ``manifest``; nested fields pass through in Kubernetes spelling.
 
     Placeholders for generated values (keys, passwords) are replaced through
     ``generated``, and the fields holding them are kept secret in Pulumi's state.
+    ``lifecycle`` says how long ``pulumi up`` waits for the object.
     """
     api_version = str(manifest["apiVersion"])
     kind = str(manifest["kind"])
     fields = {k: v for k, v in manifest.items() if k not in ("apiVersion", "kind")}
+    fields, opts = _with_lifecycle(fields, opts, lifecycle)
+    _warn_about_ttl(kind, logical_name(manifest), manifest)
     secret_fields = [k for k, v in fields.items() if has_placeholders(v)]
     if secret_fields:
         if generated is None:

@@ -226,6 +226,9 @@ class Framework(ABC):
     crd_generated: ClassVar[bool] = False
     """True when ``crd_file`` is generated from ``model`` (``trainjobs crds``) because the
     upstream CRD had no schema; False when it is a vendored upstream copy."""
+    status_conditions: ClassVar[dict[str, str]] = {"running": "Running", "succeeded": "Succeeded"}
+    """The condition types the operator sets on the custom resource when the job runs and
+    when it has succeeded (``trainjobs: {wait: …}`` waits for them); empty when it sets none."""
     success_rule: ClassVar[str] = ""
     """When a job of this kind counts as succeeded, for users of the ``pods`` target."""
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from trainjobs.frameworks import pytorch, tensorflow
+from trainjobs.frameworks import mpi, mpi_v1, pytorch, tensorflow
 from trainjobs.frameworks.base import Framework
 
 __all__ = ["REGISTRY", "Registry"]
@@ -49,6 +49,8 @@ class Registry:
 _PLUGINS: tuple[Framework, ...] = (
     tensorflow.FRAMEWORK,
     pytorch.FRAMEWORK,
+    mpi.FRAMEWORK,
+    mpi_v1.FRAMEWORK,
 )
 
 REGISTRY = Registry(_PLUGINS)

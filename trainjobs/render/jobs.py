@@ -5,6 +5,7 @@ from __future__ import annotations
 from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks.base import Manifest
 from trainjobs.k8s.order import apply_rank
+from trainjobs.render.lifecycle import job_lifecycle
 from trainjobs.render.model import RenderedJob, RenderedObject, UnitRef
 from trainjobs.render.resolve import PlatformIndex
 from trainjobs.spec.entry import JobEntry, Target
@@ -54,9 +55,17 @@ def render_job(
         return None, findings
     manifests, problems = expand(entry, job, chosen)
     findings += [f.located(entry.source, entry.path) for f in problems]
+    ordered = sorted([*manifests, *extra], key=apply_rank)
+    options = entry.options
+    lifecycles, waits = job_lifecycle(
+        ordered, framework, options.wait, options.wait_timeout, entry.path
+    )
+    findings += [f.located(entry.source) for f in waits]
+    if any(f.severity is Severity.ERROR for f in findings):
+        return None, findings
     objects = tuple(
-        RenderedObject(m, entry.path, entry.source, job.name)
-        for m in sorted([*manifests, *extra], key=apply_rank)
+        RenderedObject(m, entry.path, entry.source, job.name, lifecycle)
+        for m, lifecycle in zip(ordered, lifecycles, strict=True)
     )
     rendered = RenderedJob(
         ref=job_ref(entry),

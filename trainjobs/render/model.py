@@ -9,6 +9,8 @@ from typing import Literal
 from trainjobs.errors import Finding
 from trainjobs.frameworks.base import JobResource, Manifest
 from trainjobs.platform.base import Category
+from trainjobs.render.lifecycle import DEFAULT as DEFAULT_LIFECYCLE
+from trainjobs.render.lifecycle import Lifecycle
 from trainjobs.spec.entry import JobEntry, Target
 
 __all__ = ["RenderedJob", "RenderedObject", "RenderedUnit", "Rendering", "UnitCategory", "UnitRef"]
@@ -26,12 +28,14 @@ class RenderedObject:
             it (``jobs[0]``, ``backends[1]``).
         source: the input file.
         job: the name of the job (or platform resource) it belongs to.
+        lifecycle: how long ``pulumi up`` waits for it (applied by the components).
     """
 
     manifest: Manifest
     origin: str
     source: str = ""
     job: str = ""
+    lifecycle: Lifecycle = DEFAULT_LIFECYCLE
 
     @property
     def identity(self) -> tuple[str, str, str, str]:

@@ -68,6 +68,7 @@ def _hint(error: dict[str, Any], names: set[str]) -> str:
         return "write a list (lines starting with '- ') here"
     if kind.startswith("greater_than") or kind.startswith("less_than"):
         return "change the number to fit the bound"
+
     return ""
 
 

@@ -13,18 +13,28 @@ never inside ``spec`` — so any TFJob or PyTorchJob file is valid input as it i
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from trainjobs.frameworks.base import Framework, JobResource, K8sModel
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.platform.base import PlatformKind, PlatformResource, Reference
 
-__all__ = ["OPTIONS_KEY", "TARGETS", "JobEntry", "JobOptions", "PlatformEntry", "Target"]
+__all__ = [
+    "OPTIONS_KEY",
+    "TARGETS",
+    "JobEntry",
+    "JobOptions",
+    "PlatformEntry",
+    "Target",
+    "Wait",
+]
 
 Target = Literal["operator", "pods"]
+Wait = Literal["none", "running", "succeeded"]
 TARGETS: tuple[Target, ...] = ("operator", "pods")
 OPTIONS_KEY = "trainjobs"
 """The key beside apiVersion/kind/metadata/spec that holds a job's trainjobs options."""
@@ -58,6 +68,26 @@ class JobOptions(K8sModel):
     queue: str | None = Field(
         default=None, description="Name of a queue in the stack the job is admitted through."
     )
+    wait: Wait = Field(
+        default="none",
+        description=(
+            "How long `pulumi up` waits for the job. none (default): until its objects "
+            "exist — a pod may wait hours for a GPU node without failing the update. "
+            "running: until its pods run (or its custom resource reports Running). "
+            "succeeded: until its custom resource reports Succeeded (operator target)."
+        ),
+    )
+    wait_timeout: str | None = Field(
+        default=None,
+        description="How long to wait when wait is running or succeeded, e.g. 90m; default 60m.",
+    )
+
+    @field_validator("wait_timeout")
+    @classmethod
+    def _duration(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"[1-9][0-9]*[smh]", value):
+            raise ValueError("must be a whole number of s, m or h, e.g. 90m or 2h")
+        return value
 
 
 @dataclass(frozen=True)

@@ -224,7 +224,7 @@ def _unknown_kind(api_version: Any, kind: Any, path: str, source: str) -> Findin
         missing = "apiVersion" if not api_version else "kind"
         served = [k.split()[0] for k in everything if k.split()[1] == kind]
         hint = (
-            f"add apiVersion: {served[0]}"
+            f"add apiVersion: {' or '.join(served)}"
             if missing == "apiVersion" and served
             else f"a document names its kind, one of: {', '.join(known)}"
         )
@@ -243,7 +243,9 @@ def _unknown_kind(api_version: Any, kind: Any, path: str, source: str) -> Findin
         close = difflib.get_close_matches(str(kind), sorted(names), n=1, cutoff=0.8)
         near = [names[close[0]]] if close else []
     if same_kind:
-        hint = f"{kind} is served as {same_kind[0].split()[0]}; change apiVersion"
+        # A kind may be served at several versions (MPIJob: v2beta1 and v1).
+        versions = " or ".join(k.split()[0] for k in same_kind)
+        hint = f"{kind} is served as {versions}; change apiVersion"
     elif near:
         hint = f"did you mean {near[0].split()[1]!r} ({near[0].split()[0]})?"
     else:

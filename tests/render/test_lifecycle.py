@@ -1,0 +1,97 @@
+"""How long `pulumi up` waits for each object: decided in the render, applied by components."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.support.paths import EXAMPLES
+from tests.support.pulumi_harness import run_program
+from trainjobs.check import run
+from trainjobs.components import TrainingJob
+from trainjobs.components.job import InvalidJobError
+from trainjobs.errors import SpecError
+from trainjobs.k8s.yamlio import load_all
+from trainjobs.render.lifecycle import Lifecycle
+from trainjobs.spec import parse_documents
+
+
+def _job(**options: Any) -> dict[str, Any]:
+    doc: dict[str, Any] = load_all((EXAMPLES / "tf-mnist" / "tfjob.yaml").read_text())[0]
+    return {**doc, "trainjobs": options}
+
+
+def _lifecycles(**options: Any) -> dict[str, Lifecycle]:
+    rendering = run(parse_documents([_job(**options)]))
+    return {o.title: o.lifecycle for o in rendering.objects}
+
+
+def test_by_default_pulumi_does_not_wait_for_training_pods() -> None:
+    found = _lifecycles(target="pods")
+    assert found["Pod kubeflow/mnist-worker-0"] == Lifecycle(skip_await=True)
+    # Headless Services do not wait for pods anyway; they keep the provider's default.
+    assert found["Service kubeflow/mnist-worker-0"] == Lifecycle()
+    assert _lifecycles()["TFJob kubeflow/mnist"] == Lifecycle()
+
+
+def test_wait_running_awaits_pods_or_the_running_condition() -> None:
+    pods = _lifecycles(target="pods", wait="running", waitTimeout="3h")
+    assert pods["Pod kubeflow/mnist-ps-0"] == Lifecycle(timeout="3h")
+    cr = _lifecycles(wait="running")["TFJob kubeflow/mnist"]
+    assert cr == Lifecycle(wait_for="condition=Running", timeout="60m")
+    assert cr.annotations() == {"pulumi.com/waitFor": "condition=Running"}
+
+
+def test_wait_succeeded_needs_something_that_reports_success() -> None:
+    cr = _lifecycles(wait="succeeded")["TFJob kubeflow/mnist"]
+    assert cr == Lifecycle(wait_for="condition=Succeeded", timeout="60m")
+    with pytest.raises(SpecError) as err:
+        run(parse_documents([_job(target="pods", wait="succeeded")]))
+    assert [f.render() for f in err.value.errors] == [
+        "error: jobs[0].trainjobs.wait: nothing among this job's objects reports the job's "
+        "success, so `pulumi up` cannot wait for it (got 'succeeded'); fix: use the operator "
+        "target, whose custom resource reports success, or wait: running"
+    ]
+
+
+def test_a_bad_timeout_is_reported_with_its_path() -> None:
+    with pytest.raises(SpecError) as err:
+        run(parse_documents([_job(wait="running", waitTimeout="1 hour")]))
+    assert [f.path for f in err.value.errors] == ["jobs[0].trainjobs.waitTimeout"]
+
+
+def test_components_turn_the_decision_into_annotations_and_timeouts() -> None:
+    job = parse_documents([_job()]).jobs[0].job
+
+    def program() -> None:
+        TrainingJob("a", job, target="pods")
+
+    resources = run_program(program)
+    pod = next(
+        r for r in resources if r.name == "kubeflow/mnist-worker-0" and r.type.endswith("Pod")
+    )
+    assert pod.inputs["metadata"]["annotations"] == {"pulumi.com/skipAwait": "true"}
+    assert pod.options["custom_timeouts"] == {}
+
+
+def test_components_set_custom_timeouts_when_waiting() -> None:
+    job = parse_documents([_job(wait="running", waitTimeout="2h")]).jobs[0]
+
+    def program() -> None:
+        TrainingJob("a", job.job, target="operator", wait="running", wait_timeout="2h")
+
+    resources = run_program(program)
+    (cr,) = [r for r in resources if r.type.endswith("TFJob")]
+    assert cr.inputs["metadata"]["annotations"] == {"pulumi.com/waitFor": "condition=Running"}
+    assert cr.options["custom_timeouts"] == {"create": "2h", "update": "2h"}
+
+
+def test_the_python_api_checks_wait_options_like_yaml_does() -> None:
+    job = parse_documents([_job()]).jobs[0].job
+    with pytest.raises(InvalidJobError) as err:
+        run_program(lambda: TrainingJob("a", job, wait="running", wait_timeout="soon"))
+    assert [f.render() for f in err.value.findings] == [
+        "error: jobs[0].trainjobs.waitTimeout: value error, must be a whole number of s, m "
+        "or h, e.g. 90m or 2h (got 'soon')"
+    ]

@@ -1,0 +1,363 @@
+"""MPI: the MPIJob ``kubeflow.org/v2beta1`` of the MPI Operator v0.8 (SSH launcher).
+
+A Launcher runs ``mpirun``, which reaches the Workers over SSH: every worker
+runs ``sshd``, a headless Service ``<job>`` gives each pod a DNS name
+``<pod>.<job>.<ns>.svc``, a ConfigMap ``<job>-config`` carries the hostfile,
+and a Secret ``<job>-ssh`` holds one SSH key pair the job's pods share.
+
+``pods`` target: the objects the operator would create (§4.8), with three
+deviations, each because no operator is there to act at run time:
+
+* ``discover_hosts.sh`` lists every worker. The operator rewrites it as
+  workers start and stop, listing only *running* ones; a render is static.
+  (Horovod elastic calls the script; mpirun itself reads the hostfile.)
+* The SSH key pair is not generated at render time: the Secret holds
+  placeholders (``trainjobs.k8s.generated``, one group per job) that the
+  Pulumi components replace with a key generated once per stack and kept as a
+  Pulumi secret. No render ever holds key material.
+* ``launcherCreationPolicy: WaitForWorkersReady``: the launcher Job is created
+  with the workers, and its pod starts with an init container
+  ``wait-for-workers`` that waits until every worker's hostname resolves. The
+  headless Service publishes a worker's record only once the pod is Ready —
+  the operator's own condition. (With ``runLauncherAsWorker`` the Service
+  publishes not-ready pods too, so the wait ends when every worker has an
+  address; mpirun's ``ConnectionAttempts=10`` covers sshd still starting.)
+
+Success rule: the launcher Job's result. Kubernetes' Job controller enforces
+``backoffLimit``, ``activeDeadlineSeconds`` and ``ttlSecondsAfterFinished``
+(copied from ``runPolicy``); nobody applies ``cleanPodPolicy``, so workers keep
+running ``sshd`` until the stack is destroyed (as with the default ``None``).
+
+Facts: kubeflow-operators.md §1, §4.8 (kubeflow/mpi-operator release-0.8,
+pkg/controller/mpi_job_controller.go, pkg/apis/kubeflow/{v2beta1,validation}).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from trainjobs.errors import Finding, Severity
+from trainjobs.frameworks import mpi_pods
+from trainjobs.frameworks._mpi import containers, worker_name
+from trainjobs.frameworks.base import (
+    Framework,
+    JobResource,
+    K8sModel,
+    KindRef,
+    Manifest,
+    PodTemplate,
+    TemplateRef,
+)
+from trainjobs.frameworks.kubeflow_v1 import ReplicaSpec, RunPolicy
+from trainjobs.frameworks.mpi_pods import ROOT_SSH_PATH
+from trainjobs.k8s.names import DNS1035_LABEL, LABEL_MAX
+
+__all__ = ["FRAMEWORK", "MPI", "MPIJob", "MPIJobSpec", "MPIRunPolicy"]
+
+OPERATOR_MANAGER = "kubeflow.org/mpi-operator"
+MULTIKUEUE_MANAGER = "kueue.x-k8s.io/multikueue"
+_REPLICA_TYPES = ("Launcher", "Worker")
+_RESTART_POLICIES = ("Never", "OnFailure")
+_DEFAULTS = {"Launcher": (1, "OnFailure"), "Worker": (0, "Never")}
+"""Replicas and restartPolicy the operator fills in per replica type."""
+
+
+class MPIRunPolicy(RunPolicy):
+    """How the MPI Operator runs and cleans up the job (``spec.runPolicy``).
+
+    ``ttlSecondsAfterFinished``, ``activeDeadlineSeconds`` and ``backoffLimit``
+    are copied onto the launcher's batch/v1 Job.
+    """
+
+    managed_by: str | None = Field(
+        default=None,
+        description=(
+            f"Controller that owns the job: {OPERATOR_MANAGER} (default) or "
+            f"{MULTIKUEUE_MANAGER}, which makes this cluster's operator skip it."
+        ),
+    )
+
+
+class MPIJobSpec(K8sModel):
+    """``spec`` of an MPIJob ``kubeflow.org/v2beta1``."""
+
+    slots_per_worker: int | None = Field(
+        default=None, ge=0, description="MPI slots (ranks) per worker in the hostfile; default 1."
+    )
+    run_launcher_as_worker: bool | None = Field(
+        default=None,
+        description="The launcher also runs ranks (first line of the hostfile); default false.",
+    )
+    run_policy: MPIRunPolicy | None = Field(default=None, description="Run and clean-up policy.")
+    mpi_replica_specs: dict[str, ReplicaSpec] = Field(
+        description=(
+            "Launcher (exactly 1 replica, restartPolicy default OnFailure) and Worker "
+            "(restartPolicy default Never); restartPolicy Never or OnFailure only."
+        )
+    )
+    ssh_auth_mount_path: str | None = Field(
+        default=None,
+        description=f"Where container[0] mounts the SSH key pair; default {ROOT_SSH_PATH}.",
+    )
+    launcher_creation_policy: Literal["AtStartup", "WaitForWorkersReady"] | None = Field(
+        default=None,
+        description=(
+            "AtStartup (default) starts the launcher with the workers; WaitForWorkersReady "
+            "once every worker pod is Ready."
+        ),
+    )
+    mpi_implementation: Literal["OpenMPI", "Intel", "MPICH"] | None = Field(
+        default=None,
+        description="Decides the hostfile format and launcher env; default OpenMPI.",
+    )
+
+
+class MPIJob(JobResource):
+    """An MPIJob exactly as ``kubeflow.org/v2beta1`` (MPI Operator v0.8) accepts it."""
+
+    api_version: Literal["kubeflow.org/v2beta1"] = "kubeflow.org/v2beta1"
+    kind: Literal["MPIJob"] = "MPIJob"
+    spec: MPIJobSpec
+
+    def replicas(self, rtype: str) -> int:
+        """Replicas of ``rtype``, unset ones as the operator defaults them; 0 when absent."""
+        spec = self.spec.mpi_replica_specs.get(rtype)
+        if spec is None:
+            return 0
+        return spec.replicas if spec.replicas is not None else _DEFAULTS.get(rtype, (0, ""))[0]
+
+
+class MPI(Framework):
+    """MPI programs (Horovod, OpenMPI, Intel MPI, MPICH) launched over SSH."""
+
+    name = "mpi"
+    title = "MPI (MPIJob v2beta1, SSH)"
+    kind = KindRef("kubeflow.org/v2beta1", "MPIJob", "mpijobs")
+    model = MPIJob
+    operator = "MPI Operator v0.8"
+    crd_file = "mpi-operator-v0.8/kubeflow.org_mpijobs.yaml"
+    success_rule = "when the launcher's batch/v1 Job completes"
+    replica_types: ClassVar[tuple[str, ...]] = _REPLICA_TYPES
+
+    def default(self, job: JobResource) -> JobResource:
+        assert isinstance(job, MPIJob)
+        spec = job.spec
+        specs: dict[str, ReplicaSpec] = {}
+        for rtype, replica in spec.mpi_replica_specs.items():
+            if rtype in _DEFAULTS:
+                replicas, policy = _DEFAULTS[rtype]
+                replica = replica.model_copy(
+                    update={
+                        "replicas": replicas if replica.replicas is None else replica.replicas,
+                        "restart_policy": replica.restart_policy or policy,
+                    }
+                )
+            specs[rtype] = replica
+        run_policy = spec.run_policy or MPIRunPolicy()
+        if run_policy.clean_pod_policy is None:
+            run_policy = run_policy.model_copy(update={"clean_pod_policy": "None"})
+        defaulted = spec.model_copy(
+            update={
+                "slots_per_worker": 1 if spec.slots_per_worker is None else spec.slots_per_worker,
+                "run_launcher_as_worker": bool(spec.run_launcher_as_worker),
+                "run_policy": run_policy,
+                "mpi_replica_specs": specs,
+                "ssh_auth_mount_path": spec.ssh_auth_mount_path or ROOT_SSH_PATH,
+                "launcher_creation_policy": spec.launcher_creation_policy or "AtStartup",
+                "mpi_implementation": spec.mpi_implementation or "OpenMPI",
+            }
+        )
+        metadata = job.metadata.model_copy(update={"namespace": job.metadata.ns})
+        return job.model_copy(update={"metadata": metadata, "spec": defaulted})
+
+    def validate(self, job: JobResource) -> list[Finding]:
+        assert isinstance(job, MPIJob)
+        findings = _name_findings(job)
+        specs = job.spec.mpi_replica_specs
+        base = "spec.mpiReplicaSpecs"
+        if "Launcher" not in specs:
+            findings.append(
+                Finding(
+                    code="mpi.launcher_missing",
+                    path=f"{base}.Launcher",
+                    message="an MPIJob needs a Launcher replica spec",
+                    hint="add mpiReplicaSpecs.Launcher: the pod that runs mpirun, replicas 1",
+                )
+            )
+        for rtype, replica in specs.items():
+            findings += _replica_findings(rtype, replica, f"{base}.{rtype}")
+        findings += _run_policy_findings(job.spec.run_policy)
+        return findings
+
+    def pod_templates(self, job: JobResource) -> Iterable[TemplateRef]:
+        assert isinstance(job, MPIJob)
+        for rtype, replica in job.spec.mpi_replica_specs.items():
+            path = f"spec.mpiReplicaSpecs.{rtype}.template"
+            yield TemplateRef(rtype, path, replica.template, job.replicas(rtype))
+
+    def with_templates(self, job: JobResource, templates: Mapping[str, PodTemplate]) -> JobResource:
+        assert isinstance(job, MPIJob)
+        specs = {
+            rtype: replica.model_copy(update={"template": dict(templates[rtype])})
+            if rtype in templates
+            else replica
+            for rtype, replica in job.spec.mpi_replica_specs.items()
+        }
+        spec = job.spec.model_copy(update={"mpi_replica_specs": specs})
+        return job.model_copy(update={"spec": spec})
+
+    def expand_pods(self, job: JobResource) -> list[Manifest]:
+        assert isinstance(job, MPIJob)
+        return mpi_pods.expand(job)
+
+
+def _name_findings(job: MPIJob) -> list[Finding]:
+    """The operator's name rule: the last worker's hostname must be a DNS-1035 label."""
+    # The operator checks worker N-1 (worker 0 when there are none); the
+    # Service <job> and <job>-launcher are never longer, so this covers them.
+    last = worker_name(job.name, max(job.replicas("Worker"), 1) - 1)
+    suffix = len(last) - len(job.name)
+    if len(last) > LABEL_MAX:
+        return [
+            Finding(
+                code="name.dns1035",
+                path="metadata.name",
+                message=(
+                    f"the worker hostname {last!r} has {len(last)} characters; "
+                    f"a DNS-1035 label has at most {LABEL_MAX}"
+                ),
+                value=job.name,
+                hint=f"shorten the job name to at most {LABEL_MAX - suffix} characters",
+            )
+        ]
+    if not DNS1035_LABEL.match(last):
+        return [
+            Finding(
+                code="name.dns1035",
+                path="metadata.name",
+                message=(
+                    f"the worker hostname {last!r} must be a DNS-1035 label: lowercase "
+                    "letters, digits and '-', starting with a letter"
+                ),
+                value=job.name,
+                hint="rename the job; its pods' hostnames are made from it",
+            )
+        ]
+    return []
+
+
+def _replica_findings(rtype: str, replica: ReplicaSpec, base: str) -> list[Finding]:
+    if rtype not in _REPLICA_TYPES:
+        return [
+            Finding(
+                code="mpi.replica_type",
+                path=base,
+                message=f"MPIJob has no replica type {rtype!r}; the MPI Operator ignores it",
+                value=rtype,
+                hint="use Launcher or Worker, spelled exactly so",
+            )
+        ]
+    findings: list[Finding] = []
+    if rtype == "Launcher" and replica.replicas != 1:
+        findings.append(
+            Finding(
+                code="mpi.launcher_replicas",
+                path=f"{base}.replicas",
+                message="an MPIJob has exactly one Launcher",
+                value=replica.replicas,
+                hint="set Launcher.replicas to 1; scale out with Worker.replicas",
+            )
+        )
+    if rtype == "Worker" and (replica.replicas or 0) < 1:
+        findings.append(
+            Finding(
+                code="mpi.worker_replicas",
+                path=f"{base}.replicas",
+                message="Worker.replicas must be at least 1 (an unset count defaults to 0)",
+                value=replica.replicas,
+                hint="set Worker.replicas to the number of worker pods, or remove the Worker spec",
+            )
+        )
+    if replica.restart_policy not in _RESTART_POLICIES:
+        findings.append(
+            Finding(
+                code="mpi.restart_policy",
+                path=f"{base}.restartPolicy",
+                message="the MPI Operator accepts only restartPolicy Never or OnFailure",
+                value=replica.restart_policy,
+                hint="use OnFailure (the Launcher default) or Never (the Worker default)",
+            )
+        )
+    findings += _template_findings(replica.template, f"{base}.template")
+    return findings
+
+
+def _template_findings(template: Mapping[str, Any], path: str) -> list[Finding]:
+    spec = template.get("spec") or {}
+    found = containers(spec)
+    if not found:
+        return [
+            Finding(
+                code="template.containers",
+                path=f"{path}.spec.containers",
+                message="every replica needs at least one container",
+                hint="add the MPI container first: container[0] gets the SSH mount and env",
+            )
+        ]
+    findings = [
+        Finding(
+            code="template.image",
+            path=f"{path}.spec.containers[{i}].image",
+            message="every container needs an image",
+            hint="set image to a pinned tag, e.g. 'repo/trainer:1.0'",
+        )
+        for i, container in enumerate(found)
+        if not container.get("image")
+    ]
+    if spec.get("restartPolicy"):
+        findings.append(
+            Finding(
+                code="template.restart_policy",
+                path=f"{path}.spec.restartPolicy",
+                message="the replica's restartPolicy overrides the template's",
+                value=spec["restartPolicy"],
+                hint="set restartPolicy on the replica spec instead",
+                severity=Severity.WARNING,
+            )
+        )
+    return findings
+
+
+def _run_policy_findings(policy: MPIRunPolicy | None) -> list[Finding]:
+    managed_by = policy.managed_by if policy else None
+    if managed_by is None or managed_by == OPERATOR_MANAGER:
+        return []
+    if managed_by == MULTIKUEUE_MANAGER:
+        return [
+            Finding(
+                code="mpi.managed_externally",
+                path="spec.runPolicy.managedBy",
+                message=(
+                    "MultiKueue runs this job in a worker cluster and this cluster's MPI "
+                    "Operator skips it; the pods target would still create its pods here"
+                ),
+                value=managed_by,
+                hint="use the operator target with MultiKueue, or remove managedBy",
+                severity=Severity.WARNING,
+            )
+        ]
+    return [
+        Finding(
+            code="mpi.managed_by",
+            path="spec.runPolicy.managedBy",
+            message=f"managedBy must be {OPERATOR_MANAGER} or {MULTIKUEUE_MANAGER}",
+            value=managed_by,
+            hint="remove managedBy to let the MPI Operator manage the job",
+        )
+    ]
+
+
+FRAMEWORK = MPI()

@@ -1,0 +1,321 @@
+"""The MPI Operator v0.8's expansion of an MPIJob ``kubeflow.org/v2beta1`` (§4.8).
+
+Pure functions of a *defaulted* :class:`trainjobs.frameworks.mpi.MPIJob`; the
+module docstring of ``frameworks.mpi`` lists where they deviate from the
+operator and why.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from trainjobs.frameworks._mpi import (
+    CONFIG_MOUNT_PATH,
+    CONFIG_VOLUME,
+    DISCOVER_HOSTS,
+    HOSTFILE,
+    MODE_READ_ONLY,
+    MODE_SCRIPT,
+    config_name,
+    containers,
+    launcher_name,
+    nvidia_hidden_env,
+    object_metadata,
+    pod_restart_policy,
+    template_parts,
+    with_labels,
+    worker_name,
+)
+from trainjobs.frameworks.base import Manifest
+from trainjobs.frameworks.kubeflow_v1 import (
+    LABEL_JOB_NAME,
+    LABEL_JOB_ROLE,
+    LABEL_OPERATOR_NAME,
+    LABEL_REPLICA_INDEX,
+    env_var,
+)
+from trainjobs.k8s.generated import placeholder
+
+if TYPE_CHECKING:
+    from trainjobs.frameworks.mpi import MPIJob
+
+__all__ = [
+    "OPERATOR_NAME",
+    "WAIT_IMAGE",
+    "discover_hosts",
+    "expand",
+    "host",
+    "hostfile",
+    "launcher_env",
+    "ssh_secret_name",
+]
+
+OPERATOR_NAME = "mpi-operator"
+"""Value of the ``training.kubeflow.org/operator-name`` label."""
+WAIT_IMAGE = "alpine:3.20.3"
+"""Image of the ``wait-for-workers`` init container (its musl ``getent`` follows the DNS
+search path; busybox ``nslookup`` does not reliably)."""
+SSH_VOLUME = "ssh-auth"
+ROOT_SSH_PATH = "/root/.ssh"
+SSH_MODE = 0o600
+"""Key files' mode, set only under /root/.ssh: sshd refuses keys others can read."""
+# mpirun and hydra retry while a worker's sshd is still starting.
+_CONNECTION_ATTEMPTS = "-o ConnectionAttempts=10"
+_HOSTFILE_PATH = f"{CONFIG_MOUNT_PATH}/{HOSTFILE}"
+# The Secret's keys, as files: the ECDSA key goes where ssh looks first (id_rsa).
+_SSH_ITEMS = (
+    ("ssh-privatekey", "id_rsa"),
+    ("ssh-publickey", "id_rsa.pub"),
+    ("ssh-publickey", "authorized_keys"),
+)
+
+
+def expand(job: MPIJob) -> list[Manifest]:
+    """Service, ConfigMap, Secret, worker Pods and the launcher Job of ``job``.
+
+    A suspended job gets no worker pods and a suspended launcher Job, as the
+    operator does it.
+    """
+    objects = [_service(job), _config_map(job), _ssh_secret(job)]
+    if not _suspended(job):
+        objects += [_worker(job, i) for i in range(job.replicas("Worker"))]
+    objects.append(_launcher_job(job))
+    return objects
+
+
+def host(job: MPIJob, pod: str) -> str:
+    """``<pod>.<job>.<ns>.svc``: a pod's name under the job's headless Service."""
+    return f"{pod}.{job.name}.{job.namespace}.svc"
+
+
+def _hosts(job: MPIJob) -> list[str]:
+    names = [worker_name(job.name, i) for i in range(job.replicas("Worker"))]
+    if job.spec.run_launcher_as_worker:
+        names.insert(0, launcher_name(job.name))
+    return [host(job, name) for name in names]
+
+
+def hostfile(job: MPIJob) -> str:
+    """The hostfile: ``host slots=N`` lines (OpenMPI) or ``host:N`` (Intel MPI, MPICH)."""
+    slots = job.spec.slots_per_worker
+    line = "{} slots={}\n" if job.spec.mpi_implementation == "OpenMPI" else "{}:{}\n"
+    return "".join(line.format(name, slots) for name in _hosts(job))
+
+
+def discover_hosts(job: MPIJob) -> str:
+    """``discover_hosts.sh`` with every worker, as the operator writes it once all run.
+
+    The operator sorts the running workers by pod name (so ``-10`` before ``-2``).
+    """
+    launcher = [host(job, launcher_name(job.name))] if job.spec.run_launcher_as_worker else []
+    workers = sorted(worker_name(job.name, i) for i in range(job.replicas("Worker")))
+    hosts = launcher + [host(job, name) for name in workers]
+    return "#!/bin/sh\n" + "".join(f"echo {name}\n" for name in hosts)
+
+
+def launcher_env(job: MPIJob) -> list[dict[str, Any]]:
+    """The env the operator appends to the launcher's container[0], in its order."""
+    slots = str(job.spec.slots_per_worker)
+    env = [env_var("K_MPI_JOB_ROLE", "launcher")]
+    implementation = job.spec.mpi_implementation
+    if implementation == "OpenMPI":
+        env += [
+            env_var("OMPI_MCA_orte_keep_fqdn_hostnames", "true"),
+            env_var("OMPI_MCA_orte_default_hostfile", _HOSTFILE_PATH),
+            env_var("OMPI_MCA_plm_rsh_args", _CONNECTION_ATTEMPTS),
+            env_var("OMPI_MCA_orte_set_default_slots", slots),
+        ]
+    elif implementation == "Intel":
+        env += [
+            env_var("I_MPI_HYDRA_HOST_FILE", _HOSTFILE_PATH),
+            env_var("I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS", _CONNECTION_ATTEMPTS),
+            env_var("I_MPI_PERHOST", slots),
+        ]
+    else:
+        env += [
+            env_var("HYDRA_HOST_FILE", _HOSTFILE_PATH),
+            env_var("HYDRA_LAUNCH_EXTRA_ARGS", _CONNECTION_ATTEMPTS),
+        ]
+    if not job.spec.run_launcher_as_worker:
+        env += nvidia_hidden_env()
+    return env
+
+
+def ssh_secret_name(job: str) -> str:
+    """``<job>-ssh``: the Secret with the job's SSH key pair."""
+    return f"{job}-ssh"
+
+
+def _suspended(job: MPIJob) -> bool:
+    return bool(job.spec.run_policy and job.spec.run_policy.suspend)
+
+
+def _service(job: MPIJob) -> Manifest:
+    spec: dict[str, Any] = {
+        "clusterIP": "None",
+        "selector": {LABEL_OPERATOR_NAME: OPERATOR_NAME, LABEL_JOB_NAME: job.name},
+    }
+    # Only when the launcher is a worker: it must resolve before it is Ready.
+    if job.spec.run_launcher_as_worker:
+        spec["publishNotReadyAddresses"] = True
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": object_metadata(job.name, job.namespace, job.name),
+        "spec": spec,
+    }
+
+
+def _config_map(job: MPIJob) -> Manifest:
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": object_metadata(config_name(job.name), job.namespace, job.name),
+        "data": {DISCOVER_HOSTS: discover_hosts(job), HOSTFILE: hostfile(job)},
+    }
+
+
+def _ssh_secret(job: MPIJob) -> Manifest:
+    # One placeholder group per job: both halves of one key pair.
+    name = ssh_secret_name(job.name)
+    group = f"{job.namespace}/{name}"
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": object_metadata(name, job.namespace, job.name),
+        "type": "kubernetes.io/ssh-auth",
+        "stringData": {
+            "ssh-privatekey": placeholder("ecdsa-p521-private", group),
+            "ssh-publickey": placeholder("ecdsa-p521-public", group),
+        },
+    }
+
+
+def _mount_ssh(job: MPIJob, pod_spec: dict[str, Any], main: dict[str, Any]) -> None:
+    mount_path = job.spec.ssh_auth_mount_path or ROOT_SSH_PATH
+    secret: dict[str, Any] = {
+        "secretName": ssh_secret_name(job.name),
+        "items": [{"key": key, "path": path} for key, path in _SSH_ITEMS],
+    }
+    if mount_path == ROOT_SSH_PATH:
+        secret["defaultMode"] = SSH_MODE
+    pod_spec["volumes"] = [*(pod_spec.get("volumes") or []), {"name": SSH_VOLUME, "secret": secret}]
+    main["volumeMounts"] = [
+        *(main.get("volumeMounts") or []),
+        {"name": SSH_VOLUME, "mountPath": mount_path},
+    ]
+
+
+def _place(job: MPIJob, pod_spec: dict[str, Any], hostname: str) -> None:
+    pod_spec["hostname"] = hostname
+    pod_spec["subdomain"] = job.name
+    if pod_spec.get("hostNetwork"):
+        # Lets a host-network pod still resolve the other pods' short names.
+        pod_spec["dnsPolicy"] = "ClusterFirstWithHostNet"
+
+
+def _worker(job: MPIJob, index: int) -> Manifest:
+    replica = job.spec.mpi_replica_specs["Worker"]
+    template_meta, spec = template_parts(replica.template)
+    name = worker_name(job.name, index)
+    # With the launcher as rank host 0, workers count from 1.
+    shift = 1 if job.spec.run_launcher_as_worker else 0
+    own = {
+        LABEL_OPERATOR_NAME: OPERATOR_NAME,
+        LABEL_JOB_NAME: job.name,
+        LABEL_JOB_ROLE: "worker",
+        LABEL_REPLICA_INDEX: str(index + shift),
+    }
+    _place(job, spec, name)
+    dns = dict(spec.get("dnsConfig") or {})
+    # cluster.local is hard-coded by the operator too.
+    dns["searches"] = [
+        *(dns.get("searches") or []),
+        f"{job.name}.{job.namespace}.svc.cluster.local",
+    ]
+    spec["dnsConfig"] = dns
+    spec["restartPolicy"] = pod_restart_policy(replica.restart_policy, "Never")
+    main = containers(spec)[0]
+    if not main.get("command") and not main.get("args"):
+        main["command"] = ["/usr/sbin/sshd", "-De"]
+    main["env"] = [*(main.get("env") or []), env_var("K_MPI_JOB_ROLE", "worker")]
+    _mount_ssh(job, spec, main)
+    metadata = {"name": name, "namespace": job.namespace, **with_labels(template_meta, own)}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
+
+
+def _launcher_job(job: MPIJob) -> Manifest:
+    replica = job.spec.mpi_replica_specs["Launcher"]
+    template_meta, spec = template_parts(replica.template)
+    own = {
+        LABEL_OPERATOR_NAME: OPERATOR_NAME,
+        LABEL_JOB_NAME: job.name,
+        LABEL_JOB_ROLE: "launcher",
+    }
+    if job.spec.run_launcher_as_worker:
+        own[LABEL_REPLICA_INDEX] = "0"
+    _place(job, spec, launcher_name(job.name))
+    main = containers(spec)[0]
+    main["env"] = [*(main.get("env") or []), *launcher_env(job)]
+    _mount_ssh(job, spec, main)
+    spec["restartPolicy"] = pod_restart_policy(replica.restart_policy, "OnFailure")
+    items = [
+        {"key": HOSTFILE, "path": HOSTFILE, "mode": MODE_READ_ONLY},
+        {"key": DISCOVER_HOSTS, "path": DISCOVER_HOSTS, "mode": MODE_SCRIPT},
+    ]
+    config = {"name": CONFIG_VOLUME, "configMap": {"name": config_name(job.name), "items": items}}
+    spec["volumes"] = [*spec["volumes"], config]
+    main["volumeMounts"] = [
+        *main["volumeMounts"],
+        {"name": CONFIG_VOLUME, "mountPath": CONFIG_MOUNT_PATH},
+    ]
+    workers = job.replicas("Worker")
+    if job.spec.launcher_creation_policy == "WaitForWorkersReady" and workers:
+        # First, so the user's init containers also run once the workers are Ready,
+        # as they would in a launcher the operator creates only then.
+        spec["initContainers"] = [
+            _wait_for_workers(job, workers),
+            *(spec.get("initContainers") or []),
+        ]
+    policy = job.spec.run_policy
+    job_spec: dict[str, Any] = {}
+    if policy and policy.active_deadline_seconds is not None:
+        job_spec["activeDeadlineSeconds"] = policy.active_deadline_seconds
+    if policy and policy.backoff_limit is not None:
+        job_spec["backoffLimit"] = policy.backoff_limit
+    job_spec["template"] = {"metadata": with_labels(template_meta, own), "spec": spec}
+    if policy and policy.ttl_seconds_after_finished is not None:
+        job_spec["ttlSecondsAfterFinished"] = policy.ttl_seconds_after_finished
+    if _suspended(job):
+        job_spec["suspend"] = True
+    # The operator's guard against kubernetes/kubernetes#115844 (terminating pods recreated).
+    job_spec["podReplacementPolicy"] = "Failed"
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": object_metadata(launcher_name(job.name), job.namespace, job.name),
+        "spec": job_spec,
+    }
+
+
+def _wait_for_workers(job: MPIJob, workers: int) -> dict[str, Any]:
+    """Stands in for ``WaitForWorkersReady``: block until each worker's hostname resolves.
+
+    The headless Service publishes a worker's record once the pod is Ready.
+    """
+    pattern = host(job, worker_name(job.name, "$i"))
+    script = (
+        f'i=0; while [ "$i" -lt {workers} ]; do host={pattern}; '
+        'until getent hosts "$host" >/dev/null; do echo "waiting for $host"; sleep 2; done; '
+        "i=$((i+1)); done"
+    )
+    return {
+        "name": "wait-for-workers",
+        "image": WAIT_IMAGE,
+        "imagePullPolicy": "IfNotPresent",
+        "command": ["sh", "-c", script],
+        "resources": {
+            "limits": {"cpu": "100m", "memory": "20Mi"},
+            "requests": {"cpu": "50m", "memory": "10Mi"},
+        },
+    }

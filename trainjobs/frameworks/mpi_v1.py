@@ -1,0 +1,278 @@
+"""MPI v1: the Training Operator's MPIJob ``kubeflow.org/v1`` (kubectl exec, no SSH).
+
+The launcher pod starts remote ranks with ``kubectl exec`` through
+``/etc/mpi/kubexec.sh``: OpenMPI's rsh agent (and Intel MPI's bootstrap) is
+that script, a ServiceAccount/Role/RoleBinding ``<job>-launcher`` lets the
+launcher exec into exactly its workers, and an init container copies
+``kubectl`` into ``/opt/kube``. Workers just sleep. No Services.
+
+``pods`` target: the objects the operator would create (§4.7), except:
+
+* ``discover_hosts.sh`` lists every worker; the operator lists only *running*
+  ones and rewrites it as they change. A render is static.
+* The ``kubectl-delivery`` image is pinned (:data:`KUBECTL_DELIVERY_IMAGE`);
+  the operator's default is ``:latest``, which would make renders name a
+  moving target.
+* A ``serviceAccountName`` in the Launcher template must already exist: the
+  operator would create it if missing, a render cannot know whether it is.
+  Without one, trainjobs renders the ServiceAccount ``<job>-launcher``.
+* With no workers the Role grants no ``pods/exec`` at all. The operator
+  renders the rule without ``resourceNames``, which would allow exec into
+  every pod of the namespace.
+
+Success rule: the launcher pod's phase (Succeeded / Failed).
+
+Facts: kubeflow-operators.md §2, §4.7 (Training Operator v1.9.4,
+pkg/controller.v1/mpi, pkg/apis/kubeflow.org/v1/mpi_*.go).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import ClassVar, Literal
+
+from pydantic import Field
+
+from trainjobs.errors import Finding, Severity
+from trainjobs.frameworks import mpi_v1_pods
+from trainjobs.frameworks._mpi import containers
+from trainjobs.frameworks.base import JobResource, K8sModel, KindRef, Manifest, TemplateRef
+from trainjobs.frameworks.kubeflow_v1 import KubeflowV1Framework, ReplicaSpec, RunPolicy, V1Job
+from trainjobs.frameworks.mpi_v1_pods import KUBECTL_DELIVERY_IMAGE
+
+__all__ = ["FRAMEWORK", "KUBECTL_DELIVERY_IMAGE", "MPIJobV1", "MPIJobV1Spec", "MPIv1"]
+
+TRAINING_OPERATOR_MANAGER = "kubeflow.org/training-operator"
+_DEFAULT_REPLICAS = {"Launcher": 1, "Worker": 0}
+
+
+class MPIJobV1Spec(K8sModel):
+    """``spec`` of an MPIJob ``kubeflow.org/v1``."""
+
+    slots_per_worker: int | None = Field(
+        default=None, ge=0, description="MPI slots (ranks) per worker in the hostfile; default 1."
+    )
+    clean_pod_policy: Literal["All", "Running", "None"] | None = Field(
+        default=None,
+        description=(
+            "Deprecated: use runPolicy.cleanPodPolicy. The operator keeps the two equal; "
+            "runPolicy's wins when both are set. Default None."
+        ),
+    )
+    mpi_replica_specs: dict[str, ReplicaSpec] = Field(
+        description="Launcher (exactly 1) and Worker (default 0); restartPolicy default Never."
+    )
+    main_container: str | None = Field(
+        default=None,
+        description="Container kubectl exec runs ranks in (--container); default the pod's first.",
+    )
+    run_policy: RunPolicy | None = Field(default=None, description="Run and clean-up policy.")
+
+
+class MPIJobV1(V1Job):
+    """An MPIJob exactly as ``kubeflow.org/v1`` (Training Operator v1.9.4) accepts it."""
+
+    replica_field: ClassVar[str] = "mpi_replica_specs"
+    api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
+    kind: Literal["MPIJob"] = "MPIJob"
+    spec: MPIJobV1Spec
+
+
+class MPIv1(KubeflowV1Framework):
+    """MPI programs launched with kubectl exec (the Training Operator's MPIJob)."""
+
+    name = "mpi-v1"
+    title = "MPI v1 (MPIJob v1, kubectl exec)"
+    kind = KindRef("kubeflow.org/v1", "MPIJob", "mpijobs")
+    model = MPIJobV1
+    crd_file = "training-operator-v1.9.4/kubeflow.org_mpijobs.yaml"
+    replica_types = ("Launcher", "Worker")
+    # Constants of the API; unlike the other v1 kinds nothing is built from them.
+    default_container = "mpi"
+    default_port_name = "mpi-port"
+    default_port = 9999
+    default_restart_policy = "Never"
+    operator_name = "mpijob-controller"
+    success_rule = "when the launcher pod succeeds"
+
+    def is_master(self, job: V1Job, rtype: str, index: int) -> bool:
+        return rtype == "Launcher"
+
+    def default(self, job: JobResource) -> JobResource:
+        # Not the engine's defaults: no replica-key case folding and no default port.
+        assert isinstance(job, MPIJobV1)
+        spec = job.spec
+        specs: dict[str, ReplicaSpec] = {}
+        for rtype, replica in spec.mpi_replica_specs.items():
+            if rtype in _DEFAULT_REPLICAS:
+                replicas = replica.replicas
+                replica = replica.model_copy(
+                    update={
+                        "replicas": _DEFAULT_REPLICAS[rtype] if replicas is None else replicas,
+                        "restart_policy": replica.restart_policy or self.default_restart_policy,
+                    }
+                )
+            specs[rtype] = replica
+        run_policy = spec.run_policy or RunPolicy()
+        top, nested = spec.clean_pod_policy, run_policy.clean_pod_policy
+        # Neither set: both None. One set: both take it. Both set and different:
+        # left as written (validate warns); the operator then applies runPolicy's.
+        if top is None or nested is None:
+            policy = nested or top or "None"
+            top = policy
+            run_policy = run_policy.model_copy(update={"clean_pod_policy": policy})
+        defaulted = spec.model_copy(
+            update={"mpi_replica_specs": specs, "clean_pod_policy": top, "run_policy": run_policy}
+        )
+        metadata = job.metadata.model_copy(update={"namespace": job.metadata.ns})
+        return job.model_copy(update={"metadata": metadata, "spec": defaulted})
+
+    def validate(self, job: JobResource) -> list[Finding]:
+        """The operator's ``ValidateV1MpiJobSpec``, plus warnings for run-time surprises."""
+        assert isinstance(job, MPIJobV1)
+        findings: list[Finding] = []
+        base = "spec.mpiReplicaSpecs"
+        specs = job.spec.mpi_replica_specs
+        for rtype, replica in specs.items():
+            findings += self._replica_findings(rtype, replica, f"{base}.{rtype}")
+        if "Launcher" not in specs:
+            findings.append(
+                Finding(
+                    code="mpi.launcher_missing",
+                    path=f"{base}.Launcher",
+                    message="an MPIJob needs a Launcher replica spec",
+                    hint="add mpiReplicaSpecs.Launcher: the pod that runs mpirun, replicas 1",
+                )
+            )
+        findings += _spec_warnings(job)
+        return findings
+
+    def _replica_findings(self, rtype: str, replica: ReplicaSpec, base: str) -> list[Finding]:
+        if rtype not in self.replica_types:
+            return [
+                Finding(
+                    code="mpi.replica_type",
+                    path=base,
+                    message=f"MPIJob has no replica type {rtype!r}",
+                    value=rtype,
+                    hint="use Launcher or Worker, spelled exactly so (this API does not fold case)",
+                )
+            ]
+        findings: list[Finding] = []
+        template_spec = replica.template.get("spec") or {}
+        found = containers(template_spec)
+        if not found:
+            findings.append(
+                Finding(
+                    code="template.containers",
+                    path=f"{base}.template.spec.containers",
+                    message="every replica needs at least one container",
+                    hint="add the MPI container first: the operator uses container[0]",
+                )
+            )
+        for i, container in enumerate(found):
+            for field, what in (("image", "an image"), ("name", "a name")):
+                if not container.get(field):
+                    findings.append(
+                        Finding(
+                            code=f"template.{field}",
+                            path=f"{base}.template.spec.containers[{i}].{field}",
+                            message=f"every container needs {what}",
+                            hint=f"set {field}"
+                            + (
+                                " to a pinned tag, e.g. 'repo/trainer:1.0'"
+                                if field == "image"
+                                else ""
+                            ),
+                        )
+                    )
+        if rtype == "Launcher" and replica.replicas != 1:
+            findings.append(
+                Finding(
+                    code="mpi.launcher_replicas",
+                    path=f"{base}.replicas",
+                    message="an MPIJob has exactly one Launcher",
+                    value=replica.replicas,
+                    hint="set Launcher.replicas to 1; scale out with Worker.replicas",
+                )
+            )
+        if template_spec.get("restartPolicy"):
+            findings.append(
+                Finding(
+                    code="template.restart_policy",
+                    path=f"{base}.template.spec.restartPolicy",
+                    message="the replica's restartPolicy overrides the template's",
+                    value=template_spec["restartPolicy"],
+                    hint="set restartPolicy on the replica spec instead",
+                    severity=Severity.WARNING,
+                )
+            )
+        return findings
+
+    def pod_templates(self, job: JobResource) -> Iterable[TemplateRef]:
+        assert isinstance(job, MPIJobV1)
+        for ref in super().pod_templates(job):
+            replicas = job.spec.mpi_replica_specs[ref.role].replicas
+            if replicas is None:
+                yield replace(ref, replicas=_DEFAULT_REPLICAS.get(ref.role, 1))
+            else:
+                yield ref
+
+    def expand_pods(self, job: JobResource) -> list[Manifest]:
+        assert isinstance(job, MPIJobV1)
+        return mpi_v1_pods.expand(job, self.labels)
+
+
+def _spec_warnings(job: MPIJobV1) -> list[Finding]:
+    findings: list[Finding] = []
+    spec = job.spec
+    nested = spec.run_policy.clean_pod_policy if spec.run_policy else None
+    if spec.clean_pod_policy is not None and nested is not None and spec.clean_pod_policy != nested:
+        findings.append(
+            Finding(
+                code="mpi.clean_pod_policy",
+                path="spec.cleanPodPolicy",
+                message=(
+                    "the deprecated spec.cleanPodPolicy differs from runPolicy.cleanPodPolicy; "
+                    f"the operator applies runPolicy's ({nested})"
+                ),
+                value=spec.clean_pod_policy,
+                hint="remove spec.cleanPodPolicy and keep runPolicy.cleanPodPolicy",
+                severity=Severity.WARNING,
+            )
+        )
+    managed_by = spec.run_policy.managed_by if spec.run_policy else None
+    if managed_by not in (None, TRAINING_OPERATOR_MANAGER):
+        findings.append(
+            Finding(
+                code="mpi.managed_externally",
+                path="spec.runPolicy.managedBy",
+                message=(
+                    "the Training Operator skips jobs another controller manages; "
+                    "the pods target would still create its pods here"
+                ),
+                value=managed_by,
+                hint=f"remove managedBy, or set {TRAINING_OPERATOR_MANAGER}",
+                severity=Severity.WARNING,
+            )
+        )
+    main = spec.main_container
+    worker = spec.mpi_replica_specs.get("Worker")
+    if main and worker is not None:
+        names = [c.get("name") for c in containers(worker.template.get("spec") or {})]
+        if main not in names:
+            findings.append(
+                Finding(
+                    code="mpi.main_container",
+                    path="spec.mainContainer",
+                    message="no Worker container has this name, so kubectl exec --container fails",
+                    value=main,
+                    hint=f"use one of {names} or remove mainContainer",
+                    severity=Severity.WARNING,
+                )
+            )
+    return findings
+
+
+FRAMEWORK = MPIv1()

@@ -1,0 +1,273 @@
+"""The Training Operator v1.9.4's expansion of an MPIJob ``kubeflow.org/v1`` (§4.7).
+
+Pure functions of a *defaulted* :class:`trainjobs.frameworks.mpi_v1.MPIJobV1`;
+the module docstring of ``frameworks.mpi_v1`` lists where they deviate from the
+operator and why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from trainjobs.frameworks._mpi import (
+    CONFIG_MOUNT_PATH,
+    CONFIG_VOLUME,
+    DISCOVER_HOSTS,
+    HOSTFILE,
+    MODE_READ_ONLY,
+    MODE_SCRIPT,
+    config_name,
+    containers,
+    launcher_name,
+    nvidia_hidden_env,
+    object_metadata,
+    pod_restart_policy,
+    template_parts,
+    with_labels,
+    worker_name,
+)
+from trainjobs.frameworks.base import Manifest
+from trainjobs.frameworks.kubeflow_v1 import (
+    LABEL_JOB_ROLE,
+    LABEL_REPLICA_INDEX,
+    V1Job,
+    env_var,
+)
+
+if TYPE_CHECKING:
+    from trainjobs.frameworks.mpi_v1 import MPIJobV1
+
+__all__ = [
+    "KUBECTL_DELIVERY_IMAGE",
+    "KUBEXEC",
+    "discover_hosts",
+    "expand",
+    "hostfile",
+    "kubexec",
+    "launcher_is_gpu",
+]
+
+KUBECTL_DELIVERY_IMAGE = "ghcr.io/kubeflow/training-v1/kubectl-delivery:v1-4445c12"
+"""The launcher's ``kubectl-delivery`` init container image.
+
+The operator's ``--mpi-kubectl-delivery-image`` default is ``…/kubectl-delivery:latest``
+(v1.9.1 to v1.9.4). Its release CI also tags every build ``v1-<short commit>``; this
+is the build of the v1.9.4 tag's commit (``4445c12``), so a render names one image.
+"""
+KUBEXEC = "kubexec.sh"
+KUBECTL_VOLUME = "mpi-job-kubectl"
+KUBECTL_MOUNT_PATH = "/opt/kube"
+_RBAC = "rbac.authorization.k8s.io"
+
+LabelsOf = Callable[[V1Job, str, int], dict[str, str]]
+"""The engine's four replica labels (``KubeflowV1Framework.labels``)."""
+
+
+def expand(job: MPIJobV1, labels: LabelsOf) -> list[Manifest]:
+    """ServiceAccount, ConfigMap, Role, RoleBinding, worker Pods and the launcher Pod."""
+    gpu = launcher_is_gpu(job)
+    objects: list[Manifest] = []
+    if not _launcher_spec(job).get("serviceAccountName"):
+        objects.append(
+            {
+                "apiVersion": "v1",
+                "kind": "ServiceAccount",
+                "metadata": object_metadata(launcher_name(job.name), job.namespace, job.name),
+            }
+        )
+    objects += [_config_map(job, gpu), _role(job), _role_binding(job)]
+    objects += [_worker(job, i, labels(job, "Worker", i)) for i in range(job.replicas("Worker"))]
+    launcher_labels = labels(job, "Launcher", 0)
+    del launcher_labels[LABEL_REPLICA_INDEX]
+    launcher_labels[LABEL_JOB_ROLE] = "master"
+    objects.append(_launcher(job, gpu, launcher_labels))
+    return objects
+
+
+def launcher_is_gpu(job: MPIJobV1) -> bool:
+    """The operator's test: a Launcher container limit whose name contains ``gpu``.
+
+    (Its other test, a name ending in ``.com/gpu``, is a case of this one.)
+    """
+    return any(
+        "gpu" in str(resource)
+        for container in containers(_launcher_spec(job))
+        for resource in ((container.get("resources") or {}).get("limits") or {})
+    )
+
+
+def _slots(job: MPIJobV1) -> int:
+    return 1 if job.spec.slots_per_worker is None else job.spec.slots_per_worker
+
+
+def kubexec(job: MPIJobV1) -> str:
+    """``kubexec.sh``: OpenMPI's rsh agent; runs the command in a worker by kubectl exec."""
+    script = (
+        f"#!/bin/sh\nset -x\nPOD_NAME=$1\nshift\n{KUBECTL_MOUNT_PATH}/kubectl exec ${{POD_NAME}}"
+    )
+    if job.spec.main_container:
+        script += f" --container {job.spec.main_container}"
+    return script + ' -- /bin/sh -c "$*"'
+
+
+def hostfile(job: MPIJobV1, gpu: bool) -> str:
+    """``<pod> slots=N`` per worker, after the launcher's own line when it has a GPU."""
+    names = [worker_name(job.name, i) for i in range(job.replicas("Worker"))]
+    if gpu:
+        names.insert(0, launcher_name(job.name))
+    return "".join(f"{name} slots={_slots(job)}\n" for name in names)
+
+
+def discover_hosts(job: MPIJobV1, gpu: bool) -> str:
+    """``discover_hosts.sh`` as the operator writes it once every worker runs.
+
+    Byte for byte, including its quirks: lines are *prefixed* with a newline,
+    the GPU launcher's line also ends with one, workers are sorted by name.
+    """
+    slots = _slots(job)
+    script = "#!/bin/sh"
+    if gpu:
+        script += f"\necho {launcher_name(job.name)}:{slots}\n"
+    workers = sorted(worker_name(job.name, i) for i in range(job.replicas("Worker")))
+    return script + "".join(f"\necho {name}:{slots}" for name in workers)
+
+
+def _launcher_spec(job: MPIJobV1) -> dict[str, Any]:
+    launcher = job.spec.mpi_replica_specs["Launcher"]
+    return dict(launcher.template.get("spec") or {})
+
+
+def _service_account(job: MPIJobV1) -> str:
+    return str(_launcher_spec(job).get("serviceAccountName") or launcher_name(job.name))
+
+
+def _config_map(job: MPIJobV1, gpu: bool) -> Manifest:
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": object_metadata(config_name(job.name), job.namespace, job.name),
+        "data": {
+            DISCOVER_HOSTS: discover_hosts(job, gpu),
+            HOSTFILE: hostfile(job, gpu),
+            KUBEXEC: kubexec(job),
+        },
+    }
+
+
+def _role(job: MPIJobV1) -> Manifest:
+    rules: list[dict[str, Any]] = [
+        {"verbs": ["get", "list", "watch"], "apiGroups": [""], "resources": ["pods"]}
+    ]
+    workers = [worker_name(job.name, i) for i in range(job.replicas("Worker"))]
+    if workers:
+        rules.append(
+            {
+                "verbs": ["create"],
+                "apiGroups": [""],
+                "resources": ["pods/exec"],
+                "resourceNames": workers,
+            }
+        )
+    return {
+        "apiVersion": f"{_RBAC}/v1",
+        "kind": "Role",
+        "metadata": object_metadata(launcher_name(job.name), job.namespace, job.name),
+        "rules": rules,
+    }
+
+
+def _role_binding(job: MPIJobV1) -> Manifest:
+    name = launcher_name(job.name)
+    return {
+        "apiVersion": f"{_RBAC}/v1",
+        "kind": "RoleBinding",
+        "metadata": object_metadata(name, job.namespace, job.name),
+        "subjects": [
+            {"kind": "ServiceAccount", "name": _service_account(job), "namespace": job.namespace}
+        ],
+        "roleRef": {"apiGroup": _RBAC, "kind": "Role", "name": name},
+    }
+
+
+def _config_volume(job: MPIJobV1, files: list[tuple[str, int]]) -> dict[str, Any]:
+    items = [{"key": key, "path": key, "mode": mode} for key, mode in files]
+    return {"name": CONFIG_VOLUME, "configMap": {"name": config_name(job.name), "items": items}}
+
+
+def _worker(job: MPIJobV1, index: int, own: dict[str, str]) -> Manifest:
+    replica = job.spec.mpi_replica_specs["Worker"]
+    template_meta, spec = template_parts(replica.template)
+    spec["restartPolicy"] = pod_restart_policy(replica.restart_policy, "Never")
+    main = containers(spec)[0]
+    if not main.get("command"):
+        # An idle pod the launcher execs ranks into.
+        main["command"] = ["sleep"]
+        main["args"] = ["365d"]
+    # Open MPI checks for the rsh agent's path on every rank, workers included.
+    main["volumeMounts"] = [
+        *(main.get("volumeMounts") or []),
+        {"name": CONFIG_VOLUME, "mountPath": CONFIG_MOUNT_PATH},
+    ]
+    spec["volumes"] = [*(spec.get("volumes") or []), _config_volume(job, [(KUBEXEC, MODE_SCRIPT)])]
+    name = worker_name(job.name, index)
+    metadata = {"name": name, "namespace": job.namespace, **with_labels(template_meta, own)}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
+
+
+def _kubectl_delivery(job: MPIJobV1) -> dict[str, Any]:
+    resources = {"cpu": "100m", "ephemeral-storage": "5Gi", "memory": "512Mi"}
+    return {
+        "name": "kubectl-delivery",
+        "image": KUBECTL_DELIVERY_IMAGE,
+        "env": [env_var("TARGET_DIR", KUBECTL_MOUNT_PATH), env_var("NAMESPACE", job.namespace)],
+        "resources": {"limits": dict(resources), "requests": dict(resources)},
+        "volumeMounts": [
+            {"name": KUBECTL_VOLUME, "mountPath": KUBECTL_MOUNT_PATH},
+            {"name": CONFIG_VOLUME, "mountPath": CONFIG_MOUNT_PATH},
+        ],
+        "imagePullPolicy": "IfNotPresent",
+    }
+
+
+def _launcher_env(existing: list[dict[str, Any]], gpu: bool) -> list[dict[str, Any]]:
+    kubexec_path = f"{CONFIG_MOUNT_PATH}/{KUBEXEC}"
+    env = [
+        env_var("OMPI_MCA_plm_rsh_agent", kubexec_path),
+        env_var("OMPI_MCA_orte_default_hostfile", f"{CONFIG_MOUNT_PATH}/{HOSTFILE}"),
+    ]
+    if not gpu:
+        env += nvidia_hidden_env()
+    # Intel MPI's bootstrap defaults only where the user set none.
+    names = {e.get("name") for e in existing}
+    if "I_MPI_HYDRA_BOOTSTRAP" not in names:
+        env.append(env_var("I_MPI_HYDRA_BOOTSTRAP", "rsh"))
+    if "I_MPI_HYDRA_BOOTSTRAP_EXEC" not in names:
+        env.append(env_var("I_MPI_HYDRA_BOOTSTRAP_EXEC", kubexec_path))
+    return env
+
+
+def _launcher(job: MPIJobV1, gpu: bool, own: dict[str, str]) -> Manifest:
+    replica = job.spec.mpi_replica_specs["Launcher"]
+    template_meta, spec = template_parts(replica.template)
+    name = launcher_name(job.name)
+    if not spec.get("serviceAccountName"):
+        spec["serviceAccountName"] = name
+    spec["initContainers"] = [*(spec.get("initContainers") or []), _kubectl_delivery(job)]
+    main = containers(spec)[0]
+    env = list(main.get("env") or [])
+    main["env"] = [*env, *_launcher_env(env, gpu)]
+    main["volumeMounts"] = [
+        *(main.get("volumeMounts") or []),
+        {"name": KUBECTL_VOLUME, "mountPath": KUBECTL_MOUNT_PATH},
+        {"name": CONFIG_VOLUME, "mountPath": CONFIG_MOUNT_PATH},
+    ]
+    spec["restartPolicy"] = pod_restart_policy(replica.restart_policy, "Never")
+    files = [(KUBEXEC, MODE_SCRIPT), (HOSTFILE, MODE_READ_ONLY), (DISCOVER_HOSTS, MODE_SCRIPT)]
+    spec["volumes"] = [
+        *(spec.get("volumes") or []),
+        {"name": KUBECTL_VOLUME, "emptyDir": {}},
+        _config_volume(job, files),
+    ]
+    metadata = {"name": name, "namespace": job.namespace, **with_labels(template_meta, own)}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}

@@ -1,0 +1,109 @@
+"""How long ``pulumi up`` waits for each object of a job.
+
+The Kubernetes provider waits up to 10 minutes for a Pod to be Ready and for a
+batch Job to complete, and fails the update when they do not. A training pod can
+wait longer than that for a GPU node, and a training Job runs for hours, so by
+default trainjobs tells the provider not to wait for them (``pulumi.com/skipAwait``).
+A job can ask for more with ``trainjobs: {wait: running|succeeded, waitTimeout: 2h}``:
+its pods are awaited, or its custom resource is watched for the operator's
+``Running``/``Succeeded`` condition (``pulumi.com/waitFor``), with that timeout.
+
+The decision is data on each rendered object; the components turn it into
+annotations and custom timeouts, so ``trainjobs render`` output stays free of
+Pulumi-only annotations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from trainjobs.errors import Finding
+from trainjobs.frameworks.base import Framework
+from trainjobs.spec.entry import OPTIONS_KEY, Wait
+
+__all__ = ["DEFAULT_WAIT_TIMEOUT", "Lifecycle", "job_lifecycle"]
+
+DEFAULT_WAIT_TIMEOUT = "60m"
+"""How long a job that asks to be waited for is waited for, unless it says otherwise."""
+
+SKIP_AWAIT = "pulumi.com/skipAwait"
+WAIT_FOR = "pulumi.com/waitFor"
+
+
+@dataclass(frozen=True)
+class Lifecycle:
+    """What ``pulumi up`` does after creating one object.
+
+    Attributes:
+        skip_await: do not wait for the object at all.
+        wait_for: a ``pulumi.com/waitFor`` expression (``condition=Running``), or empty.
+        timeout: how long to wait (``60m``), or empty for the provider's default.
+    """
+
+    skip_await: bool = False
+    wait_for: str = ""
+    timeout: str = ""
+
+    def annotations(self) -> dict[str, str]:
+        """The Pulumi annotations that carry this decision."""
+        out = {}
+        if self.skip_await:
+            out[SKIP_AWAIT] = "true"
+        if self.wait_for:
+            out[WAIT_FOR] = self.wait_for
+        return out
+
+
+NO_WAIT = Lifecycle(skip_await=True)
+DEFAULT = Lifecycle()
+
+
+def job_lifecycle(
+    manifests: Sequence[Mapping[str, Any]],
+    framework: Framework,
+    wait: Wait,
+    timeout: str | None,
+    path: str,
+) -> tuple[list[Lifecycle], list[Finding]]:
+    """The lifecycle of each of a job's objects, in order, and why ``wait`` cannot be met."""
+    limit = timeout or DEFAULT_WAIT_TIMEOUT
+    own_kind = (framework.kind.api_version, framework.kind.kind)
+    out: list[Lifecycle] = []
+    can_succeed = False
+    for manifest in manifests:
+        kind = str(manifest.get("kind"))
+        key = (str(manifest.get("apiVersion")), kind)
+        if key == own_kind:
+            condition = framework.status_conditions.get(wait, "") if wait != "none" else ""
+            out.append(
+                Lifecycle(wait_for=f"condition={condition}", timeout=limit)
+                if condition
+                else DEFAULT
+            )
+            can_succeed = can_succeed or bool(framework.status_conditions.get("succeeded"))
+        elif kind == "Pod":
+            out.append(Lifecycle(timeout=limit) if wait == "running" else NO_WAIT)
+        elif kind == "Job" and key[0] == "batch/v1":
+            # A Job's own await is its completion: the right thing only for "succeeded".
+            out.append(Lifecycle(timeout=limit) if wait == "succeeded" else NO_WAIT)
+            can_succeed = True
+        else:
+            out.append(DEFAULT)
+    findings = []
+    if wait == "succeeded" and not can_succeed:
+        findings.append(
+            Finding(
+                code="wait.succeeded",
+                path=f"{path}.{OPTIONS_KEY}.wait",
+                message=(
+                    "nothing among this job's objects reports the job's success, so "
+                    "`pulumi up` cannot wait for it"
+                ),
+                value=wait,
+                hint="use the operator target, whose custom resource reports success, "
+                "or wait: running",
+            )
+        )
+    return out, findings
