@@ -113,9 +113,9 @@ def crd_claim_findings(units: Sequence[RenderedUnit]) -> list[Finding]:
         kind = unit.entry.framework.kind
         install = installed.get(kind.crd_name)
         if install is None:
-            first = first_job.setdefault(kind.crd_name, unit)
-            if first.entry.framework.kind.api_version != kind.api_version:
-                findings.append(_jobs_disagree(unit, first))
+            earlier = first_job.setdefault(kind.crd_name, unit)
+            if earlier.entry.framework.kind.api_version != kind.api_version:
+                findings.append(_jobs_disagree(unit, earlier))
             continue
         if kind.version in install.versions:
             continue
