@@ -44,6 +44,8 @@ from trainjobs.frameworks import mpi_pods
 from trainjobs.frameworks._mpi import containers, worker_name
 from trainjobs.frameworks.base import (
     Framework,
+    GangFacts,
+    GangMember,
     JobResource,
     K8sModel,
     KindRef,
@@ -212,6 +214,28 @@ class MPI(Framework):
     def expand_pods(self, job: JobResource) -> list[Manifest]:
         assert isinstance(job, MPIJob)
         return mpi_pods.expand(job)
+
+    def gang_facts(self, job: JobResource) -> GangFacts:
+        """The MPI Operator's gang (§5.2, pkg/controller/podgroup.go): launcher and
+        workers, no task names, ``minMember`` workers + 1, ``schedulerName`` always
+        overwritten; with ``WaitForWorkersReady`` the launcher comes only once every
+        worker is Ready."""
+        assert isinstance(job, MPIJob)
+        waits = job.spec.launcher_creation_policy == "WaitForWorkersReady"
+        workers = job.replicas("Worker")
+        return GangFacts(
+            members=(
+                GangMember("Launcher", job.replicas("Launcher")),
+                GangMember("Worker", workers),
+            ),
+            min_member=workers + 1,
+            replace_scheduler_name=True,
+            default_queue="",
+            queue_annotation=True,
+            priority_roles=("Launcher", "Worker"),
+            default_timeout=0,
+            started_late=("Launcher",) if waits else (),
+        )
 
 
 def _name_findings(job: MPIJob) -> list[Finding]:

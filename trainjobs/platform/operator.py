@@ -10,13 +10,19 @@ operator that runs it) and whether they were installed with gang scheduling on
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import ClassVar, Final, Literal, get_args
+from typing import ClassVar
 
 from pydantic import Field
 
 from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks.base import K8sModel
+from trainjobs.frameworks.gang import (
+    DEFAULT_COSCHEDULER,
+    GANG_MECHANISMS,
+    VOLCANO,
+    GangMechanism,
+    GangScheduler,
+)
 from trainjobs.platform.base import Category, PlatformKind, PlatformResource
 from trainjobs.platform.install import Rule
 
@@ -30,40 +36,6 @@ __all__ = [
     "OperatorSpec",
     "wildcard_findings",
 ]
-
-GangMechanism = Literal["volcano", "scheduler-plugins"]
-GANG_MECHANISMS: tuple[GangMechanism, ...] = get_args(GangMechanism)
-VOLCANO: Final = "volcano"
-"""Volcano's scheduler name, and the operators' flag value that selects Volcano."""
-DEFAULT_COSCHEDULER: Final = "scheduler-plugins-scheduler"
-"""The scheduler name scheduler-plugins' "as a second scheduler" install uses."""
-
-
-@dataclass(frozen=True)
-class GangScheduler:
-    """How pods of a gang are scheduled together.
-
-    Attributes:
-        mechanism: ``volcano`` (Volcano PodGroup) or ``scheduler-plugins``
-            (coscheduling PodGroup).
-        scheduler_name: the pods' ``schedulerName``.
-    """
-
-    mechanism: GangMechanism
-    scheduler_name: str
-
-    @classmethod
-    def from_flag(cls, value: str) -> GangScheduler:
-        """The operators' flag: ``volcano`` selects Volcano, any other name is a
-        scheduler-plugins scheduler of that name."""
-        if value == VOLCANO:
-            return cls("volcano", VOLCANO)
-        return cls("scheduler-plugins", value)
-
-    @classmethod
-    def default(cls, mechanism: GangMechanism) -> GangScheduler:
-        """The usual scheduler of a mechanism when nothing names one."""
-        return cls(mechanism, VOLCANO if mechanism == "volcano" else DEFAULT_COSCHEDULER)
 
 
 class OperatorSpec(K8sModel):

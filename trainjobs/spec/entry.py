@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from trainjobs.frameworks.base import Framework, JobResource, K8sModel
+from trainjobs.frameworks.gang import GangMechanism
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.platform.base import PlatformKind, PlatformResource, Reference
 
@@ -67,6 +68,16 @@ class JobOptions(K8sModel):
     )
     queue: str | None = Field(
         default=None, description="Name of a queue in the stack the job is admitted through."
+    )
+    gang: GangMechanism | None = Field(
+        default=None,
+        description=(
+            "Gang scheduling: volcano (a Volcano PodGroup, pods scheduled by 'volcano') or "
+            "scheduler-plugins (a coscheduling PodGroup). On the pods target trainjobs "
+            "creates the PodGroup; on the operator target the operator does, if installed "
+            "with gang scheduling. Default: the mechanism of the stack's operator for this "
+            "kind, else none; inputs come from spec.runPolicy.schedulingPolicy."
+        ),
     )
     wait: Wait = Field(
         default="none",
