@@ -207,3 +207,24 @@ def test_operator_target_jobs_wait_for_the_operator_that_installs_their_crd() ->
     assert job.depends_on == (UnitRef("operator", "kubeflow/kubeflow"),)
     assert [str(u.ref) for u in rendering.units] == ["operator kubeflow/kubeflow", "job ml/tf"]
     assert run(stack, target="pods").jobs[0].depends_on == ()
+
+
+def test_a_job_needing_a_version_the_installed_crd_lacks() -> None:
+    container = {"name": "mpi", "image": "horovod/horovod:0.28.1"}
+    replica = {"replicas": 1, "template": {"spec": {"containers": [container]}}}
+    mpijob = {
+        "apiVersion": "kubeflow.org/v2beta1",
+        "kind": "MPIJob",
+        "metadata": {"name": "pi", "namespace": "ml"},
+        "spec": {"mpiReplicaSpecs": {"Launcher": replica, "Worker": replica}},
+    }
+    with pytest.raises(SpecError) as err:
+        run(parse_documents([_doc("TrainingOperator", name="kubeflow"), mpijob]))
+    assert [f.render() for f in err.value.errors] == [
+        "error: jobs[0]: MPIJob ml/pi is kubeflow.org/v2beta1, but the CRD mpijobs.kubeflow.org "
+        "that operators[0] (TrainingOperator kubeflow/kubeflow) installs serves v1 only (got "
+        "'kubeflow.org/v2beta1'); fix: render the job with `trainjobs: {target: pods}` (no "
+        "operator needed), or install the operator that serves this version instead"
+    ]
+    served = run(parse_documents([_doc("MPIOperator", name="mpi"), mpijob]))
+    assert served.jobs[0].depends_on == (UnitRef("operator", "mpi-operator/mpi"),)
