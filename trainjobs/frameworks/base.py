@@ -13,12 +13,15 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from trainjobs.errors import Finding
+
+if TYPE_CHECKING:
+    from trainjobs.frameworks.trainer_v2 import TrainerPlan
 
 __all__ = [
     "DEFAULT_NAMESPACE",
@@ -333,6 +336,13 @@ class Framework(ABC):
     def operator_manifest(self, job: JobResource) -> Manifest:
         """The custom resource the operator consumes (the defaulted job)."""
         return job.to_manifest()
+
+    def trainer_plan(self, job: JobResource) -> tuple[TrainerPlan | None, list[Finding]]:
+        """The (defaulted) job for Kubeflow Trainer v2, the ``trainer`` target: its
+        runtime's ML policy and pod templates, and the node count; or None and findings
+        saying why it cannot be. Frameworks listing ``trainer`` in ``targets`` override it.
+        """
+        raise NotImplementedError(f"{self.name} has no trainer target")
 
     def scheduling_policy(self, job: JobResource) -> dict[str, Any] | None:
         """``spec.runPolicy.schedulingPolicy`` as plain data, or None when unset.

@@ -11,7 +11,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Severity
-from trainjobs.frameworks.base import K8sModel, KindRef, Manifest
+from trainjobs.frameworks.base import JobResource, K8sModel, KindRef, Manifest
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     ReplicaSpec,
@@ -19,6 +19,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     V1Job,
     env_var,
 )
+from trainjobs.frameworks.trainer_v2 import ReplicatedJob, TrainerPlan, as_node
 
 __all__ = ["FRAMEWORK", "ElasticPolicy", "PyTorch", "PyTorchJob", "PyTorchJobSpec", "RdzvConf"]
 
@@ -111,6 +112,7 @@ class PyTorch(KubeflowV1Framework):
     default_port = 23456
     default_restart_policy = "OnFailure"
     operator_name = "pytorchjob-controller"
+    targets = ("operator", "pods", "trainer")
     success_rule = (
         "with a Master: when the Master succeeds; otherwise when every Worker succeeds "
         "(elastic: when any Worker succeeds)"
@@ -307,6 +309,75 @@ class PyTorch(KubeflowV1Framework):
                 },
             }
         ]
+
+    def trainer_plan(self, job: JobResource) -> tuple[TrainerPlan | None, list[Finding]]:
+        """Every replica becomes a node of the runtime's ``torch`` policy (Master as node
+        0); the Worker's pod template (else the Master's) is the node template, its
+        ``pytorch`` container renamed ``node``. Trainer injects ``PET_*`` itself."""
+        assert isinstance(job, PyTorchJob)
+        findings: list[Finding] = []
+        base = f"spec.{self.replica_alias}"
+        specs = job.replica_specs
+        if job.spec.elastic_policy is not None:
+            findings.append(
+                Finding(
+                    code="trainer.elastic",
+                    path="spec.elasticPolicy",
+                    message="Trainer v2.3 runs a fixed number of nodes; its torch policy has "
+                    "no elastic mode",
+                    hint="remove elasticPolicy, or use the operator or pods target",
+                )
+            )
+        source = "Worker" if "Worker" in specs else "Master"
+        if "Master" in specs and "Worker" in specs:
+            master, worker = (specs[r].template.get("spec") or {} for r in ("Master", "Worker"))
+            if master != worker:
+                findings.append(
+                    Finding(
+                        code="trainer.one_template",
+                        path=f"{base}.Master.template.spec",
+                        message="Trainer v2 starts every node from one pod template, but the "
+                        "Master's differs from the Worker's",
+                        hint="give Master the Worker's pod spec, or use the operator or pods "
+                        "target",
+                    )
+                )
+        policy = specs[source].restart_policy or self.default_restart_policy
+        if policy == "Always":
+            findings.append(
+                Finding(
+                    code="trainer.restart_policy",
+                    path=f"{base}.{source}.restartPolicy",
+                    message="Trainer runs nodes as Job pods, which restart OnFailure or Never",
+                    value=policy,
+                    hint="use OnFailure",
+                )
+            )
+        nproc = job.spec.nproc_per_node
+        if nproc in ("cpu", "gpu"):
+            findings.append(
+                Finding(
+                    code="trainer.nproc",
+                    path="spec.nprocPerNode",
+                    message="Trainer v2.3 takes a number of processes per node, or none for "
+                    "auto (one per GPU, else per CPU)",
+                    value=nproc,
+                    hint="write a number, e.g. '4', or remove it",
+                )
+            )
+        if findings:
+            return None, findings
+        node = as_node(specs[source].template, self.default_container, self.default_port_name)
+        node.setdefault("spec", {})["restartPolicy"] = "Never" if policy == "ExitCode" else policy
+        nodes = job.replicas("Master") + job.replicas("Worker")
+        plan = TrainerPlan(
+            framework="torch",
+            ml_policy={"numNodes": nodes, "torch": {}},
+            jobs=(ReplicatedJob("node", node, trainer=True),),
+            num_nodes=nodes,
+            num_proc_per_node=int(nproc) if nproc and nproc.isdigit() else None,
+        )
+        return plan, []
 
     def addresses(self, job: Any) -> dict[str, str]:
         if "Master" in job.replica_specs:

@@ -63,6 +63,9 @@ def apply_gang(
     framework = entry.framework
     policy = framework.scheduling_policy(job)
     asked = entry.options.gang
+    if target == "trainer":
+        # The runtime's podGroupPolicy carries the gang (targets.TrainerTarget).
+        return GangEffect(job, findings=[] if asked or policy is None else [_no_mechanism()])
     operator = _operator(entry, index)
     installed = (
         operator.plugin.gang(operator.resource)
@@ -94,16 +97,20 @@ def apply_gang(
     return GangEffect(decorated, [pod_group(framework, job, scheduler)], findings)
 
 
+def _no_mechanism(target: str = "trainer") -> Finding:
+    return Finding(
+        code="gang.no_mechanism",
+        path=POLICY,
+        message=f"schedulingPolicy has no effect on the {target} target unless the job names "
+        "a gang mechanism",
+        hint=f"set {OPTIONS_KEY}.gang: volcano or scheduler-plugins",
+        severity=Severity.WARNING,
+    )
+
+
 def _unenforced_policy(target: str | None) -> Finding:
     if target == "pods":
-        return Finding(
-            code="gang.no_mechanism",
-            path=POLICY,
-            message="schedulingPolicy has no effect on the pods target unless the job names "
-            "a gang mechanism",
-            hint=f"set {OPTIONS_KEY}.gang: volcano or scheduler-plugins",
-            severity=Severity.WARNING,
-        )
+        return _no_mechanism("pods")
     return Finding(
         code="gang.operator_unknown",
         path=POLICY,

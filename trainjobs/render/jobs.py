@@ -80,7 +80,8 @@ def render_job(
         kind=job.kind,
         objects=objects,
         depends_on=tuple(depends_on),
-        outputs=framework.addresses(job),
+        # Trainer v2 names its own pods; the operator's addresses do not hold there.
+        outputs={} if chosen == "trainer" else framework.addresses(job),
         origin=entry.path,
         source=entry.source,
         entry=entry,

@@ -34,9 +34,9 @@ __all__ = [
     "Wait",
 ]
 
-Target = Literal["operator", "pods"]
+Target = Literal["operator", "pods", "trainer"]
 Wait = Literal["none", "running", "succeeded"]
-TARGETS: tuple[Target, ...] = ("operator", "pods")
+TARGETS: tuple[Target, ...] = ("operator", "pods", "trainer")
 OPTIONS_KEY = "trainjobs"
 """The key beside apiVersion/kind/metadata/spec that holds a job's trainjobs options."""
 
@@ -48,8 +48,9 @@ class JobOptions(K8sModel):
         default=None,
         description=(
             "operator: emit the custom resource for its operator. pods: emit the Pods and "
-            "Services the operator would create, no operator needed. Default: the stack's "
-            "target, else operator."
+            "Services the operator would create, no operator needed. trainer: a Kubeflow "
+            "Trainer v2 TrainJob and the ClusterTrainingRuntime it uses (PyTorch, MPI). "
+            "Default: the stack's target, else operator."
         ),
     )
     backend: str | None = Field(
