@@ -162,7 +162,7 @@ def test_kinds_without_the_target_say_which_they_have() -> None:
 def test_an_mpijob_keeps_its_launcher_and_waits_for_workers() -> None:
     container = {"name": "mpi", "image": "horovod/horovod:0.28.1"}
     replica = {"template": {"spec": {"containers": [container]}}}
-    mpijob = {
+    mpijob: dict[str, Any] = {
         "apiVersion": "kubeflow.org/v2beta1",
         "kind": "MPIJob",
         "metadata": {"name": "pi", "namespace": "ml"},
