@@ -72,7 +72,9 @@ def _objects(docs: list[dict[str, Any]], target: str | None = None) -> list[dict
 
 
 def _findings(docs: list[dict[str, Any]], target: str | None = None) -> list[str]:
-    return [f.render() for f in run(parse_documents(docs), target=target).findings]  # type: ignore[arg-type]
+    findings = run(parse_documents(docs), target=target).findings  # type: ignore[arg-type]
+    # The operators' advice that Volcano must be installed is tested with them.
+    return [f.render() for f in findings if f.code != "operator.gang_prerequisite"]
 
 
 def _errors(docs: list[dict[str, Any]], target: str | None = None) -> list[str]:

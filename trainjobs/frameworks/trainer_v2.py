@@ -130,15 +130,22 @@ def trainer_manifests(
     scheduling_policy: Mapping[str, Any] | None = None,
     suspend: bool | None = None,
     active_deadline_seconds: int | None = None,
+    backoff_limit: int | None = None,
 ) -> list[Manifest]:
-    """The ClusterTrainingRuntime and the TrainJob for ``job`` (defaulted)."""
+    """The ClusterTrainingRuntime and the TrainJob for ``job`` (defaulted).
+
+    ``backoff_limit`` (``runPolicy.backoffLimit``) becomes each replicated Job's
+    ``backoffLimit``: pod failures a node Job tolerates, where the v1 operators counted
+    restarts over the whole job.
+    """
     policy = scheduling_policy or {}
     replicated = []
     for rjob in plan.jobs:
         job_template: dict[str, Any] = {}
         if rjob.trainer:
             job_template["metadata"] = {"labels": {ANCESTOR_LABEL: "trainer"}}
-        job_template["spec"] = {"template": deep_copy(rjob.template)}
+        job_spec: dict[str, Any] = {} if backoff_limit is None else {"backoffLimit": backoff_limit}
+        job_template["spec"] = {**job_spec, "template": deep_copy(rjob.template)}
         entry: dict[str, Any] = {"name": rjob.name}
         if rjob.depends_on:
             entry["dependsOn"] = [{"name": d, "status": "Ready"} for d in rjob.depends_on]

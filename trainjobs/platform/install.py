@@ -284,12 +284,15 @@ def secret(
     ``empty_data`` writes ``data: {}`` as some upstream generators do; the object is
     the same either way.
     """
-    manifest: dict[str, Any] = {"apiVersion": "v1", "kind": "Secret"}
-    if empty_data:
-        manifest["data"] = {}
-    manifest["metadata"] = _meta(name, ns, labels)
+    manifest: dict[str, Any] = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": _meta(name, ns, labels),
+    }
     if secret_type is not None:
         manifest["type"] = secret_type
+    if empty_data:
+        manifest["data"] = {}
     return manifest
 
 

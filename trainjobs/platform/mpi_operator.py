@@ -37,6 +37,7 @@ from trainjobs.platform.operator import (
     GangScheduler,
     OperatorKind,
     OperatorSpec,
+    gang_prerequisite,
     wildcard_findings,
 )
 
@@ -111,11 +112,14 @@ class MPIOperatorKind(OperatorKind):
         return GangScheduler.from_flag(flag) if flag else None
 
     def validate(self, resource: PlatformResource) -> list[Finding]:
-        return wildcard_findings(
-            self.rules(resource),
-            "spec.rbac",
-            "use rbac: least-privilege unless the operator fails for a missing permission",
-        )
+        return [
+            *wildcard_findings(
+                self.rules(resource),
+                "spec.rbac",
+                "use rbac: least-privilege unless the operator fails for a missing permission",
+            ),
+            *gang_prerequisite(self._spec(resource).gang_scheduler),
+        ]
 
     def rules(self, resource: PlatformResource) -> list[Rule]:
         """The ClusterRole ``mpi-operator``: upstream's, or only what v0.8 calls."""

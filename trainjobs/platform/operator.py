@@ -34,6 +34,7 @@ __all__ = [
     "GangScheduler",
     "OperatorKind",
     "OperatorSpec",
+    "gang_prerequisite",
     "wildcard_findings",
 ]
 
@@ -96,5 +97,25 @@ def wildcard_findings(rules: Sequence[Rule], path: str, fix: str) -> list[Findin
             value="upstream",
             hint=fix,
             severity=Severity.WARNING,
+        )
+    ]
+
+
+def gang_prerequisite(flag: str | None) -> list[Finding]:
+    """Advice that a gang-scheduling operator needs its scheduler's PodGroup CRD first."""
+    if not flag:
+        return []
+    scheduler = GangScheduler.from_flag(flag)
+    group = "scheduling.volcano.sh" if scheduler.mechanism == "volcano" else "scheduling.x-k8s.io"
+    what = "Volcano" if scheduler.mechanism == "volcano" else "scheduler-plugins (coscheduling)"
+    return [
+        Finding(
+            code="operator.gang_prerequisite",
+            path="spec.gangScheduler",
+            message=f"the operator stops at start unless the PodGroup CRD podgroups.{group} "
+            f"exists; {what} must be installed in the cluster",
+            value=flag,
+            hint=f"install {what} before this stack (its CRD is not part of the operator)",
+            severity=Severity.ADVICE,
         )
     ]

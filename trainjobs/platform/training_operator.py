@@ -36,7 +36,12 @@ from trainjobs.platform.install import (
     service_account,
     webhook_configuration,
 )
-from trainjobs.platform.operator import GangScheduler, OperatorKind, OperatorSpec
+from trainjobs.platform.operator import (
+    GangScheduler,
+    OperatorKind,
+    OperatorSpec,
+    gang_prerequisite,
+)
 
 __all__ = ["IMAGES", "SCHEMES", "TrainingOperator", "TrainingOperatorKind", "TrainingOperatorSpec"]
 
@@ -154,7 +159,7 @@ class TrainingOperatorKind(OperatorKind):
     def validate(self, resource: PlatformResource) -> list[Finding]:
         spec = self._spec(resource)
         if spec.enabled_schemes is None:
-            return []
+            return gang_prerequisite(spec.gang_scheduler)
         known = {s.kind.lower(): s.kind for s in SCHEMES[spec.version]}
         findings = []
         if not spec.enabled_schemes:
@@ -186,7 +191,7 @@ class TrainingOperatorKind(OperatorKind):
                     hint=hint,
                 )
             )
-        return findings
+        return [*findings, *gang_prerequisite(spec.gang_scheduler)]
 
     def served_kinds(self, resource: PlatformResource) -> tuple[tuple[str, str], ...]:
         return tuple(("kubeflow.org/v1", s.kind) for s in self.schemes(resource))

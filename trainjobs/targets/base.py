@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import ClassVar
 
-from trainjobs.errors import Finding
+from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks.base import JobResource, Manifest
 from trainjobs.frameworks.trainer_v2 import trainer_manifests
 from trainjobs.spec.entry import JobEntry, Target
@@ -65,7 +65,22 @@ class TrainerTarget(TargetPlugin):
             scheduling_policy=framework.scheduling_policy(job),
             suspend=getattr(run_policy, "suspend", None),
             active_deadline_seconds=getattr(run_policy, "active_deadline_seconds", None),
+            backoff_limit=getattr(run_policy, "backoff_limit", None),
         )
+        ttl = getattr(run_policy, "ttl_seconds_after_finished", None)
+        if ttl is not None:
+            findings = [
+                *findings,
+                Finding(
+                    code="trainer.ttl",
+                    path="spec.runPolicy.ttlSecondsAfterFinished",
+                    message="a TrainJob is not deleted after it finishes; Trainer v2.3 has no "
+                    "such setting",
+                    value=ttl,
+                    hint="remove ttlSecondsAfterFinished, or delete finished TrainJobs yourself",
+                    severity=Severity.ADVICE,
+                ),
+            ]
         return objects, findings
 
 
