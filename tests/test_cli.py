@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 
 from tests.support.paths import EXAMPLES, ROOT, STACKS
 from trainjobs.cli import main
+from trainjobs.frameworks import REGISTRY
 from trainjobs.k8s.yamlio import load_all
 
 
@@ -173,9 +175,21 @@ def test_unknown_k8s_version(tmp_path: Path) -> None:
     assert "no schema is bundled for this Kubernetes version (got '1.5')" in result.stderr
 
 
-def test_frameworks_lists_each_framework() -> None:
-    result = trainjobs("frameworks")
-    assert result.returncode == 0
-    rows = [line.split()[0] for line in result.stdout.splitlines()[1:]]
-    assert "tensorflow" in rows
-    assert "pytorch" in rows
+def test_frameworks_table_shows_targets_operator_and_legacy(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["frameworks"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    # Columns are padded to the widest cell, so compare cells, not whole lines.
+    rows = [re.split(r"\s{2,}", line) for line in out.splitlines()]
+    assert rows[0] == ["FRAMEWORK", "KIND", "TARGETS", "OPERATOR", "NOTE"]
+    by_name = {row[0]: row[1:] for row in rows[1:]}
+    assert sorted(by_name) == sorted(fw.name for fw in REGISTRY)
+    v194, v181 = "Training Operator v1.9.4", "Training Operator v1.8.1"
+    assert by_name["tensorflow"] == ["kubeflow.org/v1 TFJob", "operator,pods", v194]
+    assert by_name["pytorch"] == ["kubeflow.org/v1 PyTorchJob", "operator,pods,trainer", v194]
+    assert by_name["xgboost"] == ["kubeflow.org/v1 XGBoostJob", "operator,pods", v194]
+    assert by_name["paddle"] == ["kubeflow.org/v1 PaddleJob", "operator,pods", v194]
+    assert by_name["jax"] == ["kubeflow.org/v1 JAXJob", "operator,pods", v194]
+    assert by_name["mxnet"] == ["kubeflow.org/v1 MXJob", "operator,pods", v181, "legacy"]

@@ -1,8 +1,10 @@
 """The ``trainjobs`` command line.
 
-Every command calls the library (``spec`` → ``check.run``); none re-implements
-logic. Exit codes: 0 success, 2 bad input (one line per finding, no
-traceback, nothing written), 3 an internal error (a bug: please report it).
+Every command calls the library (``spec`` → ``check.run``, ``preview``); none
+re-implements logic. Exit codes: 0 success (``diff``/``preview``: no
+changes), 1 ``diff``/``preview`` found changes, 2 bad input (one line per
+finding, no traceback, nothing written), 3 an internal error (a bug: please
+report it).
 """
 
 from __future__ import annotations
@@ -12,35 +14,62 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
+from rich.console import Console
+from rich.text import Text
+
+from trainjobs import preview, terminal
 from trainjobs.check import run
 from trainjobs.check.k8s_schema import available_versions
 from trainjobs.errors import Finding, Severity, SpecError, TrainjobsError
+from trainjobs.frameworks.crds import GENERATED_DIR, crd_files
+from trainjobs.frameworks.paddle_edl import TrainingJob
+from trainjobs.frameworks.paddle_edl.inventory import ClusterObject, capacity_node, cluster_objects
+from trainjobs.frameworks.paddle_edl.whatif import format_report, what_if
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.redact import redact
 from trainjobs.k8s.yamlio import dump_all, dump_one
+from trainjobs.platform.edl_controller import DEFAULT_MAX_LOAD, EdlController
 from trainjobs.render import RenderedObject, Rendering
 from trainjobs.spec import load_path
 from trainjobs.spec.entry import TARGETS, Target
+from trainjobs.spec.load import read_documents
 from trainjobs.spec.stack import DEFAULT_K8S_VERSION
 
 __all__ = ["main"]
 
 EXIT_OK = 0
+EXIT_CHANGES = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 3
 
+EXIT_CODES = (
+    "Exit codes: 0 success (diff/preview: no changes), 1 diff/preview: changes, "
+    "2 bad input (every finding listed), 3 internal error."
+)
+
+
+def _progress_over(paths: Sequence[str], verb: str, quiet: bool) -> Iterator[str]:
+    """``paths`` with a progress bar on stderr when there are several and it is a terminal."""
+    return terminal.progress(
+        paths,
+        f"{verb} {len(paths)} stacks",
+        terminal.console(sys.stderr),
+        total=len(paths),
+        enabled=len(paths) > 1 and not quiet,
+    )
+
 
 def _render_paths(
-    paths: Sequence[str], target: Target | None, k8s_version: str | None
+    paths: Sequence[str], target: Target | None, k8s_version: str | None, quiet: bool = True
 ) -> list[Rendering]:
     """Load and render every path; one SpecError with the findings of all of them."""
     renderings: list[Rendering] = []
     findings: list[Finding] = []
-    for path in paths:
+    for path in _progress_over(paths, "rendering", quiet):
         try:
             renderings.append(run(load_path(path), target=target, k8s_version=k8s_version))
         except SpecError as exc:
@@ -50,9 +79,13 @@ def _render_paths(
     return renderings
 
 
-def _print_findings(rendering_findings: Sequence[object], out: TextIO) -> None:
-    for finding in rendering_findings:
-        print(finding, file=out)
+_SEVERITY_STYLES = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.ADVICE: "cyan"}
+
+
+def _print_findings(findings: Sequence[Finding], out: TextIO) -> None:
+    console = terminal.console(out)
+    for finding in findings:
+        console.print(Text(str(finding), style=_SEVERITY_STYLES.get(finding.severity, "")))
 
 
 def _file_name(index: int, obj: RenderedObject) -> str:
@@ -98,14 +131,15 @@ def _table(objects: Sequence[RenderedObject]) -> str:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    renderings = _render_paths(args.paths, args.target, args.k8s_version)
+    renderings = _render_paths(args.paths, args.target, args.k8s_version, args.quiet)
     objects = [obj for r in renderings for obj in r.objects]
     for rendering in renderings:
         _print_findings(rendering.findings, sys.stderr)
     if args.output:
         write_directory(objects, Path(args.output), args.show_secrets)
-        print(_table(objects))
-        print(f"\nwrote {len(objects)} objects to {args.output}/")
+        if not args.quiet:
+            print(_table(objects))
+            print(f"\nwrote {len(objects)} objects to {args.output}/")
         return EXIT_OK
     manifests = [o.manifest if args.show_secrets else redact(o.manifest) for o in objects]
     sys.stdout.write(dump_all(manifests))
@@ -113,16 +147,86 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    renderings = _render_paths(args.paths, args.target, args.k8s_version)
+    renderings = _render_paths(args.paths, args.target, args.k8s_version, args.quiet)
+    if args.quiet:
+        return EXIT_OK
     warnings = [f for r in renderings for f in r.findings if f.severity is not Severity.ERROR]
     _print_findings(warnings, sys.stdout)
     objects = sum(len(r.objects) for r in renderings)
     jobs = sum(len(r.jobs) for r in renderings)
-    print(
-        f"ok: {jobs} job{'s' * (jobs != 1)}, {objects} object{'s' * (objects != 1)}, "
-        f"0 errors, {len(warnings)} warning{'s' * (len(warnings) != 1)}"
+    terminal.console(sys.stdout).print(
+        Text(
+            f"ok: {jobs} job{'s' * (jobs != 1)}, {objects} object{'s' * (objects != 1)}, "
+            f"0 errors, {len(warnings)} warning{'s' * (len(warnings) != 1)}",
+            style="green",
+        )
     )
     return EXIT_OK
+
+
+def _show_plans(plans: Sequence[tuple[preview.Plan, str | None]], args: argparse.Namespace) -> int:
+    """Print plans as JSON or for people; the exit code says whether anything changes."""
+    changed = any(plan.changed for plan, _ in plans)
+    if args.json:
+        sys.stdout.write(preview.plans_document(plans))
+    elif not args.quiet:
+        out: Console = terminal.console(sys.stdout)
+        for index, (plan, stack) in enumerate(plans):
+            if index:
+                out.print()
+            heading = f"{stack}: " if stack else ""
+            heading += f"{plan.old_label} → {plan.new_label}"
+            preview.print_plan(plan, out, heading=heading, diffs=not args.no_diff)
+    return EXIT_CHANGES if changed else EXIT_OK
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    if args.against is None:
+        if len(args.paths) != 2:
+            raise TrainjobsError(
+                "diff takes two render outputs (OLD NEW), or stack files with --against REF"
+            )
+        return _show_plans([(preview.diff_outputs(args.paths[0], args.paths[1]), None)], args)
+    plans: list[tuple[preview.Plan, str | None]] = []
+    findings: list[Finding] = []
+    for path in _progress_over(args.paths, "comparing", args.quiet):
+        try:
+            plan = preview.diff_against(
+                Path(path), args.against, target=args.target, k8s_version=args.k8s_version
+            )
+            plans.append((plan, None))
+        except SpecError as exc:
+            findings.extend(exc.findings)
+    if findings:
+        raise SpecError.from_findings(findings)
+    return _show_plans(plans, args)
+
+
+def cmd_preview(args: argparse.Namespace) -> int:
+    kubectl = (
+        preview.Kubectl(kubeconfig=args.kubeconfig, context=args.context) if args.live else None
+    )
+    previews: list[preview.StackPreview] = []
+    findings: list[Finding] = []
+    for path in _progress_over(args.paths, "previewing", args.quiet):
+        try:
+            previews.append(
+                preview.preview_stack(
+                    Path(path),
+                    target=args.target,
+                    k8s_version=args.k8s_version,
+                    state_dir=Path(args.state_dir) if args.state_dir else None,
+                    kubectl=kubectl,
+                )
+            )
+        except SpecError as exc:
+            findings.extend(exc.findings)
+    if findings:
+        raise SpecError.from_findings(findings)
+    code = _show_plans([(p.plan, p.store.stack) for p in previews], args)
+    for stack_preview in previews:
+        stack_preview.save()
+    return code
 
 
 def cmd_frameworks(args: argparse.Namespace) -> int:
@@ -144,21 +248,135 @@ def cmd_frameworks(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def write_crds(directory: Path) -> list[str]:
+    """Write every generated CRD under ``directory``; remove files in its ``generated/``
+    folder that no framework generates any more. Returns the paths written."""
+    files = crd_files()
+    for relative, text in files.items():
+        target = directory / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = target.with_name(f".{target.name}.tmp")
+        staging.write_text(text)
+        os.replace(staging, target)
+    owned = directory / GENERATED_DIR
+    for path in sorted(owned.glob("*.yaml")) if owned.is_dir() else []:
+        if str(path.relative_to(directory)) not in files:
+            path.unlink()
+    return list(files)
+
+
+def cmd_crds(args: argparse.Namespace) -> int:
+    if args.output is None:
+        sys.stdout.write("".join(f"---\n{text}" for text in crd_files().values()))
+        return EXIT_OK
+    for relative in write_crds(Path(args.output)):
+        print(f"wrote {Path(args.output) / relative}")
+    return EXIT_OK
+
+
+def _parallelism(texts: Sequence[str]) -> tuple[dict[str, int], list[Finding]]:
+    counts: dict[str, int] = {}
+    findings = []
+    for text in texts:
+        name, _, number = text.rpartition("=")
+        if not name or not number.lstrip("-").isdigit():
+            findings.append(
+                Finding(
+                    code="edl.parallelism",
+                    path="--parallelism",
+                    message="expected NAME=N (or NAMESPACE/NAME=N)",
+                    value=text,
+                    hint="e.g. --parallelism example=4",
+                )
+            )
+            continue
+        counts[name] = int(number)
+    return counts, findings
+
+
+def cmd_edl_scale(args: argparse.Namespace) -> int:
+    findings: list[Finding] = []
+    edl_jobs: list[TrainingJob] = []
+    max_loads: list[float] = []
+    for path in args.paths:
+        try:
+            stack = load_path(path)
+            rendering = run(stack, k8s_version=args.k8s_version)
+        except SpecError as exc:
+            findings += exc.findings
+            continue
+        _print_findings(rendering.findings, sys.stderr)
+        edl_jobs += [u.job for u in rendering.jobs if isinstance(u.job, TrainingJob)]
+        controllers = [e.resource for e in stack.platform if isinstance(e.resource, EdlController)]
+        max_loads += [c.spec.max_load_desired for c in controllers]
+    if not edl_jobs and not findings:
+        findings.append(
+            Finding(
+                code="edl.no_jobs",
+                path="",
+                message="no TrainingJob (paddlepaddle.org/v1) in the input",
+                value=list(args.paths),
+                hint="name a file holding EDL TrainingJobs",
+            )
+        )
+    objects: list[ClusterObject] = []
+    for path in args.cluster or []:
+        try:
+            objects += cluster_objects(read_documents(Path(path)), path)
+        except SpecError as exc:
+            findings += exc.findings
+    for index, text in enumerate(args.capacity or []):
+        node, problems = capacity_node(text, index)
+        findings += problems
+        if node is not None:
+            objects.append(ClusterObject(node, f"--capacity[{index}]"))
+    parallelism, problems = _parallelism(args.parallelism or [])
+    findings += problems
+    if findings:
+        raise SpecError.from_findings(findings)
+    max_load = args.max_load
+    if max_load is None:
+        max_load = max_loads[0] if max_loads else DEFAULT_MAX_LOAD
+    result = what_if(edl_jobs, objects, max_load=max_load, parallelism=parallelism)
+    sys.stdout.write(format_report(result))
+    return EXIT_OK
+
+
+_EDL_SCALE_HELP = """\
+Cluster input: --cluster takes what `kubectl get nodes,pods,jobs -A -o yaml` prints
+(a List, or separate documents; other kinds are ignored): Nodes give capacity
+(status.allocatable), Pods that have not finished give requests and limits (init
+containers too) and each job's trainer pods (label paddle-job=<name>), and a Job
+<name>-trainer gives a job's current trainers. --capacity adds a node by hand:
+cpu=8,memory=32Gi[,gpu=2][,name=n1]; repeat it for more nodes. Without any Pod the
+jobs' own pods are simulated (trainers at their current count, each pod on the first
+node by name with room, else Pending). Current trainers: --parallelism NAME=N, else
+the trainer Job, else min-instance. GPUs count under nvidia.com/gpu and the legacy
+alpha.kubernetes.io/nvidia-gpu. The decision is one round of the EDL controller's
+autoscaler (see trainjobs/frameworks/paddle_edl/autoscaler.py for its rules).
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="trainjobs",
         description="Render, check and preview distributed training jobs on Kubernetes.",
-        epilog="Exit codes: 0 success, 2 bad input (every finding listed), 3 internal error.",
+        epilog=EXIT_CODES
+        + " Colour only on a terminal; NO_COLOR=1 turns it off, FORCE_COLOR=1 on.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def paths_and_checks(p: argparse.ArgumentParser) -> None:
+    def quiet(p: argparse.ArgumentParser) -> None:
         p.add_argument(
-            "paths",
-            nargs="+",
-            metavar="PATH",
-            help="a stack config (stacks/Pulumi.<name>.yaml) or a YAML file of jobs",
+            "-q", "--quiet", action="store_true", help="print only errors; the exit code tells"
         )
+
+    def paths_and_checks(
+        p: argparse.ArgumentParser,
+        paths_help: str = "a stack config (stacks/Pulumi.<name>.yaml) or a YAML file of jobs",
+    ) -> None:
+        p.add_argument("paths", nargs="+", metavar="PATH", help=paths_help)
+        quiet(p)
         p.add_argument(
             "--target",
             choices=TARGETS,
@@ -192,8 +410,112 @@ def build_parser() -> argparse.ArgumentParser:
     paths_and_checks(check)
     check.set_defaults(func=cmd_check)
 
+    def plan_output(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--json",
+            action="store_true",
+            help="print the plan as JSON (schema: trainjobs/preview/plan.schema.json)",
+        )
+        p.add_argument(
+            "--no-diff", action="store_true", help="leave out the YAML diff of each object"
+        )
+
+    diff = sub.add_parser(
+        "diff",
+        help="what would change between two renders, or a stack and its version at a git ref",
+        description=(
+            "trainjobs diff OLD NEW: compare two render outputs (directories written by "
+            "`render -o`, YAML streams, or - for stdin). trainjobs diff --against REF PATH...: "
+            "compare each stack or job file with the same file (and the files it references) "
+            "at git REF. Per object: + create, ~ update, - delete, +- replace (by the Pulumi "
+            "Kubernetes provider's rules), in words per job; Secret values never shown. "
+            "--target and --k8s-version apply to the renders --against makes."
+        ),
+        epilog="Exit codes: 0 no changes, 1 changes, 2 bad input, 3 internal error.",
+    )
+    paths_and_checks(diff, "OLD NEW render outputs; with --against, stack or job files")
+    diff.add_argument(
+        "--against", metavar="REF", help="compare PATH with its version at this git ref"
+    )
+    plan_output(diff)
+    diff.set_defaults(func=cmd_diff)
+
+    preview_cmd = sub.add_parser(
+        "preview",
+        help="what would change since the last preview of a stack (or against the cluster)",
+        description=(
+            "Render each stack and compare it with the render the last preview of that stack "
+            "stored (<project>/.trainjobs/<stack>/last.yaml, git-ignored), then store this "
+            "one. With --live, compare with what the cluster holds instead, read with "
+            "`kubectl get -o json` (never written to)."
+        ),
+        epilog="Exit codes: 0 no changes, 1 changes, 2 bad input, 3 internal error.",
+    )
+    paths_and_checks(preview_cmd)
+    plan_output(preview_cmd)
+    preview_cmd.add_argument(
+        "--live", action="store_true", help="compare with the cluster (needs kubectl)"
+    )
+    preview_cmd.add_argument("--kubeconfig", metavar="FILE", help="kubeconfig for --live")
+    preview_cmd.add_argument("--context", metavar="NAME", help="kubeconfig context for --live")
+    preview_cmd.add_argument(
+        "--state-dir",
+        metavar="DIR",
+        help="keep last renders here instead of <project>/.trainjobs",
+    )
+    preview_cmd.set_defaults(func=cmd_preview)
+
     frameworks = sub.add_parser("frameworks", help="list the frameworks and their targets")
     frameworks.set_defaults(func=cmd_frameworks)
+
+    crds = sub.add_parser(
+        "crds",
+        help="write the CRDs generated from the framework models",
+        description=(
+            "Generate a structural CRD for every framework whose upstream CRD had no schema. "
+            "Without -o: one YAML stream on stdout. With -o DIR (normally crds/): each file at "
+            f"DIR/<its crd_file>; stale files in DIR/{GENERATED_DIR}/ are removed."
+        ),
+    )
+    crds.add_argument("-o", "--output", metavar="DIR", help="the crds/ folder to write into")
+    crds.set_defaults(func=cmd_crds)
+
+    edl = sub.add_parser(
+        "edl-scale",
+        help="show how the PaddlePaddle EDL autoscaler would scale TrainingJobs on a cluster",
+        description="Run one round of the EDL autoscaler over the TrainingJobs in PATH and "
+        "print each job's trainers now and the count EDL would set.",
+        epilog=_EDL_SCALE_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    edl.add_argument("paths", nargs="+", metavar="PATH", help="files or stacks with TrainingJobs")
+    edl.add_argument(
+        "--cluster",
+        "--nodes",
+        action="append",
+        metavar="FILE",
+        help="YAML/JSON of the cluster's Nodes (and Pods, Jobs); repeatable",
+    )
+    edl.add_argument(
+        "--capacity",
+        action="append",
+        metavar="SPEC",
+        help="a node by hand: cpu=8,memory=32Gi[,gpu=2][,name=n1]; repeatable",
+    )
+    edl.add_argument(
+        "--parallelism",
+        action="append",
+        metavar="NAME=N",
+        help="a job's current trainer count (default: its trainer Job, else min-instance)",
+    )
+    edl.add_argument(
+        "--max-load",
+        type=float,
+        metavar="F",
+        help=f"-max_load_desired (default: the EdlController's in PATH, else {DEFAULT_MAX_LOAD})",
+    )
+    edl.add_argument("--k8s-version", metavar="X.Y", help="Kubernetes version to check against")
+    edl.set_defaults(func=cmd_edl_scale)
     return parser
 
 
@@ -204,8 +526,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return func(args)
     except SpecError as exc:
-        for finding in exc.findings:
-            print(finding, file=sys.stderr)
+        _print_findings(exc.findings, sys.stderr)
         count = len(exc.errors)
         print(f"{count} error{'s' * (count != 1)}; nothing was written", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -204,3 +204,96 @@ def test_deprecated_elastic_nproc_is_a_warning() -> None:
 
 def test_addresses() -> None:
     assert PT.addresses(PT.default(worked_example())) == {"master": "mnist-master-0:23456"}
+
+
+# ----- elastic mode against §4.2, line by line --------------------------------
+
+
+def test_elastic_env_with_every_rendezvous_field_in_operator_order() -> None:
+    job = ptjob(
+        {"Master": _replica(1), "Worker": _replica(2)},
+        nprocPerNode="2",
+        elasticPolicy={
+            "minReplicas": 1,
+            "maxReplicas": 4,
+            "rdzvBackend": "etcd-v2",
+            "rdzvHost": "etcd.training.svc",
+            "rdzvPort": 2379,
+            "rdzvId": "42",
+            "rdzvConf": [{"key": "read_timeout", "value": "60"}],
+        },
+    )
+    assert _env(_objects(job)[("Pod", "mnist-master-0")]) == [
+        ("PYTHONUNBUFFERED", "1"),
+        ("MASTER_PORT", "23456"),
+        ("PET_MASTER_PORT", "23456"),
+        ("MASTER_ADDR", "mnist-master-0"),
+        ("PET_MASTER_ADDR", "mnist-master-0"),
+        ("WORLD_SIZE", "6"),
+        ("RANK", "0"),
+        ("PET_NODE_RANK", "0"),
+        ("PET_NPROC_PER_NODE", "2"),
+        ("PET_RDZV_ENDPOINT", "etcd.training.svc:2379"),
+        ("PET_RDZV_BACKEND", "etcd-v2"),
+        ("PET_NNODES", "1:4"),
+        ("PET_RDZV_ID", "42"),
+        ("PET_RDZV_CONF", "read_timeout=60"),
+    ]
+
+
+def test_any_rendezvous_backend_is_passed_on() -> None:
+    # Neither the CRD nor the webhook limits rdzvBackend; torchrun also knows "static".
+    job = ptjob({"Worker": _replica(2)}, elasticPolicy={"rdzvBackend": "static"})
+    assert ("PET_RDZV_BACKEND", "static") in _env(_objects(job)[("Pod", "mnist-worker-0")])
+    assert PT.validate(PT.default(job)) == []
+
+
+def test_rdzv_conf_entries_may_leave_key_or_value_out() -> None:
+    job = ptjob(
+        {"Worker": _replica(1)},
+        elasticPolicy={"rdzvConf": [{"key": "is_host"}, {"value": "x"}]},
+    )
+    assert ("PET_RDZV_CONF", "is_host=,=x") in _env(_objects(job)[("Pod", "mnist-worker-0")])
+
+
+def test_elastic_bounds_default_from_each_other() -> None:
+    for given, expected in (({"minReplicas": 2}, (2, 2)), ({"maxReplicas": 3}, (3, 3))):
+        job = PT.default(ptjob({"Worker": _replica(1)}, elasticPolicy=given))
+        assert isinstance(job, PyTorchJob)
+        assert job.spec.elastic_policy is not None
+        bounds = (job.spec.elastic_policy.min_replicas, job.spec.elastic_policy.max_replicas)
+        assert bounds == expected
+
+
+def test_empty_metrics_still_make_an_hpa_without_metrics() -> None:
+    # The operator tests metrics for nil, so [] gets an HPA; Kubernetes then scales on CPU.
+    job = ptjob({"Worker": _replica(2)}, elasticPolicy={"maxReplicas": 3, "metrics": []})
+    hpa = _objects(job)[("HorizontalPodAutoscaler", "mnist")]
+    assert hpa["spec"] == {
+        "scaleTargetRef": {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "name": "mnist"},
+        "minReplicas": 3,
+        "maxReplicas": 3,
+    }
+    no_metrics = ptjob({"Worker": _replica(2)}, elasticPolicy={"maxReplicas": 3})
+    assert [kind for kind, _ in _objects(no_metrics)].count("HorizontalPodAutoscaler") == 0
+
+
+def test_hpa_metrics_are_copies() -> None:
+    metric = {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization"}}}
+    job = ptjob({"Worker": _replica(2)}, elasticPolicy={"metrics": [metric]})
+    hpa = _objects(job)[("HorizontalPodAutoscaler", "mnist")]
+    hpa["spec"]["metrics"][0]["resource"]["name"] = "memory"
+    assert metric["resource"]["name"] == "cpu"  # type: ignore[index]
+
+
+def test_non_ascii_digits_are_not_a_process_count() -> None:
+    job = ptjob({"Master": _replica(1), "Worker": _replica(1)}, nprocPerNode="²")
+    assert [f.render() for f in PT.validate(PT.default(job))] == [
+        "error: spec.nprocPerNode: nprocPerNode must be auto, cpu, gpu or a whole number "
+        "(got '²'); fix: e.g. nprocPerNode: '4' for four processes per pod"
+    ]
+
+
+def test_managed_by_is_checked_as_the_webhook_does() -> None:
+    job = ptjob({"Worker": _replica(1)}, runPolicy={"managedBy": "kueue"})
+    assert [f.code for f in PT.validate(PT.default(job))] == ["run_policy.managed_by"]

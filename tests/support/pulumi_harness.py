@@ -36,7 +36,11 @@ class _Mocks(pulumi.runtime.Mocks):
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
         # Registrations run concurrently: find this resource's own request.
         request = next(
-            (r for r in reversed(self.requests) if (r.type, r.name) == (args.typ, args.name)),
+            (
+                r
+                for r in reversed(self.requests)
+                if getattr(r, "type", None) == args.typ and getattr(r, "name", None) == args.name
+            ),
             None,
         )
         outputs = dict(args.inputs)
@@ -74,10 +78,16 @@ def _timeouts(request: Any) -> dict[str, str]:
 
 
 def _aliases(request: Any) -> list[str]:
-    """The names the resource was aliased from (``name`` of each alias spec)."""
+    """The names the resource was aliased from.
+
+    Only renames count; the provider's own aliases from older API versions of a
+    type (``rbac/v1beta1`` …) keep the name and are left out.
+    """
     found = []
     for alias in getattr(request, "aliases", []):
-        found.append(alias.urn.rsplit("::", 1)[-1] if alias.urn else alias.spec.name)
+        name = alias.urn.rsplit("::", 1)[-1] if alias.urn else alias.spec.name
+        if name:
+            found.append(name)
     return found
 
 

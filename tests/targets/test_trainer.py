@@ -128,15 +128,25 @@ def test_what_trainer_cannot_express_is_an_error() -> None:
         "spec": {"containers": [{**CONTAINER, "image": "example/master:1.0"}]}
     }
     assert _errors(job) == [
-        "error: jobs[0].spec.elasticPolicy: Trainer v2.3 runs a fixed number of nodes; its "
-        "torch policy has no elastic mode; fix: remove elasticPolicy, or use the operator or "
-        "pods target",
         "error: jobs[0].spec.pytorchReplicaSpecs.Master.template.spec: Trainer v2 starts "
         "every node from one pod template, but the Master's differs from the Worker's; fix: "
         "give Master the Worker's pod spec, or use the operator or pods target",
         "error: jobs[0].spec.nprocPerNode: Trainer v2.3 takes a number of processes per node, "
         "or none for auto (one per GPU, else per CPU) (got 'gpu'); fix: write a number, e.g. "
         "'4', or remove it",
+    ]
+
+
+def test_an_elastic_job_runs_fixed_size_and_is_told_so() -> None:
+    job = copy.deepcopy(PYTORCHJOB)
+    job["spec"]["elasticPolicy"] = {"minReplicas": 1, "maxReplicas": 4}
+    rendering = run(parse_documents([job]), target="trainer")
+    assert rendering.manifests[1]["spec"]["trainer"]["numNodes"] == 2
+    assert [f.render() for f in rendering.findings] == [
+        "warning: jobs[0].spec.elasticPolicy: Trainer v2.3 runs a fixed number of nodes (its "
+        "torch policy has no elastic mode): the TrainJob runs on 2 nodes, not 1 to 4 (got "
+        "'1:4'); fix: set the replicas you want, or use the operator or pods target to keep "
+        "elastic training"
     ]
 
 

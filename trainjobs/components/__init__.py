@@ -6,12 +6,14 @@ registers every rendered manifest as a pulumi_kubernetes resource, so what
 """
 
 from trainjobs.components.backends import NfsBackend, RedisBackend
+from trainjobs.components.edl import EdlController
 from trainjobs.components.job import InvalidJobError, TrainingJob, jobs_from_file
 from trainjobs.components.operators import JobSet, MPIOperator, Trainer, TrainingOperator
 from trainjobs.components.platform import InvalidResourceError, PlatformComponent
 from trainjobs.components.stack import TrainingStack, program, stack_from_file
 
 __all__ = [
+    "EdlController",
     "InvalidJobError",
     "InvalidResourceError",
     "JobSet",

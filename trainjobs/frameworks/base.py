@@ -13,12 +13,13 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from trainjobs.errors import Finding
+from trainjobs.k8s.structural import kubernetes_type
 
 if TYPE_CHECKING:
     from trainjobs.frameworks.trainer_v2 import TrainerPlan
@@ -43,8 +44,9 @@ __all__ = [
 Manifest = dict[str, Any]
 """One plain Kubernetes object (``apiVersion``, ``kind``, ``metadata`` …)."""
 
-PodTemplate = dict[str, Any]
-"""A core/v1 PodTemplateSpec as plain data; checked against the Kubernetes schema."""
+PodTemplate = Annotated[dict[str, Any], kubernetes_type("io.k8s.api.core.v1.PodTemplateSpec")]
+"""A core/v1 PodTemplateSpec as plain data; checked against the Kubernetes schema, and
+written with the Kubernetes schema into generated CRDs."""
 
 DEFAULT_NAMESPACE = "default"
 """Namespace of a job whose metadata names none; made explicit in every render."""
@@ -143,6 +145,8 @@ class KindRef:
     api_version: str
     kind: str
     plural: str
+    short_names: tuple[str, ...] = ()
+    """Short names (``kubectl get tj``) a generated CRD declares; default none."""
 
     @property
     def group(self) -> str:

@@ -13,6 +13,7 @@ Facts: the reference's kubeflow-operators.md §1 to §4 and §8 (Training Operat
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Literal
 
@@ -36,12 +37,17 @@ __all__ = [
     "LABEL_OPERATOR_NAME",
     "LABEL_REPLICA_INDEX",
     "LABEL_REPLICA_TYPE",
+    "MANAGED_BY_OPERATOR",
+    "MANAGED_BY_VALUES",
     "KubeflowV1Framework",
+    "LegacyRunPolicy",
     "ReplicaSpec",
     "RunPolicy",
     "SchedulingPolicy",
     "V1Job",
+    "env_field_ref",
     "env_var",
+    "go_json",
     "replica_name",
 ]
 
@@ -50,6 +56,11 @@ LABEL_JOB_NAME = "training.kubeflow.org/job-name"
 LABEL_REPLICA_TYPE = "training.kubeflow.org/replica-type"
 LABEL_REPLICA_INDEX = "training.kubeflow.org/replica-index"
 LABEL_JOB_ROLE = "training.kubeflow.org/job-role"
+
+MANAGED_BY_OPERATOR = "kubeflow.org/training-operator"
+"""``runPolicy.managedBy`` of jobs the Training Operator runs itself (also when unset)."""
+MANAGED_BY_VALUES = (MANAGED_BY_OPERATOR, "kueue.x-k8s.io/multikueue")
+"""The only ``runPolicy.managedBy`` values the v1.9 webhooks accept."""
 
 RestartPolicy = Literal["Always", "OnFailure", "Never", "ExitCode"]
 
@@ -86,8 +97,8 @@ class SchedulingPolicy(K8sModel):
     )
 
 
-class RunPolicy(K8sModel):
-    """How the operator runs and cleans up the job (``spec.runPolicy``)."""
+class LegacyRunPolicy(K8sModel):
+    """``spec.runPolicy`` as Training Operator v1.8.1 has it (MXJob): no ``managedBy``."""
 
     clean_pod_policy: Literal["All", "Running", "None"] | None = Field(
         default=None, description="Pods deleted once the job finishes; default None."
@@ -107,9 +118,17 @@ class RunPolicy(K8sModel):
     suspend: bool | None = Field(
         default=None, description="True stops the job's pods; default false."
     )
+
+
+class RunPolicy(LegacyRunPolicy):
+    """How the operator runs and cleans up the job (``spec.runPolicy``, v1.9)."""
+
     managed_by: str | None = Field(
         default=None,
-        description="Controller that owns the job; default kubeflow.org/training-operator.",
+        description=(
+            f"Controller that owns the job: {MANAGED_BY_OPERATOR} (default) or "
+            "kueue.x-k8s.io/multikueue."
+        ),
     )
 
 
@@ -128,6 +147,12 @@ class V1Job(JobResource):
         spec = self.replica_specs.get(rtype)
         return 0 if spec is None or spec.replicas is None else spec.replicas
 
+    @property
+    def run_policy(self) -> LegacyRunPolicy | None:
+        """``spec.runPolicy``, None when unset."""
+        policy: LegacyRunPolicy | None = self.spec.run_policy  # type: ignore[attr-defined]
+        return policy
+
 
 def replica_name(job: str, rtype: str, index: int) -> str:
     """``<job>-<type>-<index>``: the name of a replica's Pod and Service.
@@ -142,6 +167,27 @@ def replica_name(job: str, rtype: str, index: int) -> str:
 def env_var(name: str, value: str) -> dict[str, Any]:
     """A plain ``{name, value}`` env entry."""
     return {"name": name, "value": value}
+
+
+def env_field_ref(name: str, field_path: str) -> dict[str, Any]:
+    """An env entry read from the pod itself, e.g. ``status.podIP``."""
+    return {"name": name, "valueFrom": {"fieldRef": {"fieldPath": field_path}}}
+
+
+# Go's encoding/json escapes these so the output is safe inside HTML.
+_GO_JSON_ESCAPES = str.maketrans(
+    {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+)
+
+
+def go_json(value: Any) -> str:
+    """Compact JSON byte-equal to Go's ``json.Marshal`` of the same value.
+
+    Keys keep the order given (a Go struct's field order; build Go maps with
+    sorted keys), no spaces, non-ASCII as UTF-8, and ``<``, ``>``, ``&``,
+    U+2028 and U+2029 escaped as ``\\u003c`` … like Go does.
+    """
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).translate(_GO_JSON_ESCAPES)
 
 
 def _containers(template: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -164,6 +210,16 @@ class KubeflowV1Framework(Framework):
     """Canonical replica types in expansion order, e.g. ``("Chief", "PS", "Worker")``."""
     check_replica_types: ClassVar[bool] = True
     """Whether the webhook rejects keys outside ``replica_types`` (TFJob does not)."""
+    camel_case_types: ClassVar[tuple[str, ...] | None] = None
+    """Types whose keys defaulting renames to CamelCase (``worker`` → ``Worker``);
+    None means every one of ``replica_types``."""
+    run_policy_model: ClassVar[type[LegacyRunPolicy]] = RunPolicy
+    """The model of ``spec.runPolicy`` for this kind's operator version."""
+    webhook_checks_managed_by: ClassVar[bool] = True
+    """Whether the webhook rejects a ``runPolicy.managedBy`` outside ``MANAGED_BY_VALUES``.
+
+    The JAXJob webhook does not, and its controller ignores the field altogether.
+    """
     default_container: ClassVar[str]
     default_port_name: ClassVar[str]
     default_port: ClassVar[int]
@@ -236,10 +292,11 @@ class KubeflowV1Framework(Framework):
     def default(self, job: JobResource) -> JobResource:
         assert isinstance(job, self.model)
         specs: dict[str, ReplicaSpec] = {}
-        canonical = {t.lower(): t for t in self.replica_types}
+        renamed = self.replica_types if self.camel_case_types is None else self.camel_case_types
+        canonical = {t.lower(): t for t in renamed}
         for key, spec in job.replica_specs.items():
             specs[canonical.get(key.lower(), key)] = self._default_replica(spec)
-        run_policy = job.spec.run_policy or RunPolicy()  # type: ignore[attr-defined]
+        run_policy = job.run_policy or self.run_policy_model()
         if run_policy.clean_pod_policy is None:
             run_policy = run_policy.model_copy(update={"clean_pod_policy": "None"})
         spec_update = {self.model.replica_field: specs, "run_policy": run_policy}
@@ -287,12 +344,13 @@ class KubeflowV1Framework(Framework):
             )
         alias = self.replica_alias
         if not job.replica_specs:
+            example = "Worker" if "Worker" in self.replica_types else self.replica_types[-1]
             findings.append(
                 Finding(
                     code="spec.replicas.empty",
                     path=f"spec.{alias}",
-                    message=f"a {self.kind.kind} needs at least one replica type",
-                    hint=f"add e.g. {alias}.{self.replica_types[-1]} with a pod template",
+                    message=f"{self.kind.kind} needs at least one replica type",
+                    hint=f"add e.g. {alias}.{example} with a pod template",
                 )
             )
         for rtype, spec in job.replica_specs.items():
@@ -308,8 +366,42 @@ class KubeflowV1Framework(Framework):
                     )
                 )
             findings.extend(self._validate_template(spec, f"{base}.template"))
+        findings.extend(self._validate_managed_by(job))
         findings.extend(self.validate_spec(job))
         return findings
+
+    def _validate_managed_by(self, job: V1Job) -> list[Finding]:
+        # None as well for a kind whose run policy has no managedBy (MXJob).
+        managed_by = getattr(job.run_policy, "managed_by", None)
+        if managed_by is None:
+            return []
+        path = "spec.runPolicy.managedBy"
+        if not self.webhook_checks_managed_by:
+            if managed_by == MANAGED_BY_OPERATOR:
+                return []
+            return [
+                Finding(
+                    code="run_policy.managed_by_ignored",
+                    path=path,
+                    message=(
+                        f"the {self.kind.kind} controller ignores managedBy and runs the job itself"
+                    ),
+                    value=managed_by,
+                    hint="remove managedBy, or run the job with the controller it names only",
+                    severity=Severity.WARNING,
+                )
+            ]
+        if managed_by in MANAGED_BY_VALUES:
+            return []
+        return [
+            Finding(
+                code="run_policy.managed_by",
+                path=path,
+                message=f"the webhook accepts only {' or '.join(MANAGED_BY_VALUES)}",
+                value=managed_by,
+                hint=f"remove managedBy (default {MANAGED_BY_OPERATOR}) or use one of these",
+            )
+        ]
 
     def _validate_template(self, spec: ReplicaSpec, path: str) -> list[Finding]:
         containers = _containers(spec.template)

@@ -11,7 +11,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Severity
-from trainjobs.frameworks.base import JobResource, K8sModel, KindRef, Manifest
+from trainjobs.frameworks.base import JobResource, K8sModel, KindRef, Manifest, deep_copy
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     ReplicaSpec,
@@ -29,11 +29,16 @@ INIT_CONTAINER_MAX_TRIES = 100
 """The operator's ``--pytorch-init-container-max-tries`` default."""
 
 
-class RdzvConf(K8sModel):
-    """One extra rendezvous setting passed to torchrun."""
+def _is_whole_number(text: str) -> bool:
+    """Digits only, as the operator's integer parse accepts (ASCII, unlike str.isdigit)."""
+    return text.isascii() and text.isdigit()
 
-    key: str
-    value: str
+
+class RdzvConf(K8sModel):
+    """One extra rendezvous setting passed to torchrun (``key=value`` in PET_RDZV_CONF)."""
+
+    key: str | None = Field(default=None, description="Setting name; unset = empty.")
+    value: str | None = Field(default=None, description="Setting value; unset = empty.")
 
 
 class ElasticPolicy(K8sModel):
@@ -45,8 +50,11 @@ class ElasticPolicy(K8sModel):
     max_replicas: int | None = Field(
         default=None, ge=1, description="Most workers; default minReplicas, else Worker replicas."
     )
-    rdzv_backend: Literal["c10d", "etcd", "etcd-v2"] | None = Field(
-        default=None, description="Rendezvous backend; default c10d."
+    # The operator's API names c10d, etcd and etcd-v2, but neither its CRD nor its
+    # webhook restricts the value and torchrun has more (static), so any is passed on.
+    rdzv_backend: str | None = Field(
+        default=None,
+        description="Rendezvous backend (PET_RDZV_BACKEND): c10d, etcd, etcd-v2 …; default c10d.",
     )
     rdzv_port: int | None = Field(
         default=None, ge=1, le=65535, description="Rendezvous port; default the Worker port."
@@ -69,7 +77,10 @@ class ElasticPolicy(K8sModel):
     )
     metrics: list[dict[str, Any]] | None = Field(
         default=None,
-        description="autoscaling/v2 MetricSpecs; when set an HPA scales the workers.",
+        description=(
+            "autoscaling/v2 MetricSpecs; when set (even to []) an HPA scales the workers; "
+            "unset = no HPA."
+        ),
     )
 
 
@@ -208,7 +219,11 @@ class PyTorch(KubeflowV1Framework):
                     )
                 )
         nproc = job.spec.nproc_per_node
-        if nproc is not None and nproc not in ("auto", "cpu", "gpu") and not nproc.isdigit():
+        if (
+            nproc is not None
+            and nproc not in ("auto", "cpu", "gpu")
+            and not _is_whole_number(nproc)
+        ):
             findings.append(
                 Finding(
                     code="pytorch.nproc",
@@ -229,7 +244,7 @@ class PyTorch(KubeflowV1Framework):
             port = str(self.port_of(job, "Master", self.default_port))
             master = self.pod_name(job, "Master", 0)
             nproc = spec.nproc_per_node or ""
-            per_node = int(nproc) if nproc.isdigit() else 1
+            per_node = int(nproc) if _is_whole_number(nproc) else 1
             rank = str(index if rtype == "Master" else index + 1)
             env += [
                 env_var("MASTER_PORT", port),
@@ -260,7 +275,7 @@ class PyTorch(KubeflowV1Framework):
         if elastic.rdzv_id is not None:
             env.append(env_var("PET_RDZV_ID", elastic.rdzv_id))
         if elastic.rdzv_conf:
-            conf = ",".join(f"{c.key}={c.value}" for c in elastic.rdzv_conf)
+            conf = ",".join(f"{c.key or ''}={c.value or ''}" for c in elastic.rdzv_conf)
             env.append(env_var("PET_RDZV_CONF", conf))
         if elastic.standalone:
             env.append(env_var("PET_STANDALONE", ""))
@@ -290,23 +305,27 @@ class PyTorch(KubeflowV1Framework):
     def extra_objects(self, job: V1Job) -> list[Manifest]:
         assert isinstance(job, PyTorchJob)
         elastic = job.spec.elastic_policy
-        if elastic is None or not elastic.metrics:
+        # The operator tests for nil, so `metrics: []` still makes an HPA; one
+        # without metrics scales on 80% average CPU (Kubernetes' default).
+        if elastic is None or elastic.metrics is None:
             return []
+        spec: dict[str, Any] = {
+            "scaleTargetRef": {
+                "apiVersion": self.kind.api_version,
+                "kind": self.kind.kind,
+                "name": job.name,
+            },
+            "minReplicas": elastic.min_replicas,
+            "maxReplicas": elastic.max_replicas,
+        }
+        if elastic.metrics:
+            spec["metrics"] = [deep_copy(m) for m in elastic.metrics]
         return [
             {
                 "apiVersion": "autoscaling/v2",
                 "kind": "HorizontalPodAutoscaler",
                 "metadata": {"name": job.name, "namespace": job.namespace},
-                "spec": {
-                    "scaleTargetRef": {
-                        "apiVersion": self.kind.api_version,
-                        "kind": self.kind.kind,
-                        "name": job.name,
-                    },
-                    "minReplicas": elastic.min_replicas,
-                    "maxReplicas": elastic.max_replicas,
-                    "metrics": [dict(m) for m in elastic.metrics],
-                },
+                "spec": spec,
             }
         ]
 
@@ -318,14 +337,21 @@ class PyTorch(KubeflowV1Framework):
         findings: list[Finding] = []
         base = f"spec.{self.replica_alias}"
         specs = job.replica_specs
-        if job.spec.elastic_policy is not None:
-            findings.append(
+        elastic = job.spec.elastic_policy
+        nodes = job.replicas("Master") + job.replicas("Worker")
+        dropped: list[Finding] = []
+        if elastic is not None:
+            dropped.append(
                 Finding(
                     code="trainer.elastic",
                     path="spec.elasticPolicy",
-                    message="Trainer v2.3 runs a fixed number of nodes; its torch policy has "
-                    "no elastic mode",
-                    hint="remove elasticPolicy, or use the operator or pods target",
+                    message="Trainer v2.3 runs a fixed number of nodes (its torch policy has "
+                    f"no elastic mode): the TrainJob runs on {nodes} nodes, not "
+                    f"{elastic.min_replicas} to {elastic.max_replicas}",
+                    value=f"{elastic.min_replicas}:{elastic.max_replicas}",
+                    hint="set the replicas you want, or use the operator or pods target to "
+                    "keep elastic training",
+                    severity=Severity.WARNING,
                 )
             )
         source = "Worker" if "Worker" in specs else "Master"
@@ -366,10 +392,9 @@ class PyTorch(KubeflowV1Framework):
                 )
             )
         if findings:
-            return None, findings
+            return None, [*dropped, *findings]
         node = as_node(specs[source].template, self.default_container, self.default_port_name)
         node.setdefault("spec", {})["restartPolicy"] = "Never" if policy == "ExitCode" else policy
-        nodes = job.replicas("Master") + job.replicas("Worker")
         plan = TrainerPlan(
             framework="torch",
             ml_policy={"numNodes": nodes, "torch": {}},
@@ -377,7 +402,7 @@ class PyTorch(KubeflowV1Framework):
             num_nodes=nodes,
             num_proc_per_node=int(nproc) if nproc and nproc.isdigit() else None,
         )
-        return plan, []
+        return plan, dropped
 
     def addresses(self, job: Any) -> dict[str, str]:
         if "Master" in job.replica_specs:

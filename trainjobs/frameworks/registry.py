@@ -8,7 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from trainjobs.frameworks import mpi, mpi_v1, pytorch, tensorflow
+from trainjobs.frameworks import (
+    jax,
+    mpi,
+    mpi_v1,
+    mxnet,
+    paddle,
+    paddle_edl,
+    pytorch,
+    tensorflow,
+    xgboost,
+)
 from trainjobs.frameworks.base import Framework
 
 __all__ = ["REGISTRY", "Registry"]
@@ -51,6 +61,11 @@ _PLUGINS: tuple[Framework, ...] = (
     pytorch.FRAMEWORK,
     mpi.FRAMEWORK,
     mpi_v1.FRAMEWORK,
+    xgboost.FRAMEWORK,
+    paddle.FRAMEWORK,
+    jax.FRAMEWORK,
+    mxnet.FRAMEWORK,
+    paddle_edl.FRAMEWORK,
 )
 
 REGISTRY = Registry(_PLUGINS)

@@ -22,11 +22,15 @@ except AttributeError:  # pragma: no cover
 
 
 def crd_dir() -> Path:
-    """Where the shipped CRDs are: ``$TRAINJOBS_CRDS`` or ``crds/`` beside the package."""
+    """Where the shipped CRDs are: ``$TRAINJOBS_CRDS``, else the package's ``crds``.
+
+    In a checkout ``trainjobs/crds`` links to the top-level ``crds/``; a built
+    wheel holds the files themselves, so an installed trainjobs finds them too.
+    """
     override = os.environ.get("TRAINJOBS_CRDS")
     if override:
         return Path(override)
-    return Path(__file__).resolve().parents[2] / "crds"
+    return Path(__file__).resolve().parents[1] / "crds"
 
 
 def crd_files() -> list[Path]:

@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from trainjobs.platform import jobset, mpi_operator, nfs, redis, trainer, training_operator
+from trainjobs.platform import (
+    edl_controller,
+    jobset,
+    mpi_operator,
+    nfs,
+    redis,
+    trainer,
+    training_operator,
+)
 from trainjobs.platform.base import Category, PlatformKind
 
 __all__ = ["PLATFORM", "PlatformRegistry"]
@@ -42,6 +50,7 @@ _PLUGINS: tuple[PlatformKind, ...] = (
     mpi_operator.KIND,
     trainer.KIND,
     jobset.KIND,
+    edl_controller.KIND,
 )
 
 PLATFORM = PlatformRegistry(_PLUGINS)

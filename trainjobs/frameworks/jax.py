@@ -1,0 +1,82 @@
+"""JAX: the JAXJob (kubeflow.org/v1) and the env ``jax.distributed.initialize`` reads.
+
+Workers only; worker 0 hosts the coordinator. The JAXJob webhook does not check
+``runPolicy.managedBy`` and its controller ignores the field.
+
+Facts: kubeflow-operators.md §1, §2.4, §3, §4.5 (Training Operator v1.9.4,
+pkg/controller.v1/jax).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from trainjobs.frameworks.base import K8sModel, KindRef
+from trainjobs.frameworks.kubeflow_v1 import (
+    KubeflowV1Framework,
+    ReplicaSpec,
+    RunPolicy,
+    V1Job,
+    env_var,
+)
+
+__all__ = ["FRAMEWORK", "JAX", "JAXJob", "JAXJobSpec"]
+
+
+class JAXJobSpec(K8sModel):
+    """``spec`` of a JAXJob."""
+
+    run_policy: RunPolicy | None = Field(default=None, description="Run and clean-up policy.")
+    jax_replica_specs: dict[str, ReplicaSpec] = Field(
+        description="Replica types (Worker only) and their pods."
+    )
+
+
+class JAXJob(V1Job):
+    """A JAXJob exactly as kubeflow.org/v1 accepts it."""
+
+    replica_field: ClassVar[str] = "jax_replica_specs"
+    api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
+    kind: Literal["JAXJob"] = "JAXJob"
+    spec: JAXJobSpec
+
+
+class JAX(KubeflowV1Framework):
+    """Multi-process JAX: one process per Worker pod, coordinated by worker 0."""
+
+    name = "jax"
+    title = "JAX (JAXJob)"
+    kind = KindRef("kubeflow.org/v1", "JAXJob", "jaxjobs")
+    model = JAXJob
+    crd_file = "training-operator-v1.9.4/kubeflow.org_jaxjobs.yaml"
+    replica_types = ("Worker",)
+    default_container = "jax"
+    default_port_name = "jaxjob-port"
+    default_port = 6666
+    default_restart_policy = "Never"
+    operator_name = "jaxjob-controller"
+    webhook_checks_managed_by = False
+    success_rule = "when every Worker succeeds"
+
+    def is_master(self, job: V1Job, rtype: str, index: int) -> bool:
+        return index == 0
+
+    def cluster_env(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
+        return [
+            env_var("PYTHONUNBUFFERED", "1"),
+            env_var("COORDINATOR_PORT", str(self.port_of(job, "Worker", self.default_port))),
+            env_var("COORDINATOR_ADDRESS", self.pod_name(job, "Worker", 0)),
+            env_var("NUM_PROCESSES", str(sum(job.replicas(t) for t in job.replica_specs))),
+            env_var("PROCESS_ID", str(index)),
+        ]
+
+    def addresses(self, job: Any) -> dict[str, str]:
+        if "Worker" not in job.replica_specs:
+            return {}
+        port = self.port_of(job, "Worker", self.default_port)
+        return {"coordinator": f"{self.pod_name(job, 'Worker', 0)}:{port}"}
+
+
+FRAMEWORK = JAX()

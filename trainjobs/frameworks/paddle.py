@@ -1,0 +1,174 @@
+"""PaddlePaddle: the PaddleJob (kubeflow.org/v1) and its ``PADDLE_*`` env.
+
+Two modes, chosen by whether a Master spec exists. **Collective** (Workers
+only): worker 0 is the rendezvous endpoint. **Parameter server** (a Master):
+master 0 is the endpoint, Masters are servers and Workers are trainers. The
+endpoint pod announces its own IP (``PADDLE_MASTER=$(POD_IP_DUMMY):<port>``),
+every other pod dials its Service name.
+
+``elasticPolicy`` is part of the API and defaulted (min/max), but the
+operator's PaddleJob controller never reads it: no env, no autoscaler.
+
+Facts: kubeflow-operators.md §1, §2.3, §2.4, §3, §4.4 (Training Operator v1.9.4,
+pkg/controller.v1/paddlepaddle).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from trainjobs.errors import Finding, Severity
+from trainjobs.frameworks.base import K8sModel, KindRef
+from trainjobs.frameworks.kubeflow_v1 import (
+    KubeflowV1Framework,
+    ReplicaSpec,
+    RunPolicy,
+    V1Job,
+    env_field_ref,
+    env_var,
+)
+
+__all__ = ["FRAMEWORK", "Paddle", "PaddleElasticPolicy", "PaddleJob", "PaddleJobSpec"]
+
+
+class PaddleElasticPolicy(K8sModel):
+    """``spec.elasticPolicy`` of a PaddleJob: stored and defaulted, acted on by nothing."""
+
+    min_replicas: int | None = Field(
+        default=None, description="Fewest workers; default maxReplicas, else Worker replicas."
+    )
+    max_replicas: int | None = Field(
+        default=None, description="Most workers; default minReplicas, else Worker replicas."
+    )
+    max_restarts: int | None = Field(default=None, description="Pod restarts allowed; unset.")
+    metrics: list[dict[str, Any]] | None = Field(
+        default=None, description="autoscaling/v2 MetricSpecs; unset. No HPA is made from them."
+    )
+
+
+class PaddleJobSpec(K8sModel):
+    """``spec`` of a PaddleJob."""
+
+    run_policy: RunPolicy | None = Field(default=None, description="Run and clean-up policy.")
+    elastic_policy: PaddleElasticPolicy | None = Field(
+        default=None, description="Elastic bounds (recorded only); unset = none."
+    )
+    paddle_replica_specs: dict[str, ReplicaSpec] = Field(
+        description="Replica types (Master for parameter-server mode, Worker) and their pods."
+    )
+
+
+class PaddleJob(V1Job):
+    """A PaddleJob exactly as kubeflow.org/v1 accepts it."""
+
+    replica_field: ClassVar[str] = "paddle_replica_specs"
+    api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
+    kind: Literal["PaddleJob"] = "PaddleJob"
+    spec: PaddleJobSpec
+
+
+class Paddle(KubeflowV1Framework):
+    """PaddlePaddle distributed training, collective or parameter-server."""
+
+    name = "paddle"
+    title = "PaddlePaddle (PaddleJob)"
+    kind = KindRef("kubeflow.org/v1", "PaddleJob", "paddlejobs")
+    model = PaddleJob
+    crd_file = "training-operator-v1.9.4/kubeflow.org_paddlejobs.yaml"
+    replica_types = ("Master", "Worker")
+    default_container = "paddle"
+    default_port_name = "master"
+    default_port = 36543
+    default_restart_policy = "OnFailure"
+    operator_name = "paddlejob-controller"
+    success_rule = "with a Master: when every Master succeeds; otherwise when every Worker succeeds"
+
+    def is_master(self, job: V1Job, rtype: str, index: int) -> bool:
+        return rtype == "Master"
+
+    def _endpoint_type(self, job: V1Job) -> str:
+        return "Master" if "Master" in job.replica_specs else "Worker"
+
+    def default_spec(self, job: V1Job) -> V1Job:
+        assert isinstance(job, PaddleJob)
+        elastic = job.spec.elastic_policy
+        if elastic is None:
+            return job
+        low, high = elastic.min_replicas, elastic.max_replicas
+        if low is None and high is None:
+            if "Worker" not in job.replica_specs:
+                return job  # validate_spec reports it
+            low = high = job.replicas("Worker")
+        bounds = {
+            "min_replicas": high if low is None else low,
+            "max_replicas": low if high is None else high,
+        }
+        elastic = elastic.model_copy(update=bounds)
+        return job.model_copy(
+            update={"spec": job.spec.model_copy(update={"elastic_policy": elastic})}
+        )
+
+    def validate_spec(self, job: V1Job) -> list[Finding]:
+        assert isinstance(job, PaddleJob)
+        elastic = job.spec.elastic_policy
+        if elastic is None:
+            return []
+        if elastic.min_replicas is None and elastic.max_replicas is None:
+            # Only reachable without a Worker spec: the defaulting would read its replicas.
+            return [
+                Finding(
+                    code="paddle.elastic_needs_worker",
+                    path="spec.elasticPolicy",
+                    message=(
+                        "without minReplicas or maxReplicas the operator takes both from "
+                        "the Worker spec, but the job has none (its controller would crash)"
+                    ),
+                    hint=f"add spec.{self.replica_alias}.Worker or set minReplicas/maxReplicas",
+                )
+            ]
+        return [
+            Finding(
+                code="paddle.elastic_ignored",
+                path="spec.elasticPolicy",
+                message=(
+                    "the Training Operator stores a PaddleJob's elasticPolicy but acts on none "
+                    "of it: no env, no autoscaler"
+                ),
+                hint="scale through the PaddleJob's scale subresource, or drop elasticPolicy",
+                severity=Severity.ADVICE,
+            )
+        ]
+
+    def cluster_env(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
+        endpoint_type = self._endpoint_type(job)
+        port = self.port_of(job, endpoint_type, self.default_port)
+        env = [
+            env_var("PYTHONUNBUFFERED", "1"),
+            env_var("PADDLE_JOB_ID", job.name),
+            env_var("PADDLE_NNODES", str(sum(job.replicas(t) for t in job.replica_specs))),
+        ]
+        if rtype == endpoint_type and index == 0:
+            env += [
+                env_field_ref("POD_IP_DUMMY", "status.podIP"),
+                env_var("PADDLE_MASTER", f"$(POD_IP_DUMMY):{port}"),
+            ]
+        else:
+            env.append(env_var("PADDLE_MASTER", f"{self.pod_name(job, endpoint_type, 0)}:{port}"))
+        if endpoint_type == "Master":
+            # Parameter-server mode: each pod is one server or one trainer.
+            env.append(
+                env_var("PADDLE_SERVER_NUM" if rtype == "Master" else "PADDLE_TRAINER_NUM", "1")
+            )
+        return env
+
+    def addresses(self, job: Any) -> dict[str, str]:
+        endpoint_type = self._endpoint_type(job)
+        if endpoint_type not in job.replica_specs:
+            return {}
+        port = self.port_of(job, endpoint_type, self.default_port)
+        return {"master": f"{self.pod_name(job, endpoint_type, 0)}:{port}"}
+
+
+FRAMEWORK = Paddle()

@@ -1,0 +1,187 @@
+"""What a cluster holds, read with ``kubectl get <kind> <name> -n <ns> -o json`` (never written).
+
+One ``kubectl get`` per object: every object of the new render, and every
+object of the last stored render that the new one no longer has (so a
+removal shows as a delete). An object the cluster does not have, or whose
+kind it does not serve (the CRD is not installed), is absent.
+
+The cluster adds fields of its own — defaults, injected volumes, status — so
+each live object is cut down to the fields the new render or the last
+stored render sets (``prune``) before it is compared; a field the render no
+longer sets shows as removed only if the stored render still had it.
+Quantities compare by value (``1`` and ``"1"``, ``0.5`` and ``500m``), as the
+API server rewrites them.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from trainjobs.errors import TrainjobsError
+from trainjobs.k8s.quantity import QuantityError, parse_quantity
+from trainjobs.preview.changes import Path, same_value
+from trainjobs.preview.objects import Key, PreviewObject, Side, job_of, strip_server_fields
+from trainjobs.preview.secrets import fingerprint, is_secret, mask_secrets, secret_bytes
+
+__all__ = ["Kubectl", "LiveError", "live_side", "prune", "quantity_same", "resource_arg"]
+
+_ABSENT_MARKERS = ("(NotFound)", "doesn't have a resource type", "the server could not find")
+
+
+class LiveError(TrainjobsError):
+    """kubectl failed for a reason other than a missing object (no cluster, no access …)."""
+
+
+@dataclass(frozen=True)
+class Kubectl:
+    """How to call kubectl.
+
+    Attributes:
+        program: the kubectl executable; default ``kubectl`` on PATH.
+        kubeconfig: ``--kubeconfig`` to pass; default none (KUBECONFIG or ~/.kube/config).
+        context: ``--context`` to pass; default none (the kubeconfig's current context).
+        timeout: seconds to wait for one call; default 60.
+    """
+
+    program: str = "kubectl"
+    kubeconfig: str | None = None
+    context: str | None = None
+    timeout: float = 60.0
+
+    def command(self, manifest: Mapping[str, Any]) -> list[str]:
+        meta = manifest.get("metadata") or {}
+        args = [self.program, "get", resource_arg(manifest), str(meta.get("name")), "-o", "json"]
+        if meta.get("namespace"):
+            args += ["-n", str(meta["namespace"])]
+        if self.kubeconfig:
+            args += ["--kubeconfig", self.kubeconfig]
+        if self.context:
+            args += ["--context", self.context]
+        return args
+
+    def get(self, manifest: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The live object, or None when the cluster does not have it."""
+        if shutil.which(self.program) is None:
+            raise LiveError(f"{self.program} is not on PATH; install it or leave out --live")
+        command = self.command(manifest)
+        try:
+            done = subprocess.run(
+                command, capture_output=True, text=True, timeout=self.timeout, check=False
+            )
+        except subprocess.TimeoutExpired:
+            raise LiveError(
+                f"kubectl did not answer in {self.timeout:g}s: {' '.join(command)}"
+            ) from None
+        if done.returncode != 0:
+            if any(marker in done.stderr for marker in _ABSENT_MARKERS):
+                return None
+            message = done.stderr.strip().splitlines()[-1:] or [f"exit code {done.returncode}"]
+            raise LiveError(f"kubectl get failed: {message[0]}")
+        try:
+            found = json.loads(done.stdout)
+        except json.JSONDecodeError:
+            raise LiveError(f"kubectl printed no JSON for {' '.join(command)}") from None
+        if not isinstance(found, dict):
+            raise LiveError(f"kubectl printed no object for {' '.join(command)}")
+        return found
+
+
+def resource_arg(manifest: Mapping[str, Any]) -> str:
+    """``Pod`` for core kinds, ``TFJob.v1.kubeflow.org`` for others (never ambiguous)."""
+    group, _, version = str(manifest.get("apiVersion", "")).rpartition("/")
+    kind = str(manifest.get("kind"))
+    return f"{kind}.{version}.{group}" if group else kind
+
+
+def prune(live: Any, shapes: Sequence[Any]) -> Any:
+    """``live`` cut down to the map keys and list lengths any of ``shapes`` has."""
+    maps = [s for s in shapes if isinstance(s, Mapping)]
+    if isinstance(live, Mapping) and maps:
+        return {
+            key: prune(value, [s[key] for s in maps if key in s])
+            for key, value in live.items()
+            if any(key in s for s in maps)
+        }
+    lists = [s for s in shapes if isinstance(s, list)]
+    if isinstance(live, list) and lists:
+        length = max(len(s) for s in lists)
+        return [prune(v, [s[i] for s in lists if i < len(s)]) for i, v in enumerate(live[:length])]
+    return live
+
+
+def _secret_view(
+    live: Mapping[str, Any], shapes: Sequence[Mapping[str, Any]], key: bytes
+) -> dict[str, Any]:
+    """A live Secret shaped as the render writes it, values as fingerprints.
+
+    The cluster keeps every value under ``data`` (base64); a value the render
+    leaves to be generated at apply time (or never saw) compares as equal.
+    """
+    data = live.get("data") or {}
+    out = {k: v for k, v in live.items() if k not in ("data", "stringData")}
+    for field in ("data", "stringData"):
+        wanted: dict[str, Any] = {}
+        for shape in shapes:
+            values = shape.get(field)
+            if isinstance(values, Mapping):
+                wanted.update(values)
+        if not wanted:
+            continue
+        view: dict[str, Any] = {}
+        for name, desired in wanted.items():
+            if name not in data:
+                continue
+            masked = mask_secrets(
+                {"apiVersion": "v1", "kind": "Secret", field: {name: desired}}, key
+            )
+            if masked[field][name] == desired:  # not a comparable value: keep the render's
+                view[name] = desired
+            else:
+                view[name] = fingerprint(secret_bytes("data", str(data[name])), key)
+        out[field] = view
+    return out
+
+
+def quantity_same(path: Path, old: Any, new: Any) -> bool:
+    """Equal, or the same quantity under ``resources``/``overhead`` (``"1"`` and ``1``)."""
+    if same_value(path, old, new):
+        return True
+    if not any(p in ("resources", "overhead") for p in path if isinstance(p, str)):
+        return False
+    try:
+        return parse_quantity(old) == parse_quantity(new)
+    except (QuantityError, TypeError, AttributeError):
+        return False
+
+
+def live_side(
+    new: Side,
+    last: Side | None,
+    key: bytes,
+    kubectl: Kubectl | None = None,
+    label: str = "the cluster",
+) -> Side:
+    """What the cluster holds of the objects of ``new`` and ``last``, comparable with ``new``."""
+    client = kubectl or Kubectl()
+    wanted: dict[Key, list[Mapping[str, Any]]] = {}
+    for side in (new, last):
+        for obj_key, obj in (side.objects if side else {}).items():
+            wanted.setdefault(obj_key, []).append(obj.manifest)
+    objects: dict[Key, PreviewObject] = {}
+    for obj_key, shapes in wanted.items():
+        found = client.get(shapes[0])
+        if found is None:
+            continue
+        live = strip_server_fields(found)
+        if is_secret(live):
+            live = _secret_view(live, shapes, key)
+        pruned = prune(live, shapes)
+        known = new.objects.get(obj_key) or (last.objects.get(obj_key) if last else None)
+        job = known.job if known else job_of(pruned)
+        objects[obj_key] = PreviewObject(pruned, job, label)
+    return Side(label, objects)

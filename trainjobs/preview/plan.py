@@ -1,0 +1,180 @@
+"""The plan: per object, what applying the new side over the old one would do.
+
+Like ``pulumi preview``: ``create`` (+), ``update`` (~, in place), ``replace``
+(+-, delete and create again, decided by :mod:`trainjobs.preview.rules`),
+``delete`` (-) and ``same``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections import Counter
+from dataclasses import dataclass
+from typing import Literal
+
+from trainjobs.k8s.yamlio import dump_one
+from trainjobs.preview.changes import FieldChange, Same, align_keys, field_changes, same_value
+from trainjobs.preview.objects import Key, PreviewObject, Side, ordered_keys, title_of
+from trainjobs.preview.rules import ReplaceRule, replacing_rule
+from trainjobs.preview.secrets import mask_secrets
+
+__all__ = [
+    "ACTIONS",
+    "SYMBOLS",
+    "Action",
+    "FieldPlan",
+    "ObjectPlan",
+    "Plan",
+    "make_plan",
+]
+
+Action = Literal["create", "update", "replace", "delete", "same"]
+ACTIONS: tuple[Action, ...] = ("create", "update", "replace", "delete", "same")
+SYMBOLS: dict[Action, str] = {
+    "create": "+",
+    "update": "~",
+    "replace": "+-",
+    "delete": "-",
+    "same": " ",
+}
+"""The marks ``pulumi preview`` uses."""
+
+
+@dataclass(frozen=True)
+class FieldPlan:
+    """One changed field and, when it forces a replacement, the rule and field that say so."""
+
+    change: FieldChange
+    rule: ReplaceRule | None = None
+    rule_field: str = ""
+
+    @property
+    def replaces(self) -> bool:
+        return self.rule is not None
+
+
+@dataclass(frozen=True)
+class ObjectPlan:
+    """What happens to one object.
+
+    Attributes:
+        key: its identity.
+        action: create, update, replace, delete or same.
+        old: the object on the old side (secrets masked), or None.
+        new: the object on the new side (secrets masked), or None.
+        fields: the changed fields (update and replace only).
+    """
+
+    key: Key
+    action: Action
+    old: PreviewObject | None
+    new: PreviewObject | None
+    fields: tuple[FieldPlan, ...] = ()
+
+    @property
+    def job(self) -> str:
+        side = self.new or self.old
+        return side.job if side else ""
+
+    @property
+    def unit(self) -> str:
+        side = self.new or self.old
+        return side.unit if side else ""
+
+    @property
+    def title(self) -> str:
+        return title_of(self.key)
+
+    @property
+    def kind(self) -> str:
+        return self.key[1]
+
+    @property
+    def replacing(self) -> tuple[FieldPlan, ...]:
+        return tuple(f for f in self.fields if f.replaces)
+
+    def unified_diff(self, old_label: str = "a", new_label: str = "b") -> str:
+        """The change as a unified diff of the two YAML texts (empty when the same)."""
+        new = self.new.manifest if self.new else None
+        old = align_keys(self.old.manifest, new) if self.old else None
+        before = dump_one(old).splitlines(keepends=True) if old is not None else []
+        after = dump_one(new).splitlines(keepends=True) if new is not None else []
+        lines = difflib.unified_diff(
+            before,
+            after,
+            fromfile=f"{old_label}: {self.title}" if old is not None else "/dev/null",
+            tofile=f"{new_label}: {self.title}" if new is not None else "/dev/null",
+        )
+        return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Every object of both sides, new side's order first, then what only the old side has.
+
+    Attributes:
+        old_label: what the old side is (``the last preview``, ``HEAD:stack.yaml``, ``cluster``).
+        new_label: what the new side is.
+        objects: one plan per object.
+    """
+
+    old_label: str
+    new_label: str
+    objects: tuple[ObjectPlan, ...]
+
+    def counts(self) -> dict[Action, int]:
+        found = Counter(o.action for o in self.objects)
+        return {action: found.get(action, 0) for action in ACTIONS}
+
+    @property
+    def changed(self) -> bool:
+        return any(o.action != "same" for o in self.objects)
+
+    @property
+    def changes(self) -> tuple[ObjectPlan, ...]:
+        return tuple(o for o in self.objects if o.action != "same")
+
+
+def _plan_one(
+    key: Key, old: PreviewObject | None, new: PreviewObject | None, same: Same
+) -> ObjectPlan:
+    if old is None:
+        return ObjectPlan(key, "create", None, new)
+    if new is None:
+        return ObjectPlan(key, "delete", old, None)
+    fields: list[FieldPlan] = []
+    for change in field_changes(old.manifest, new.manifest, same):
+        found = replacing_rule(old.manifest, change)
+        fields.append(FieldPlan(change, *found) if found else FieldPlan(change))
+    if not fields:
+        return ObjectPlan(key, "same", old, new)
+    action: Action = "replace" if any(f.replaces for f in fields) else "update"
+    return ObjectPlan(key, action, old, new, tuple(fields))
+
+
+def _masked(obj: PreviewObject | None, key: bytes) -> PreviewObject | None:
+    if obj is None:
+        return None
+    return PreviewObject(mask_secrets(obj.manifest, key), obj.job, obj.source, obj.unit)
+
+
+def make_plan(
+    old: Side, new: Side, *, secret_key: bytes | None = None, same: Same = same_value
+) -> Plan:
+    """Compare two sides. Secret values are compared by fingerprint under ``secret_key``.
+
+    Without ``secret_key`` a fresh random key is used: fine for comparing two
+    sides at once, not for fingerprints that must match a stored render.
+    """
+    key_bytes = secret_key if secret_key is not None else os.urandom(32)
+    plans = [
+        _plan_one(
+            key,
+            _masked(old.objects.get(key), key_bytes),
+            _masked(new.objects.get(key), key_bytes),
+            same,
+        )
+        for key in ordered_keys(old, new)
+    ]
+    return Plan(old.label, new.label, tuple(plans))

@@ -1,0 +1,120 @@
+"""A plan on a terminal, the way ``pulumi preview --diff`` shows one.
+
+Changed objects in a table (``+`` create, ``~`` update, ``+-`` replace, ``-``
+delete), a coloured unified diff of each updated or replaced object, the plan
+in words per job, and the totals. Created and deleted objects are listed, not
+printed whole; ``--json`` carries their full diff.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.text import Text
+
+from trainjobs.preview.plan import ACTIONS, SYMBOLS, Action, ObjectPlan, Plan
+from trainjobs.preview.words import explain
+
+__all__ = ["STYLES", "print_plan", "totals"]
+
+STYLES: dict[Action, str] = {
+    "create": "green",
+    "update": "yellow",
+    "replace": "magenta",
+    "delete": "red",
+    "same": "dim",
+}
+_VERBS: dict[Action, str] = {
+    "create": "to create",
+    "update": "to update",
+    "replace": "to replace",
+    "delete": "to delete",
+    "same": "unchanged",
+}
+
+
+def _fields(plan: ObjectPlan, limit: int = 2) -> str:
+    fields = plan.replacing if plan.action == "replace" else plan.fields
+    texts = [f.change.text for f in fields]
+    more = f" (+{len(texts) - limit})" if len(texts) > limit else ""
+    return ", ".join(texts[:limit]) + more
+
+
+def _table(changes: Sequence[ObjectPlan], out: Console) -> None:
+    rows = [("", "KIND", "NAMESPACE", "NAME", "PLAN", "BECAUSE OF")]
+    for plan in changes:
+        _, kind, namespace, name = plan.key
+        rows.append(
+            (SYMBOLS[plan.action], kind, namespace or "-", name, plan.action, _fields(plan))
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for index, row in enumerate(rows):
+        line = Text()
+        style = "bold" if index == 0 else STYLES[changes[index - 1].action]
+        for column, cell in enumerate(row):
+            text = cell.ljust(widths[column]) if column < len(row) - 1 else cell
+            line.append(text + ("  " if column < len(row) - 1 else ""), style=style)
+        line.rstrip()
+        out.print(line)
+
+
+def _diff(text: str, out: Console) -> None:
+    for raw in text.splitlines():
+        style = ""
+        if raw.startswith(("---", "+++")):
+            style = "bold"
+        elif raw.startswith("@@"):
+            style = "cyan"
+        elif raw.startswith("+"):
+            style = "green"
+        elif raw.startswith("-"):
+            style = "red"
+        out.print(Text(raw, style=style))
+
+
+def totals(plan: Plan) -> str:
+    """``+- 4 to replace, 15 unchanged`` in one line."""
+    counts = plan.counts()
+    parts = [f"{SYMBOLS[a]} {counts[a]} {_VERBS[a]}" for a in ACTIONS if a != "same" and counts[a]]
+    parts.append(f"{counts['same']} unchanged")
+    return ", ".join(parts) if plan.changed else f"no changes ({counts['same']} unchanged)"
+
+
+def print_plan(plan: Plan, out: Console, *, heading: str = "", diffs: bool = True) -> None:
+    """Everything about ``plan`` for a person reading a terminal."""
+    out.print(Text(heading or f"{plan.old_label} → {plan.new_label}", style="bold"))
+    changes = plan.changes
+    if changes:
+        out.print()
+        _table(changes, out)
+    if diffs:
+        for obj in changes:
+            if obj.action in ("update", "replace"):
+                out.print()
+                _diff(obj.unified_diff("old", "new"), out)
+    for story in explain(plan):
+        out.print()
+        out.print(Text(story.title, style="bold"))
+        for line in story.summary:
+            out.print(Text(f"  {line}", style="magenta" if story.restarts else ""))
+        for line in story.details:
+            out.print(Text(f"    {line}"))
+    out.print()
+    counts = plan.counts()
+    out.print(Text("Resources:", style="bold"))
+    for action in ACTIONS:
+        if action != "same" and counts[action]:
+            out.print(
+                Text(
+                    f"    {SYMBOLS[action]} {counts[action]} {_VERBS[action]}", style=STYLES[action]
+                )
+            )
+    changed = sum(counts[a] for a in ACTIONS if a != "same")
+    out.print(
+        Text(
+            f"    {changed} change{'s' * (changed != 1)}. {counts['same']} unchanged"
+            if changed
+            else f"    no changes. {counts['same']} unchanged"
+        )
+    )

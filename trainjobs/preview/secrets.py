@@ -1,0 +1,80 @@
+"""Secret values in a preview: compared by a keyed fingerprint, never shown.
+
+Before two sides are compared, every value of a v1 Secret's ``data`` and
+``stringData`` becomes ``<redacted:XXXXXXXXXXXX>``, an HMAC-SHA256 of the
+value under a key that never leaves this machine (a random key per run, or
+the store's own key so a stored render compares with the next one). Equal
+values give equal fingerprints, so a changed secret shows as changed; the
+value cannot be read back from the text, and a short password cannot be
+guessed from it without the key.
+
+Values that are not secret pass through: ``<redacted>`` (a render made
+without ``--show-secrets``: nothing to compare) and ``<generated:…>``
+placeholders (the value is made at apply time, see ``k8s.generated``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import copy
+import hashlib
+import hmac
+from collections.abc import Mapping
+from typing import Any
+
+from trainjobs.k8s import generated
+from trainjobs.k8s.redact import REDACTED
+
+__all__ = ["FINGERPRINT_PREFIX", "fingerprint", "is_secret", "mask_secrets", "secret_bytes"]
+
+FINGERPRINT_PREFIX = "<redacted:"
+
+
+def is_secret(manifest: Mapping[str, Any]) -> bool:
+    """True for a core v1 Secret."""
+    return manifest.get("kind") == "Secret" and manifest.get("apiVersion") == "v1"
+
+
+def _opaque(value: Any) -> bool:
+    return (
+        not isinstance(value, str)
+        or value == REDACTED
+        or value.startswith(FINGERPRINT_PREFIX)
+        or generated.parse(value) is not None
+    )
+
+
+def fingerprint(value: bytes, key: bytes) -> str:
+    """``<redacted:…>``: 12 hex digits of HMAC-SHA256(key, value)."""
+    return f"{FINGERPRINT_PREFIX}{hmac.new(key, value, hashlib.sha256).hexdigest()[:12]}>"
+
+
+def secret_bytes(field: str, value: str) -> bytes:
+    """The bytes a Secret value stands for: ``data`` is base64, ``stringData`` plain text."""
+    if field == "data":
+        try:
+            return base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError):
+            return value.encode()
+    return value.encode()
+
+
+def mask_secrets(manifest: Mapping[str, Any], key: bytes) -> dict[str, Any]:
+    """A copy of ``manifest`` with each Secret value replaced by its fingerprint.
+
+    A ``data`` value and a ``stringData`` value for the same bytes get the
+    same fingerprint, so a render's ``stringData`` compares with a cluster's
+    ``data``.
+    """
+    out = copy.deepcopy(dict(manifest))
+    if not is_secret(out):
+        return out
+    for field in ("data", "stringData"):
+        values = out.get(field)
+        if isinstance(values, dict):
+            out[field] = {
+                name: value if _opaque(value) else fingerprint(secret_bytes(field, value), key)
+                for name, value in values.items()
+            }
+    return out
