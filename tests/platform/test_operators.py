@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.paths import EXAMPLES
 from trainjobs.check import run
 from trainjobs.errors import SpecError
 from trainjobs.platform import API_VERSION, PLATFORM
@@ -14,7 +15,7 @@ from trainjobs.platform.mpi_operator import MPIOperatorKind
 from trainjobs.platform.operator import GangScheduler
 from trainjobs.platform.training_operator import TrainingOperatorKind
 from trainjobs.render import UnitRef
-from trainjobs.spec import parse_documents
+from trainjobs.spec import StackSpec, load_path, parse_documents
 from trainjobs.spec.load import parse_entry
 
 
@@ -228,3 +229,11 @@ def test_a_job_needing_a_version_the_installed_crd_lacks() -> None:
     ]
     served = run(parse_documents([_doc("MPIOperator", name="mpi"), mpijob]))
     assert served.jobs[0].depends_on == (UnitRef("operator", "mpi-operator/mpi"),)
+
+
+def test_mxjob_users_pick_the_v181_install() -> None:
+    (mxjob,) = load_path(EXAMPLES / "mxnet-legacy" / "mxjob.yaml").jobs
+    operator = parse_documents([_doc("TrainingOperator", {"version": "v1.8.1"}, "legacy")])
+    stack = StackSpec(jobs=(mxjob,), platform=operator.platform)
+    (job,) = run(stack, target="operator").jobs
+    assert job.depends_on[0] == UnitRef("operator", "kubeflow/legacy")

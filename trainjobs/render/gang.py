@@ -90,6 +90,18 @@ def apply_gang(
         else GangScheduler.default(mechanism)
     )
     facts = framework.gang_facts(job)
+    if not facts.members:
+        findings.append(
+            Finding(
+                code="gang.unsupported",
+                path=f"{OPTIONS_KEY}.gang",
+                message=f"a {framework.kind.kind}'s pods come from no pod template trainjobs "
+                "can mark, so they cannot be gang-scheduled",
+                value=mechanism,
+                hint=f"remove {OPTIONS_KEY}.gang",
+            )
+        )
+        return GangEffect(job, findings=findings)
     findings += _coherence(entry, framework, job, facts, policy or {}, scheduler, target)
     if target != "pods" or any(f.severity is Severity.ERROR for f in findings):
         return GangEffect(job, findings=findings)
