@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from tests.support.paths import EXAMPLES
 from tests.support.pulumi_harness import Registered, run_program
-from trainjobs.components import JobSet, MPIOperator, Trainer, TrainingOperator
+from trainjobs.components import JobSet, MPIOperator, Trainer, TrainingJob, TrainingOperator
+from trainjobs.spec import load_path
 
 
 def _named(resources: list[Registered], kind: str) -> dict[str, Registered]:
@@ -62,3 +64,16 @@ def test_jobset_webhooks_and_conversion_wait_for_its_controller() -> None:
         ]["webhook"]["clientConfig"]["service"]["namespace"]
         == "jobset-system"
     )
+
+
+def test_a_training_job_component_can_be_gang_scheduled() -> None:
+    (entry,) = load_path(EXAMPLES / "tf-mnist" / "tfjob.yaml").jobs
+    resources = run_program(
+        lambda: TrainingJob("mnist", entry.job, target="pods", gang="scheduler-plugins")
+    )
+    (group,) = _named(resources, "PodGroup").values()
+    assert group.type == "kubernetes:scheduling.x-k8s.io/v1alpha1:PodGroup"
+    assert group.inputs["spec"]["minMember"] == 4
+    pod = _named(resources, "Pod")["kubeflow/mnist-worker-0"]
+    assert pod.inputs["metadata"]["labels"]["scheduling.x-k8s.io/pod-group"] == "mnist"
+    assert "kubernetes:scheduling.x-k8s.io/v1alpha1:PodGroup::kubeflow/mnist" in _deps(pod)

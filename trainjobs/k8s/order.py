@@ -33,9 +33,10 @@ _RANKS: dict[str, int] = {
     # TrainJob whose runtime does not exist yet.
     "ClusterTrainingRuntime": 35,
     "TrainingRuntime": 35,
+    # A gang's PodGroup must exist before its pods (a definition they name).
+    "PodGroup": 36,
     "Service": 40,
-    # Gang-scheduling groups and queues must exist before their pods.
-    "PodGroup": 45,
+    # Queues must exist before what they admit.
     "Queue": 44,
     "ResourceFlavor": 44,
     "ClusterQueue": 45,
