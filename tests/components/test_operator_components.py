@@ -18,9 +18,10 @@ def _deps(resource: Registered) -> list[str]:
 
 def test_every_crd_of_every_operator_is_retained_on_delete() -> None:
     def program() -> None:
-        TrainingOperator("kubeflow", {"enabledSchemes": ["TFJob", "PyTorchJob"]})
+        TrainingOperator("kubeflow", {"enabledSchemes": ["TFJob"]})
         MPIOperator("mpi")
-        Trainer("trainer")
+        JobSet("jobset")
+        Trainer("trainer", {"installJobSet": False, "createNamespace": False})
 
     resources = run_program(program)
     crds = [r for r in resources if r.type.endswith("CustomResourceDefinition")]
@@ -28,7 +29,6 @@ def test_every_crd_of_every_operator_is_retained_on_delete() -> None:
         "clustertrainingruntimes.trainer.kubeflow.org",
         "jobsets.jobset.x-k8s.io",
         "mpijobs.kubeflow.org",
-        "pytorchjobs.kubeflow.org",
         "tfjobs.kubeflow.org",
         "trainingruntimes.trainer.kubeflow.org",
         "trainjobs.trainer.kubeflow.org",
