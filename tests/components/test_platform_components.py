@@ -116,11 +116,20 @@ def test_the_stack_program_creates_units_after_their_dependencies(
     assert backend_deps == ["kubernetes:core/v1:Namespace::ml"]
 
 
-def test_workloads_wait_for_the_definitions_of_their_unit() -> None:
+def test_a_unit_is_created_in_steps() -> None:
     resources = run_program(lambda: RedisBackend("redis", {"password": True}))
     (deployment,) = _by_type(resources, "apps/v1:Deployment")
     (service,) = _by_type(resources, "core/v1:Service")
-    for workload in (deployment, service):
-        assert [d.split("$", 2)[-1] for d in workload.options["dependencies"]] == [
-            "kubernetes:core/v1:Secret::default/redis-auth"
-        ]
+
+    def deps(r: Registered) -> list[str]:
+        return sorted(d.split("$", 2)[-1] for d in r.options["dependencies"])
+
+    assert deps(service) == ["kubernetes:core/v1:Secret::default/redis-auth"]
+    assert deps(deployment) == [
+        "kubernetes:core/v1:Secret::default/redis-auth",
+        "kubernetes:core/v1:Service::default/redis",
+    ]
+    # The Service is created before the pods it selects, so waiting for it to select a
+    # ready pod could only time out; the Deployment carries readiness instead.
+    assert service.inputs["metadata"]["annotations"] == {"pulumi.com/skipAwait": "true"}
+    assert "annotations" not in deployment.inputs["metadata"]

@@ -15,13 +15,19 @@ import pytest
 from tests.support.paths import example_job_files
 from trainjobs.check import run
 from trainjobs.errors import SpecError
-from trainjobs.spec import JobEntry, StackSpec, load_path
+from trainjobs.spec import JobEntry, PlatformEntry, StackSpec, load_path
+
+_PLATFORM: dict[str, tuple[PlatformEntry, ...]] = {}
 
 
 def _cases() -> list[JobEntry]:
     entries = []
     for path in example_job_files():
-        entries += [e for e in load_path(path).jobs if "pods" in e.framework.targets]
+        stack = load_path(path)
+        for entry in stack.jobs:
+            if "pods" in entry.framework.targets:
+                _PLATFORM[f"{entry.source}:{entry.path}"] = stack.platform
+                entries.append(entry)
     return entries
 
 
@@ -33,23 +39,26 @@ def _pods(manifests: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _with_gang(entry: JobEntry) -> StackSpec:
     options = entry.options.model_copy(update={"gang": "volcano", "target": None})
-    return StackSpec(jobs=(JobEntry(entry.job, entry.framework, options, entry.path),))
+    job = JobEntry(entry.job, entry.framework, options, entry.path, entry.source)
+    return StackSpec(jobs=(job,), platform=_PLATFORM[f"{entry.source}:{entry.path}"])
 
 
 def _ganged(entry: JobEntry) -> bool:
-    return bool(entry.framework.gang_facts(entry.framework.default(entry.job)).members)
+    facts = entry.framework.gang_facts(entry.framework.default(entry.job))
+    return bool(facts.members) and not facts.unsupported
 
 
 @pytest.mark.parametrize("entry", _cases(), ids=lambda e: f"{e.framework.name}-{e.job.name}")
 def test_every_kind_is_gang_scheduled_on_the_pods_target(entry: JobEntry) -> None:
     if not _ganged(entry):
-        # The EDL controller builds its pods from the job's own fields, not templates.
+        # The EDL controller builds its pods from the job's own fields, not templates;
+        # the MS operator overrides every pod's scheduler with spec.schedulerName.
         with pytest.raises(SpecError) as err:
             run(_with_gang(entry), target="pods")
         assert [f.code for f in err.value.errors] == ["gang.unsupported"]
         return
     rendering = run(_with_gang(entry), target="pods")
-    manifests = rendering.manifests
+    manifests = [o.manifest for o in rendering.jobs[0].objects]
     (group,) = [m for m in manifests if m["kind"] == "PodGroup"]
     job = rendering.jobs[0].job
     facts = entry.framework.gang_facts(job)
@@ -66,12 +75,12 @@ def test_every_kind_is_gang_scheduled_on_the_pods_target(entry: JobEntry) -> Non
 @pytest.mark.parametrize("entry", _cases(), ids=lambda e: f"{e.framework.name}-{e.job.name}")
 def test_on_the_operator_target_the_operator_does_it(entry: JobEntry) -> None:
     facts = entry.framework.gang_facts(entry.framework.default(entry.job))
-    if not facts.members or facts.started_late:
+    if not facts.members or facts.unsupported or facts.started_late:
         # No templates to mark (EDL), or a launcher the operator holds back until the
         # workers are Ready (MPI WaitForWorkersReady): refused with a finding.
         with pytest.raises(SpecError) as err:
             run(_with_gang(entry), target="operator")
         assert [f.code for f in err.value.errors] in (["gang.unsupported"], ["gang.deadlock"])
         return
-    manifests = run(_with_gang(entry), target="operator").manifests
-    assert [m["kind"] for m in manifests] == [entry.framework.kind.kind]
+    (job,) = run(_with_gang(entry), target="operator").jobs
+    assert [o.manifest["kind"] for o in job.objects] == [entry.framework.kind.kind]

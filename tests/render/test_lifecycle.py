@@ -30,8 +30,8 @@ def _lifecycles(**options: Any) -> dict[str, Lifecycle]:
 def test_by_default_pulumi_does_not_wait_for_training_pods() -> None:
     found = _lifecycles(target="pods")
     assert found["Pod kubeflow/mnist-worker-0"] == Lifecycle(skip_await=True)
-    # Headless Services do not wait for pods anyway; they keep the provider's default.
-    assert found["Service kubeflow/mnist-worker-0"] == Lifecycle()
+    # Services come before the pods they select, so they are never awaited.
+    assert found["Service kubeflow/mnist-worker-0"] == Lifecycle(skip_await=True)
     assert _lifecycles()["TFJob kubeflow/mnist"] == Lifecycle()
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from trainjobs.check import run
 from trainjobs.errors import SpecError
+from trainjobs.platform import PLATFORM
 from trainjobs.spec import load_path, parse_documents, parse_stack
 
 REDIS: dict[str, Any] = {
@@ -85,10 +86,21 @@ def test_platform_documents_report_field_paths() -> None:
         "error: backends[0].spec.pasword: unknown field (got True); fix: did you mean 'password'?",
     ]
     wrong = {**REDIS, "kind": "RedisBakend"}
+    # Every registered kind is offered; the list grows with the registry.
+    kinds = ", ".join(f"trainjobs.dev/v1alpha1 {kind}" for kind in PLATFORM.kinds())
+    assert kinds.startswith(
+        "trainjobs.dev/v1alpha1 RedisBackend, trainjobs.dev/v1alpha1 NfsBackend"
+    )
     assert _errors(lambda: parse_documents([wrong])) == [
         "error: jobs[0].kind: no platform kind handles this apiVersion and kind "
         "(got 'trainjobs.dev/v1alpha1 RedisBakend'); fix: did you mean 'RedisBackend' "
         "(trainjobs.dev/v1alpha1)?"
+    ]
+    # A kind close to none is answered with every registered kind.
+    unknown = {**REDIS, "kind": "Cache"}
+    assert _errors(lambda: parse_documents([unknown])) == [
+        "error: jobs[0].kind: no platform kind handles this apiVersion and kind "
+        f"(got 'trainjobs.dev/v1alpha1 Cache'); fix: use one of: {kinds}"
     ]
 
 

@@ -12,7 +12,7 @@ from trainjobs.components.register import register_manifest
 from trainjobs.components.secrets import GeneratedValues
 from trainjobs.errors import Finding, SpecError
 from trainjobs.frameworks.base import K8sModel
-from trainjobs.k8s.order import DEFINITIONS_BELOW, WEBHOOKS_FROM, apply_rank
+from trainjobs.k8s.order import apply_tier
 from trainjobs.platform import API_VERSION, PlatformMeta, PlatformResource
 from trainjobs.render import RenderedObject, RenderedUnit
 from trainjobs.spec.entry import PlatformEntry
@@ -35,29 +35,22 @@ def register_objects(
 ) -> list[pulumi.CustomResource]:
     """Register each object as a child of ``parent``; generated values become secrets.
 
-    Three tiers, each created after the one before:
-
-    * definitions (CRDs, ServiceAccounts, Secrets, ConfigMaps, RBAC), which the rest
-      mount, run as or instantiate: a pod created before its Secret would fail to
-      start, a custom resource before its CRD would be refused;
-    * the unit's other objects (Services, Deployments, pods, custom resources);
-    * admission webhook configurations, once the servers behind them are up (Pulumi
-      waits for a Deployment to be ready): a webhook registered earlier fails closed
-      and rejects every object it admits, the operator's first job included.
+    A unit is created in steps (``k8s.order.apply_tier``): definitions (CRDs,
+    ServiceAccounts, Secrets, ConfigMaps, RBAC), then Services, then workloads and
+    custom resources, then webhooks — each step after everything before it. A pod
+    created before its Secret would not start, a custom resource before its CRD
+    would be refused, a pod before its Service would miss the Service's link
+    variables, a webhook before its server would reject every object.
     """
     generated = GeneratedValues(parent)
-    tiers: list[list[RenderedObject]] = [[], [], []]
-    for obj in objects:
-        rank = apply_rank(obj.manifest)
-        tiers[0 if rank < DEFINITIONS_BELOW else 2 if rank >= WEBHOOKS_FROM else 1].append(obj)
     registered: list[pulumi.CustomResource] = []
-    before: list[pulumi.CustomResource] = []
-    for tier in tiers:
-        opts = pulumi.ResourceOptions(parent=parent, depends_on=before or None)
-        created = [register_manifest(o.manifest, opts, generated, o.lifecycle) for o in tier]
-        registered += created
-        # A tier waits for the tier before it, or for the last one that had objects.
-        before = created or before
+    for tier in sorted({apply_tier(o.manifest) for o in objects}):
+        opts = pulumi.ResourceOptions(parent=parent, depends_on=list(registered))
+        registered += [
+            register_manifest(o.manifest, opts, generated, o.lifecycle)
+            for o in objects
+            if apply_tier(o.manifest) == tier
+        ]
     return registered
 
 

@@ -250,6 +250,7 @@ class GangFacts:
         started_late: roles the operator creates only once the other pods are Ready
             (the MPI launcher with ``WaitForWorkersReady``); a gang that waits for them
             would never start.
+        unsupported: why the job cannot be gang-scheduled at all; empty: it can.
     """
 
     members: tuple[GangMember, ...]
@@ -260,6 +261,7 @@ class GangFacts:
     priority_roles: tuple[str, ...] = ()
     default_timeout: int | None = None
     started_late: tuple[str, ...] = ()
+    unsupported: str = ""
 
     @property
     def pods(self) -> int:
@@ -292,6 +294,9 @@ class Framework(ABC):
     crd_generated: ClassVar[bool] = False
     """True when ``crd_file`` is generated from ``model`` (``trainjobs crds``) because the
     upstream CRD had no schema; False when it is a vendored upstream copy."""
+    status_subresource: ClassVar[bool] = False
+    """True when the operator writes status through the ``status`` subresource, which a
+    generated CRD then serves; False when it updates the whole object (or never writes it)."""
     status_conditions: ClassVar[dict[str, str]] = {"running": "Running", "succeeded": "Succeeded"}
     """The condition types the operator sets on the custom resource when the job runs and
     when it has succeeded (``trainjobs: {wait: …}`` waits for them); empty when it sets none."""

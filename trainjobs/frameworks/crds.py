@@ -41,12 +41,15 @@ def generated(frameworks: Iterable[Framework] = REGISTRY) -> dict[str, list[Fram
 
 def _version(framework: Framework, storage: bool) -> dict[str, Any]:
     schema = structural_schema(framework.model, CRD_K8S_VERSION)
-    return {
+    version: dict[str, Any] = {
         "name": framework.kind.version,
         "served": True,
         "storage": storage,
         "schema": {"openAPIV3Schema": schema},
     }
+    if framework.status_subresource:
+        version["subresources"] = {"status": {}}
+    return version
 
 
 def crd_manifest(frameworks: list[Framework]) -> Manifest:

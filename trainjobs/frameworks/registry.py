@@ -9,7 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from trainjobs.frameworks import (
+    caffe2,
     jax,
+    mindspore,
+    mindspore_v2,
     mpi,
     mpi_v1,
     mxnet,
@@ -66,6 +69,9 @@ _PLUGINS: tuple[Framework, ...] = (
     jax.FRAMEWORK,
     mxnet.FRAMEWORK,
     paddle_edl.FRAMEWORK,
+    caffe2.FRAMEWORK,
+    mindspore.FRAMEWORK,
+    mindspore_v2.FRAMEWORK,
 )
 
 REGISTRY = Registry(_PLUGINS)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["DEFINITIONS_BELOW", "WEBHOOKS_FROM", "apply_rank", "sort_for_apply"]
+__all__ = ["DEFINITIONS_BELOW", "apply_rank", "apply_tier", "sort_for_apply"]
 
 _RANKS: dict[str, int] = {
     "CustomResourceDefinition": 0,
@@ -33,10 +33,9 @@ _RANKS: dict[str, int] = {
     # TrainJob whose runtime does not exist yet.
     "ClusterTrainingRuntime": 35,
     "TrainingRuntime": 35,
-    # A gang's PodGroup must exist before its pods (a definition they name).
-    "PodGroup": 36,
     "Service": 40,
-    # Queues must exist before what they admit.
+    # Gang-scheduling groups and queues must exist before their pods.
+    "PodGroup": 45,
     "Queue": 44,
     "ResourceFlavor": 44,
     "ClusterQueue": 45,
@@ -54,8 +53,20 @@ _RANKS: dict[str, int] = {
 _CUSTOM_RESOURCE_RANK = 60
 DEFINITIONS_BELOW = 40
 """Ranks below this are definitions other objects use (CRDs … RBAC), not workloads."""
-WEBHOOKS_FROM = 90
-"""Ranks from this on are admission webhook configurations, served by the unit's workloads."""
+_TIER_STARTS = (DEFINITIONS_BELOW, 50, 90)
+
+
+def apply_tier(manifest: Mapping[str, Any]) -> int:
+    """Which step of a unit's creation an object belongs to.
+
+    0 definitions (CRDs … RBAC), 1 Services and gang groups, 2 workloads and custom
+    resources, 3 what must come after a running workload (webhooks). Each step is
+    created only when the ones before it exist: a pod gets its Service's link
+    variables only if the Service exists when it starts, and a webhook registered
+    before its server runs would reject everything.
+    """
+    rank = apply_rank(manifest)
+    return sum(rank >= start for start in _TIER_STARTS)
 
 
 def apply_rank(manifest: Mapping[str, Any]) -> int:

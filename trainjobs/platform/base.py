@@ -150,6 +150,11 @@ class PlatformKind(ABC):
         """Values a user needs from outside (an address …); exported by the component."""
         return {}
 
+    def await_timeout(self, resource: PlatformResource, manifest: Manifest) -> str:
+        """How long ``pulumi up`` waits for one of its objects to become ready (``30m``);
+        empty for the provider's default (10 minutes)."""
+        return ""
+
     def apply_to_job(
         self, resource: PlatformResource, framework: Framework, job: JobResource, ref: Reference
     ) -> JobEffect:

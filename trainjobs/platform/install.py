@@ -234,10 +234,9 @@ def deployment(
     """A Deployment whose pods carry ``selector`` (and ``labels``, unless ``pod_labels``
     names the pods' labels exactly). ``replicas=None`` leaves the API default (1)."""
     template_labels = {**labels, **selector} if pod_labels is None else dict(pod_labels)
-    template_meta: dict[str, Any] = {}
+    template_meta: dict[str, Any] = {"labels": template_labels}
     if pod_annotations:
         template_meta["annotations"] = dict(pod_annotations)
-    template_meta["labels"] = template_labels
     spec: dict[str, Any] = {} if replicas is None else {"replicas": replicas}
     spec["selector"] = {"matchLabels": dict(selector)}
     spec["template"] = {"metadata": template_meta, "spec": deep_copy(pod_spec)}

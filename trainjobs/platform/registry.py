@@ -9,9 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from trainjobs.platform import (
+    caffe2_operator,
+    dataset,
     edl_controller,
     jobset,
     mpi_operator,
+    ms_operator,
+    ms_operator_v2,
     nfs,
     redis,
     trainer,
@@ -51,6 +55,10 @@ _PLUGINS: tuple[PlatformKind, ...] = (
     trainer.KIND,
     jobset.KIND,
     edl_controller.KIND,
+    dataset.KIND,
+    caffe2_operator.KIND,
+    ms_operator.KIND,
+    ms_operator_v2.KIND,
 )
 
 PLATFORM = PlatformRegistry(_PLUGINS)

@@ -90,13 +90,13 @@ def apply_gang(
         else GangScheduler.default(mechanism)
     )
     facts = framework.gang_facts(job)
-    if not facts.members:
+    if facts.unsupported or not facts.members:
+        reason = facts.unsupported or "its pods come from no pod template trainjobs can mark"
         findings.append(
             Finding(
                 code="gang.unsupported",
                 path=f"{OPTIONS_KEY}.gang",
-                message=f"a {framework.kind.kind}'s pods come from no pod template trainjobs "
-                "can mark, so they cannot be gang-scheduled",
+                message=f"a {framework.kind.kind} cannot be gang-scheduled: {reason}",
                 value=mechanism,
                 hint=f"remove {OPTIONS_KEY}.gang",
             )

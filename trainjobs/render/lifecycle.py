@@ -23,7 +23,7 @@ from trainjobs.errors import Finding
 from trainjobs.frameworks.base import Framework
 from trainjobs.spec.entry import OPTIONS_KEY, Wait
 
-__all__ = ["DEFAULT_WAIT_TIMEOUT", "Lifecycle", "job_lifecycle"]
+__all__ = ["DEFAULT_WAIT_TIMEOUT", "Lifecycle", "base_lifecycle", "job_lifecycle"]
 
 DEFAULT_WAIT_TIMEOUT = "60m"
 """How long a job that asks to be waited for is waited for, unless it says otherwise."""
@@ -60,6 +60,17 @@ NO_WAIT = Lifecycle(skip_await=True)
 DEFAULT = Lifecycle()
 
 
+def base_lifecycle(manifest: Mapping[str, Any]) -> Lifecycle:
+    """The lifecycle of an object nothing asked anything of.
+
+    Services are not awaited: the provider waits for a Service to select a ready
+    pod, but a unit creates its Services before its pods (see
+    ``components.platform.register_objects``), so that wait could only time out.
+    Readiness is awaited on the workloads themselves (a backend's Deployment).
+    """
+    return NO_WAIT if manifest.get("kind") == "Service" else DEFAULT
+
+
 def job_lifecycle(
     manifests: Sequence[Mapping[str, Any]],
     framework: Framework,
@@ -90,7 +101,7 @@ def job_lifecycle(
             out.append(Lifecycle(timeout=limit) if wait == "succeeded" else NO_WAIT)
             can_succeed = True
         else:
-            out.append(DEFAULT)
+            out.append(base_lifecycle(manifest))
     findings = []
     if wait == "succeeded" and not can_succeed:
         findings.append(

@@ -6,8 +6,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from trainjobs.errors import Finding, Severity, SpecError
+from trainjobs.frameworks.base import Manifest
 from trainjobs.k8s.order import apply_rank
+from trainjobs.platform.base import PlatformKind, PlatformResource
 from trainjobs.render.jobs import render_job
+from trainjobs.render.lifecycle import Lifecycle, base_lifecycle
 from trainjobs.render.model import RenderedObject, RenderedUnit, Rendering, UnitRef
 from trainjobs.render.resolve import PlatformIndex
 from trainjobs.spec.entry import PlatformEntry, Target
@@ -21,8 +24,8 @@ def render_platform(
 ) -> tuple[RenderedUnit, list[Finding]]:
     """One backend, node pool, queue or operator → its unit."""
     plugin, resource = entry.plugin, entry.resource
-    # Errors stopped the resource at parse time; its warnings and advice are said here.
-    findings = [
+    # Loading refused the resource on an error; its warnings are reported with the render.
+    findings: list[Finding] = [
         f.located(entry.source, entry.path)
         for f in plugin.validate(resource)
         if f.severity is not Severity.ERROR
@@ -35,7 +38,7 @@ def render_platform(
         else:
             depends_on.append(UnitRef(found.plugin.category, found.key))
     objects = tuple(
-        RenderedObject(m, entry.path, entry.source, resource.name)
+        RenderedObject(m, entry.path, entry.source, resource.name, _lifecycle(plugin, resource, m))
         for m in sorted(plugin.manifests(resource), key=apply_rank)
     )
     unit = RenderedUnit(
@@ -48,6 +51,11 @@ def render_platform(
         source=entry.source,
     )
     return unit, findings
+
+
+def _lifecycle(plugin: PlatformKind, resource: PlatformResource, manifest: Manifest) -> Lifecycle:
+    timeout = plugin.await_timeout(resource, manifest)
+    return Lifecycle(timeout=timeout) if timeout else base_lifecycle(manifest)
 
 
 def _provided_kinds(unit: RenderedUnit) -> set[tuple[str, str]]:

@@ -238,10 +238,10 @@ def _unknown_kind(api_version: Any, kind: Any, path: str, source: str) -> Findin
     same_kind = [k for k in everything if k.split()[1] == kind]
     near = [k for k in everything if k.split()[1].lower() == str(kind).lower()]
     if not near:
-        # A misspelt kind: name the closest one rather than every kind there is.
-        names = {k.split()[1]: k for k in everything}
-        close = difflib.get_close_matches(str(kind), sorted(names), n=1, cutoff=0.8)
-        near = [names[close[0]]] if close else []
+        # A misspelling: the closest kind beats a list that grows with every plugin.
+        by_kind = {k.split()[1]: k for k in (known if platform else everything)}
+        close = difflib.get_close_matches(str(kind), list(by_kind), n=1, cutoff=0.8)
+        near = [by_kind[close[0]]] if close else []
     if same_kind:
         # A kind may be served at several versions (MPIJob: v2beta1 and v1).
         versions = " or ".join(k.split()[0] for k in same_kind)

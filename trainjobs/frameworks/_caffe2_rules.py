@@ -1,0 +1,123 @@
+"""The Caffe2Job's rules: those upstream wrote but never called, and host-network DNS.
+
+Split from ``caffe2`` to keep each module small; that module is the plugin.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from trainjobs.errors import Finding, Severity
+from trainjobs.frameworks._seed import containers, mount_findings
+from trainjobs.frameworks.base import PodTemplate
+
+if TYPE_CHECKING:
+    from trainjobs.frameworks.caffe2 import Caffe2BackendSpec, Caffe2Job
+
+__all__ = ["TEMPLATE_PATH", "backend_findings", "describe", "template_findings"]
+
+TEMPLATE_PATH = "spec.replicaSpecs.template"
+"""Where the one pod template sits in a Caffe2Job."""
+
+
+def describe(backend: Caffe2BackendSpec) -> str:
+    """``redis redis-service:6379`` or ``nfs /share``, for messages."""
+    if backend.backend_type == "redis":
+        return f"redis {backend.redis_host}:{backend.redis_port or 0}"
+    return f"{backend.backend_type} {backend.nfs_path or ''}".rstrip()
+
+
+def backend_findings(job: Caffe2Job) -> list[Finding]:
+    """The rules upstream wrote in ValidateCaffe2JobSpec, and a replaced backendSpecs."""
+    spec = job.spec
+    backend = spec.backend_specs
+    replicas = 1 if spec.replica_specs.replicas is None else spec.replica_specs.replicas
+    kind = (backend and backend.backend_type) or ("none" if replicas == 1 else "redis")
+    findings: list[Finding] = []
+    named = "or name a RedisBackend or NfsBackend in trainjobs.backend"
+    if kind == "none" and replicas > 1:
+        findings.append(
+            Finding(
+                code="caffe2.backend_needed",
+                path="spec.backendSpecs.backendType",
+                message=f"{replicas} workers need a redis or nfs backend to find each other",
+                value="none",
+                hint=f"set backendType to redis or nfs, {named}",
+            )
+        )
+    if kind == "nfs" and not (backend and backend.nfs_path):
+        findings.append(
+            Finding(
+                code="caffe2.nfs_path",
+                path="spec.backendSpecs.nfsPath",
+                message="the nfs backend needs nfsPath, the shared directory (NFS_PATH)",
+                hint=f"set nfsPath to a directory every worker mounts, {named}",
+            )
+        )
+    if kind == "redis" and not (backend and backend.redis_host):
+        findings.append(
+            Finding(
+                code="caffe2.redis_host",
+                path="spec.backendSpecs.redisHost",
+                message="the redis backend needs redisHost (REDIS_HOST)",
+                hint=f"set redisHost and redisPort, {named}",
+            )
+        )
+    replaced = job.replaced_backend
+    if replaced is not None and backend is not None:
+        findings.append(
+            Finding(
+                code="caffe2.backend_replaced",
+                path="spec.backendSpecs",
+                message=(
+                    "the backend named in trainjobs.backend replaces this backendSpecs; "
+                    f"the job now uses {describe(backend)}"
+                ),
+                value=describe(replaced),
+                hint="remove spec.backendSpecs, or remove trainjobs.backend",
+                severity=Severity.WARNING,
+            )
+        )
+    return findings
+
+
+def template_findings(template: PodTemplate) -> list[Finding]:
+    """Containers with images, mounts of declared volumes, and DNS on the host network."""
+    findings: list[Finding] = []
+    found = containers(template)
+    if not found:
+        findings.append(
+            Finding(
+                code="template.containers",
+                path=f"{TEMPLATE_PATH}.spec.containers",
+                message="the workers need at least one container",
+                hint="add a container running the Caffe2 trainer",
+            )
+        )
+    for i, container in enumerate(found):
+        if not container.get("image"):
+            findings.append(
+                Finding(
+                    code="template.image",
+                    path=f"{TEMPLATE_PATH}.spec.containers[{i}].image",
+                    message="every container needs an image",
+                    hint="e.g. image: kubeflow/caffe2:py2-cuda9.0-cudnn7-ubuntu16.04",
+                )
+            )
+    findings += mount_findings(template, TEMPLATE_PATH)
+    pod = template.get("spec") or {}
+    if pod.get("hostNetwork") and pod.get("dnsPolicy") == "ClusterFirst":
+        findings.append(
+            Finding(
+                code="caffe2.host_network_dns",
+                path=f"{TEMPLATE_PATH}.spec.dnsPolicy",
+                message=(
+                    "a hostNetwork pod with dnsPolicy ClusterFirst uses the node's resolver, "
+                    "so the Redis host and the CAFFE2_CONFIG hosts do not resolve"
+                ),
+                value="ClusterFirst",
+                hint="set dnsPolicy: ClusterFirstWithHostNet (or leave it out)",
+                severity=Severity.WARNING,
+            )
+        )
+    return findings

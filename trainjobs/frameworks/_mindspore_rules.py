@@ -1,0 +1,226 @@
+"""The 2020 MSJob's rules: the operator's validation, and the seed's misplaced fields.
+
+Split from ``mindspore`` to keep each module small; that module is the plugin.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from trainjobs.errors import Finding, Severity
+from trainjobs.frameworks._seed import containers, mount_findings
+
+if TYPE_CHECKING:
+    from trainjobs.frameworks.mindspore import MSJob, MSReplicaSpec
+
+__all__ = [
+    "DEFAULT_CONTAINER",
+    "DEFAULT_MASTER_PORT",
+    "replica_findings",
+    "role_of",
+    "seed_field_findings",
+    "spec_port",
+    "template_findings",
+]
+
+DEFAULT_CONTAINER = "mindspore"
+"""The only container the operator reads and injects env into."""
+DEFAULT_MASTER_PORT = 23456
+
+
+def spec_port(value: int | str | None) -> int | None:
+    """The spec-level masterPort as a port number, or None when absent or not a port."""
+    if isinstance(value, str):
+        value = int(value) if value.isdigit() else None
+    return value if value is not None and 1 <= value <= 65535 else None
+
+
+def role_of(spec: MSReplicaSpec) -> str:
+    """The replica type, defaulted to MASTER as the operator does."""
+    return spec.replica_type or "MASTER"
+
+
+def seed_field_findings(job: MSJob) -> list[Finding]:
+    spec = job.spec
+    findings: list[Finding] = []
+    if spec.backend is not None:
+        if spec.backend.lower() == "tcp":
+            findings.append(
+                Finding(
+                    code="mindspore.backend",
+                    path="spec.backend",
+                    message=(
+                        "backend is not part of the MSJob API and the operator dropped it; "
+                        "its only rendezvous is TCP through MASTER_ADDR and MASTER_PORT, so "
+                        "the job gets what 'tcp' asks for and the field is left out"
+                    ),
+                    value=spec.backend,
+                    hint="remove spec.backend",
+                    severity=Severity.WARNING,
+                )
+            )
+        else:
+            findings.append(
+                Finding(
+                    code="mindspore.backend",
+                    path="spec.backend",
+                    message=(
+                        "backend is not part of the MSJob API; the 2020 operator can only "
+                        "rendezvous over TCP (MASTER_ADDR, MASTER_PORT)"
+                    ),
+                    value=spec.backend,
+                    hint="remove spec.backend (or set it to tcp)",
+                )
+            )
+    if spec.master_port is not None:
+        port = spec_port(spec.master_port)
+        if port is None:
+            findings.append(
+                Finding(
+                    code="mindspore.master_port",
+                    path="spec.masterPort",
+                    message="masterPort must be a port number from 1 to 65535",
+                    value=spec.master_port,
+                    hint="e.g. masterPort: 23456, on each replica spec",
+                )
+            )
+        else:
+            findings.append(
+                Finding(
+                    code="mindspore.master_port",
+                    path="spec.masterPort",
+                    message=(
+                        "masterPort belongs on each replica spec; the operator ignored it "
+                        f"here and gave every replica {DEFAULT_MASTER_PORT}. trainjobs "
+                        f"applies {port} to each replica spec without a masterPort of its own"
+                    ),
+                    value=spec.master_port,
+                    hint=f"move it: masterPort: {port} on each entry of spec.replicaSpecs",
+                    severity=Severity.WARNING,
+                )
+            )
+    return findings
+
+
+def replica_findings(job: MSJob) -> list[Finding]:
+    findings: list[Finding] = []
+    seen: dict[str, int] = {}
+    for i, replica in enumerate(job.spec.replica_specs):
+        role = role_of(replica)
+        if role in seen:
+            findings.append(
+                Finding(
+                    code="mindspore.replica_type_twice",
+                    path=f"spec.replicaSpecs[{i}].replicaType",
+                    message=f"replicaType {role} is already used by replicaSpecs[{seen[role]}]",
+                    value=role,
+                    hint="merge the two specs and add up their replicas",
+                )
+            )
+        seen.setdefault(role, i)
+        count = 1 if replica.replicas is None else replica.replicas
+        if role == "MASTER" and count != 1:
+            findings.append(
+                Finding(
+                    code="mindspore.master_replicas",
+                    path=f"spec.replicaSpecs[{i}].replicas",
+                    message="the MASTER must have exactly one replica",
+                    value=count,
+                    hint="set replicas: 1 and add WORKER replicas instead",
+                )
+            )
+    if "MASTER" not in seen:
+        findings.append(
+            Finding(
+                code="mindspore.master_missing",
+                path="spec.replicaSpecs",
+                message=(
+                    "there is no MASTER replica spec; every worker's MASTER_ADDR names "
+                    "the master's Service"
+                ),
+                value=sorted(seen),
+                hint="add a replica spec with replicaType: MASTER and replicas: 1",
+            )
+        )
+    policy = job.spec.termination_policy
+    missing = policy is not None and policy.master is None
+    master = policy.master if policy is not None else None
+    name = (master.replica_name if master is not None else None) or "MASTER"
+    if missing:
+        findings.append(
+            Finding(
+                code="mindspore.termination_policy",
+                path="spec.terminationPolicy.master",
+                message="a terminationPolicy needs a master, the replica whose exit ends it",
+                hint="add master: {replicaName: MASTER, replicaRank: 0}, or remove "
+                "terminationPolicy for that default",
+            )
+        )
+    elif name not in seen and name != "MASTER":
+        findings.append(
+            Finding(
+                code="mindspore.termination_policy",
+                path="spec.terminationPolicy.master.replicaName",
+                message="terminationPolicy.master names a replica type the job does not have",
+                value=name,
+                hint=f"use one of {', '.join(sorted(seen)) or 'MASTER'}",
+            )
+        )
+    return findings
+
+
+def template_findings(job: MSJob, replica: MSReplicaSpec, path: str) -> list[Finding]:
+    template = replica.template
+    found = containers(template)
+    findings: list[Finding] = []
+    if not any(c.get("name") == DEFAULT_CONTAINER for c in found):
+        findings.append(
+            Finding(
+                code="template.default_container",
+                path=f"{path}.spec.containers",
+                message=(
+                    f"no container is named {DEFAULT_CONTAINER!r}; the operator refuses the "
+                    "job and injects its env only into that container"
+                ),
+                value=[c.get("name") for c in found],
+                hint=f"name the training container {DEFAULT_CONTAINER!r}",
+            )
+        )
+    for i, container in enumerate(found):
+        if not container.get("image"):
+            findings.append(
+                Finding(
+                    code="template.image",
+                    path=f"{path}.spec.containers[{i}].image",
+                    message="every container needs an image",
+                    hint="e.g. image: mindspore/mindspore-cpu:0.1.0-alpha",
+                )
+            )
+    findings += mount_findings(template, path)
+    meta = template.get("metadata") or {}
+    ignored = [k for k in ("labels", "annotations") if meta.get(k)]
+    if ignored:
+        findings.append(
+            Finding(
+                code="mindspore.template_metadata",
+                path=f"{path}.metadata",
+                message=f"the operator does not copy the template's {' or '.join(ignored)} "
+                "to its pods, and neither does trainjobs",
+                value={k: meta[k] for k in ignored},
+                hint="select pods by the operator's labels (ms_job_name, job_type, task_index)",
+                severity=Severity.WARNING,
+            )
+        )
+    own = (template.get("spec") or {}).get("schedulerName")
+    if own and own != job.spec.scheduler_name:
+        findings.append(
+            Finding(
+                code="mindspore.scheduler_name",
+                path=f"{path}.spec.schedulerName",
+                message="spec.schedulerName replaces the template's schedulerName on every pod",
+                value=own,
+                hint=f"set spec.schedulerName: {own} instead",
+                severity=Severity.WARNING,
+            )
+        )
+    return findings

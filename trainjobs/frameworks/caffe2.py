@@ -1,0 +1,391 @@
+"""Caffe2: the Caffe2Job (kubeflow.org/v1alpha1) of the archived kubeflow/caffe2-operator.
+
+One replica spec of identical workers. The controller creates only Pods, one per
+index, with five labels and seven env vars appended to every container, in this
+order: REDIS_HOST, REDIS_PORT, NFS_PATH, SHARD_ID, NUM_SHARDS, RUN_ID,
+CAFFE2_CONFIG. Workers rendezvous through the job's backend — a Redis service
+(``backendSpecs.backendType: redis``) or a shared file system (``nfs``).
+
+Facts: seed-systems.md §1 (caffe2-operator @ 3773f5b, pkg/apis/caffe2/v1alpha1,
+pkg/controller).
+
+Defaults (the controller's, made explicit on both targets): ``RuntimeID`` — upstream
+the Unix time when the controller first saw the job, here 10 digits derived from
+``<namespace>/<name>``, so every render and every operator restart agree;
+``replicas: 1``; ``template.spec.restartPolicy: Never``; ``backendSpecs`` ``none`` for
+one replica and ``redis`` otherwise, every field written out as the controller writes
+it back (``""`` and ``0`` when unset); ``terminationPolicy.chief`` ``WORKER``/``0``.
+
+Rules (upstream wrote them in ``ValidateCaffe2JobSpec`` but never called it; trainjobs
+enforces them): more than one replica needs a ``redis`` or ``nfs`` backend, ``nfs``
+needs ``nfsPath``, ``redis`` needs ``redisHost``; every container needs an image.
+
+Deviations on the ``pods`` target, all so that the job works:
+
+* Pods get stable names ``<job>-worker-<i>`` instead of ``generateName: <job>-``.
+* ``CAFFE2_CONFIG`` names hosts ``<namespace>-<job>-worker-<k>:2222`` that upstream never
+  created; trainjobs adds a headless Service of each name selecting worker ``k``, so
+  every host resolves (nothing listens on 2222 unless the training code does).
+* A ``hostNetwork`` pod with no ``dnsPolicy`` gets ``dnsPolicy: ClusterFirstWithHostNet``
+  (on both targets): with the default ``ClusterFirst`` a host-network pod uses the
+  node's resolver and cannot resolve ``redis-service`` or the Services above. An
+  explicit ``dnsPolicy: ClusterFirst`` is kept and warned about.
+* Names and the ``caffe2_job_key`` label longer than 63 characters (which upstream
+  could not create) are shortened to a prefix and a hash.
+* No ownerReferences (there is no job object); Pulumi owns the objects.
+
+``RuntimeID`` is the same for every run of a job of the same name: to run a job
+again against a Redis that still holds the previous run's keys, set ``RuntimeID``
+to a new value (or restart the backend).
+
+A backend named in the job's options (``trainjobs: {backend: redis}``) fills
+``backendSpecs`` — ``redis`` with the backend's host and port, or ``nfs`` with its mount
+path — so the controller's own REDIS_HOST/REDIS_PORT/NFS_PATH carry it; a Redis
+password arrives as ``REDIS_PASSWORD`` (secretKeyRef) and an NFS share is mounted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Any, Literal
+
+from pydantic import Field, PrivateAttr
+
+from trainjobs.errors import Finding
+from trainjobs.frameworks._caffe2_rules import TEMPLATE_PATH, backend_findings, template_findings
+from trainjobs.frameworks._seed import compact_json, containers, stable_digits
+from trainjobs.frameworks.base import (
+    BackendBinding,
+    Framework,
+    JobResource,
+    K8sModel,
+    KindRef,
+    Manifest,
+    PodTemplate,
+    TemplateRef,
+    deep_copy,
+)
+from trainjobs.k8s.names import shorten
+
+__all__ = [
+    "CAFFE2_PORT",
+    "ENV_ORDER",
+    "FRAMEWORK",
+    "Caffe2",
+    "Caffe2BackendSpec",
+    "Caffe2Job",
+    "Caffe2JobSpec",
+    "Caffe2ReplicaSpec",
+    "ChiefSpec",
+    "TerminationPolicy",
+]
+
+CAFFE2_PORT = 2222
+"""The port in every CAFFE2_CONFIG host (upstream constant ``Caffe2Port``)."""
+ENV_ORDER = (
+    "REDIS_HOST",
+    "REDIS_PORT",
+    "NFS_PATH",
+    "SHARD_ID",
+    "NUM_SHARDS",
+    "RUN_ID",
+    "CAFFE2_CONFIG",
+)
+"""The env the controller appends to every container, in its order."""
+ROLE = "Worker"
+"""The one replica type; the key node pools and other template rewrites use."""
+
+BackendType = Literal["none", "redis", "nfs"]
+
+
+class Caffe2BackendSpec(K8sModel):
+    """``spec.backendSpecs``: how the workers find each other."""
+
+    backend_type: BackendType | None = Field(
+        default=None,
+        description=(
+            "none, redis or nfs; default none for one replica, redis otherwise. "
+            "(There is no gloo type.)"
+        ),
+    )
+    nfs_path: str | None = Field(
+        default=None, description="Shared directory for the nfs backend (NFS_PATH); default ''."
+    )
+    redis_host: str | None = Field(
+        default=None, description="Redis host for the redis backend (REDIS_HOST); default ''."
+    )
+    redis_port: int | None = Field(
+        default=None,
+        ge=0,
+        le=65535,
+        description="Redis port for the redis backend (REDIS_PORT); default 0.",
+    )
+
+
+class Caffe2ReplicaSpec(K8sModel):
+    """``spec.replicaSpecs``: a single spec of identical workers (not a list or map)."""
+
+    replicas: int | None = Field(
+        default=None, ge=0, description="Number of workers (NUM_SHARDS); default 1."
+    )
+    template: PodTemplate = Field(
+        description=(
+            "The workers' pod template (core/v1 PodTemplateSpec), passed through unchanged; "
+            "restartPolicy defaults to Never."
+        )
+    )
+
+
+class ChiefSpec(K8sModel):
+    """``spec.terminationPolicy.chief``: stored by the controller, never consulted."""
+
+    replica_name: str | None = Field(default=None, description="Default 'WORKER'.")
+    replica_index: int | None = Field(default=None, ge=0, description="Default 0.")
+
+
+class TerminationPolicy(K8sModel):
+    """``spec.terminationPolicy``: which worker's exit ends the job (not enforced upstream)."""
+
+    chief: ChiefSpec | None = Field(default=None, description="The chief worker.")
+
+
+class Caffe2JobSpec(K8sModel):
+    """``spec`` of a Caffe2Job."""
+
+    runtime_id: str | None = Field(
+        default=None,
+        alias="RuntimeID",
+        description=(
+            "Run id (RUN_ID, label runtime_id); the key is capitalised as upstream wrote it. "
+            "Default: 10 digits derived from namespace/name."
+        ),
+    )
+    backend_specs: Caffe2BackendSpec | None = Field(
+        default=None, description="Rendezvous backend; default none (1 replica) or redis."
+    )
+    replica_specs: Caffe2ReplicaSpec = Field(description="The workers. Required.")
+    termination_policy: TerminationPolicy | None = Field(
+        default=None, description="Default chief WORKER/0 (never consulted upstream)."
+    )
+
+
+class Caffe2Job(JobResource):
+    """A Caffe2Job exactly as kubeflow.org/v1alpha1 accepts it."""
+
+    api_version: Literal["kubeflow.org/v1alpha1"] = "kubeflow.org/v1alpha1"
+    kind: Literal["Caffe2Job"] = "Caffe2Job"
+    spec: Caffe2JobSpec
+
+    # backendSpecs a named backend replaced (the user wrote a host or path): for a warning.
+    _replaced_backend: Caffe2BackendSpec | None = PrivateAttr(default=None)
+
+    @property
+    def replaced_backend(self) -> Caffe2BackendSpec | None:
+        """The ``backendSpecs`` the user wrote, when a backend named in the options replaced it."""
+        return self._replaced_backend
+
+
+def _worker_host(job: Caffe2Job, index: int) -> str:
+    """``<namespace>-<job>-worker-<k>``: a CAFFE2_CONFIG host, and the Service of that name."""
+    return shorten(f"{job.namespace}-{job.name}-worker-{index}".replace("/", "-"))
+
+
+def _pod_name(job: Caffe2Job, index: int) -> str:
+    return shorten(f"{job.name}-worker-{index}")
+
+
+def _is_set(value: str | int | None) -> bool:
+    return value not in (None, "", 0)
+
+
+class Caffe2(Framework):
+    """Caffe2 data-parallel training with a Redis or NFS rendezvous."""
+
+    name = "caffe2"
+    title = "Caffe2 (Caffe2Job)"
+    kind = KindRef("kubeflow.org/v1alpha1", "Caffe2Job", "caffe2jobs")
+    model = Caffe2Job
+    legacy = True
+    operator = "caffe2-operator 3773f5b, archived"
+    crd_file = "generated/caffe2jobs.kubeflow.org.yaml"
+    crd_generated = True
+    success_rule = (
+        "when every worker pod succeeds; any failed worker fails the job (a failed pod is "
+        "never replaced)"
+    )
+
+    # ----- defaults ---------------------------------------------------------
+
+    def default(self, job: JobResource) -> JobResource:
+        assert isinstance(job, Caffe2Job)
+        spec = job.spec
+        metadata = job.metadata.model_copy(update={"namespace": job.metadata.ns})
+        replicas = 1 if spec.replica_specs.replicas is None else spec.replica_specs.replicas
+        template = deep_copy(spec.replica_specs.template)
+        pod = template["spec"] = dict(template.get("spec") or {})
+        if not pod.get("restartPolicy"):
+            pod["restartPolicy"] = "Never"
+        if pod.get("hostNetwork") and not pod.get("dnsPolicy"):
+            pod["dnsPolicy"] = "ClusterFirstWithHostNet"
+        backend = spec.backend_specs or Caffe2BackendSpec(
+            backend_type="none" if replicas == 1 else "redis"
+        )
+        backend = Caffe2BackendSpec(
+            backend_type=backend.backend_type or "none",
+            nfs_path=backend.nfs_path or "",
+            redis_host=backend.redis_host or "",
+            redis_port=backend.redis_port or 0,
+        )
+        policy = spec.termination_policy
+        if policy is None:
+            policy = TerminationPolicy(chief=ChiefSpec(replica_name="WORKER", replica_index=0))
+        elif policy.chief is not None:
+            chief = ChiefSpec(
+                replica_name=policy.chief.replica_name or "",
+                replica_index=policy.chief.replica_index or 0,
+            )
+            policy = TerminationPolicy(chief=chief)
+        runtime_id = spec.runtime_id or stable_digits(f"{metadata.ns}/{metadata.name}")
+        new_spec = Caffe2JobSpec(
+            runtime_id=runtime_id,
+            backend_specs=backend,
+            replica_specs=Caffe2ReplicaSpec(replicas=replicas, template=template),
+            termination_policy=policy,
+        )
+        return job.model_copy(update={"metadata": metadata, "spec": new_spec})
+
+    # ----- rules ------------------------------------------------------------
+
+    def validate(self, job: JobResource) -> list[Finding]:
+        assert isinstance(job, Caffe2Job)
+        return backend_findings(job) + template_findings(job.spec.replica_specs.template)
+
+    # ----- templates and backends -------------------------------------------
+
+    def pod_templates(self, job: JobResource) -> Iterable[TemplateRef]:
+        assert isinstance(job, Caffe2Job)
+        spec = job.spec.replica_specs
+        replicas = 1 if spec.replicas is None else spec.replicas
+        yield TemplateRef(ROLE, TEMPLATE_PATH, spec.template, replicas)
+
+    def with_templates(self, job: JobResource, templates: Mapping[str, PodTemplate]) -> JobResource:
+        assert isinstance(job, Caffe2Job)
+        if ROLE not in templates:
+            return job
+        replica = job.spec.replica_specs.model_copy(update={"template": dict(templates[ROLE])})
+        return job.model_copy(
+            update={"spec": job.spec.model_copy(update={"replica_specs": replica})}
+        )
+
+    def bind_backend(self, job: JobResource, binding: BackendBinding) -> JobResource:
+        """A redis or nfs backend fills ``backendSpecs``; its other env and mounts go generic."""
+        assert isinstance(job, Caffe2Job)
+        if binding.type == "redis":
+            backend = Caffe2BackendSpec(
+                backend_type="redis", nfs_path="", redis_host=binding.host, redis_port=binding.port
+            )
+        elif binding.type == "nfs":
+            backend = Caffe2BackendSpec(
+                backend_type="nfs", nfs_path=binding.path, redis_host="", redis_port=0
+            )
+        else:
+            return super().bind_backend(job, binding)
+        old = job.spec.backend_specs
+        bound = job.model_copy(
+            update={"spec": job.spec.model_copy(update={"backend_specs": backend})}
+        )
+        if old is not None and (_is_set(old.redis_host) or _is_set(old.nfs_path)):
+            bound._replaced_backend = old
+        # The controller's own env carries the address; only the rest (a password) is added.
+        rest = tuple(e for e in binding.env if e.get("name") not in ENV_ORDER)
+        return super().bind_backend(bound, replace(binding, env=rest))
+
+    # ----- expansion ----------------------------------------------------------
+
+    def labels(self, job: Caffe2Job, index: int) -> dict[str, str]:
+        """The controller's five pod labels, in its order."""
+        return {
+            "group_name": "kubeflow.org",
+            # A label value holds 63 characters; longer keys are shortened as names are.
+            "caffe2_job_key": shorten(f"{job.namespace}-{job.name}"),
+            "runtime_id": job.spec.runtime_id or "",
+            "caffe2_replica_type": "worker",
+            "caffe2_replica_index": str(index),
+        }
+
+    def cluster_env(self, job: Caffe2Job, index: int) -> list[dict[str, Any]]:
+        """The seven env vars of worker ``index``, in the controller's order."""
+        spec = job.spec
+        backend = spec.backend_specs or Caffe2BackendSpec()
+        replicas = spec.replica_specs.replicas or 0
+        hosts = [f"{_worker_host(job, k)}:{CAFFE2_PORT}" for k in range(replicas)]
+        config = {"cluster": {"worker": hosts}, "task": {"type": "worker", "index": index}}
+        values = (
+            backend.redis_host or "",
+            str(backend.redis_port or 0),
+            backend.nfs_path or "",
+            str(index),
+            str(replicas),
+            spec.runtime_id or "",
+            compact_json(config),
+        )
+        return [{"name": n, "value": v} for n, v in zip(ENV_ORDER, values, strict=True)]
+
+    def expand_pods(self, job: JobResource) -> list[Manifest]:
+        assert isinstance(job, Caffe2Job)
+        objects: list[Manifest] = []
+        for index in range(job.spec.replica_specs.replicas or 0):
+            objects.append(self._service(job, index))
+            objects.append(self._pod(job, index))
+        return objects
+
+    def _pod(self, job: Caffe2Job, index: int) -> Manifest:
+        template = deep_copy(job.spec.replica_specs.template)
+        meta = template.get("metadata") or {}
+        own = self.labels(job, index)
+        labels = {k: v for k, v in (meta.get("labels") or {}).items() if k not in own}
+        labels.update(own)
+        metadata: dict[str, Any] = {
+            "name": _pod_name(job, index),
+            "namespace": job.namespace,
+            "labels": labels,
+        }
+        if meta.get("annotations"):
+            metadata["annotations"] = dict(meta["annotations"])
+        env = self.cluster_env(job, index)
+        for container in containers(template):
+            container["env"] = [*(container.get("env") or []), *(dict(e) for e in env)]
+        return {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": metadata,
+            "spec": template.get("spec") or {},
+        }
+
+    def _service(self, job: Caffe2Job, index: int) -> Manifest:
+        labels = self.labels(job, index)
+        return {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {
+                "name": _worker_host(job, index),
+                "namespace": job.namespace,
+                "labels": dict(labels),
+            },
+            "spec": {
+                "clusterIP": "None",
+                "selector": dict(labels),
+                "ports": [{"name": "caffe2-port", "port": CAFFE2_PORT}],
+            },
+        }
+
+    def addresses(self, job: JobResource) -> dict[str, str]:
+        assert isinstance(job, Caffe2Job)
+        backend = job.spec.backend_specs
+        if backend is not None and backend.backend_type == "redis" and backend.redis_host:
+            return {"redis": f"{backend.redis_host}:{backend.redis_port or 0}"}
+        return {}
+
+
+FRAMEWORK = Caffe2()

@@ -1,0 +1,385 @@
+"""MindSpore, 2020 generation: the MSJob (kubeflow.org/v1) of mindspore-ai/ms-operator.
+
+A list of replica specs, one MASTER and any number of WORKERs, each with its own
+``masterPort``. The controller creates one ClusterIP Service and one Pod per replica
+and appends, only to containers named ``mindspore``, in this order: MS_CONFIG,
+MASTER_PORT, MASTER_ADDR, WORLD_SIZE, RANK. The master has rank 0 and
+``MASTER_ADDR=localhost``; worker ``k`` has rank ``k+1`` and reaches the master
+through the Service ``<job>-master-<runtimeId>-0``.
+
+Facts: seed-systems.md §2A (ms-operator @ 8bcc840, pkg/trainer/replicas.go,
+training.go, pkg/apis/mindspore/v1).
+
+Defaults made explicit on both targets: ``RuntimeId`` — upstream 4 random characters
+kept only in the controller's memory (a restarted controller made a second set of
+pods), here 4 characters of ``[0-9a-z]`` derived from ``<namespace>/<name>``;
+``msImage: mindspore/mindspore:v0.1.0-alpha`` (unused); per replica spec
+``replicas: 1``, ``masterPort: 23456``, ``replicaType: MASTER``; ``terminationPolicy``
+master ``MASTER``/``0``.
+
+Rules (the controller's validation): a MASTER spec with exactly one replica, types
+MASTER or WORKER, each once; every replica a container named ``mindspore`` with an
+image; the type named by ``terminationPolicy.master.replicaName`` present.
+
+The seed's ``spec.backend: "tcp"`` and spec-level ``spec.masterPort`` are not part of
+this API; upstream dropped them on decode and used 23456. trainjobs accepts them,
+applies ``masterPort`` to every replica spec that sets none (warning), and drops
+``backend: tcp`` — the TCP master rendezvous is the only one this operator has
+(warning; any other value is an error). Neither reaches the operator target's output.
+
+Deviations on the ``pods`` target:
+
+* Pods get stable names ``<job>-<type>-<runtimeId>-<rank>``: upstream appended 5
+  random characters.
+* Worker Service ``<job>-worker-<runtimeId>-<k>`` (the k-th host of MS_CONFIG) selects
+  the worker of rank ``k+1``. Upstream's selector asked for ``task_index: k`` while
+  worker pods carry their rank, so the first worker Service selected no pod and the
+  last worker had none; now every MS_CONFIG host resolves to a worker.
+* No ownerReferences (there is no job object); Pulumi owns the objects.
+
+Like upstream, the template's metadata (labels, annotations) is not copied to the
+pods and ``spec.schedulerName`` replaces the template's (both warned about); the
+controller config's accelerator volumes are not applied (that is operator
+configuration, not part of the job).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from trainjobs.errors import Finding
+from trainjobs.frameworks._mindspore_rules import (
+    DEFAULT_CONTAINER,
+    DEFAULT_MASTER_PORT,
+    replica_findings,
+    role_of,
+    seed_field_findings,
+    spec_port,
+    template_findings,
+)
+from trainjobs.frameworks._seed import compact_json, stable_base36
+from trainjobs.frameworks.base import (
+    Framework,
+    GangFacts,
+    JobResource,
+    K8sModel,
+    KindRef,
+    Manifest,
+    PodTemplate,
+    TemplateRef,
+    deep_copy,
+)
+
+__all__ = [
+    "DEFAULT_CONTAINER",
+    "DEFAULT_IMAGE",
+    "DEFAULT_MASTER_PORT",
+    "ENV_ORDER",
+    "FRAMEWORK",
+    "MSJob",
+    "MSJobSpec",
+    "MSReplicaSpec",
+    "MasterSpec",
+    "MindSpore",
+    "TerminationPolicy",
+]
+
+DEFAULT_IMAGE = "mindspore/mindspore:v0.1.0-alpha"
+"""Upstream's default ``msImage`` (recorded, never used for a pod)."""
+ENV_ORDER = ("MS_CONFIG", "MASTER_PORT", "MASTER_ADDR", "WORLD_SIZE", "RANK")
+NAME_PREFIX = 40
+"""Upstream truncates the job name to 40 characters in object names."""
+
+ReplicaType = Literal["MASTER", "WORKER"]
+
+
+class MSReplicaSpec(K8sModel):
+    """One entry of ``spec.replicaSpecs``."""
+
+    replicas: int | None = Field(default=None, ge=0, description="Pods of this type; default 1.")
+    template: PodTemplate = Field(description="The pod template (core/v1 PodTemplateSpec).")
+    master_port: int | None = Field(
+        default=None,
+        ge=1,
+        le=65535,
+        description="Port of this type's Services and its MASTER_PORT; default 23456.",
+    )
+    replica_type: ReplicaType | None = Field(
+        default=None, description="MASTER (rank 0, exactly one) or WORKER; default MASTER."
+    )
+
+
+class MasterSpec(K8sModel):
+    """``spec.terminationPolicy.master``: the replica whose exit ends the job."""
+
+    replica_name: str | None = Field(default=None, description="Replica type; default MASTER.")
+    replica_rank: int | None = Field(default=None, ge=0, description="Its rank; default 0.")
+
+
+class TerminationPolicy(K8sModel):
+    """``spec.terminationPolicy``."""
+
+    master: MasterSpec | None = Field(default=None, description="Default MASTER rank 0.")
+
+
+class MSJobSpec(K8sModel):
+    """``spec`` of a 2020 MSJob."""
+
+    runtime_id: str | None = Field(
+        default=None,
+        alias="RuntimeId",
+        description=(
+            "Id in every object name (key spelt as upstream); default 4 characters "
+            "derived from namespace/name."
+        ),
+    )
+    replica_specs: list[MSReplicaSpec] = Field(description="MASTER and WORKER specs. Required.")
+    ms_image: str | None = Field(
+        default=None, description=f"Recorded only; default {DEFAULT_IMAGE}."
+    )
+    termination_policy: TerminationPolicy | None = Field(
+        default=None, description="Default master MASTER rank 0."
+    )
+    scheduler_name: str | None = Field(
+        default=None, description="Scheduler of every pod (replaces the template's); default none."
+    )
+    backend: str | None = Field(
+        default=None,
+        description=(
+            "Not part of the upstream API (the seed example set 'tcp'; the operator dropped "
+            "it). Accepted for that example: 'tcp' is what the operator does anyway."
+        ),
+    )
+    master_port: int | str | None = Field(
+        default=None,
+        description=(
+            "Not part of the upstream API (the seed example set it here; the operator "
+            "dropped it). Applied to every replica spec without masterPort."
+        ),
+    )
+
+
+class MSJob(JobResource):
+    """A 2020 MSJob exactly as kubeflow.org/v1 (ms-operator) accepts it."""
+
+    api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
+    kind: Literal["MSJob"] = "MSJob"
+    spec: MSJobSpec
+
+
+class MindSpore(Framework):
+    """MindSpore 0.x distributed training with a TCP master (ms-operator, 2020)."""
+
+    name = "mindspore"
+    title = "MindSpore (MSJob kubeflow.org/v1, 2020)"
+    kind = KindRef("kubeflow.org/v1", "MSJob", "msjobs")
+    model = MSJob
+    legacy = True
+    operator = "ms-operator 8bcc840, 2020 Helm chart"
+    crd_file = "generated/msjobs.kubeflow.org.yaml"
+    crd_generated = True
+    # The 2020 controller keeps status in memory only; nothing to wait for.
+    status_conditions: ClassVar[dict[str, str]] = {}
+    success_rule = (
+        "when the replica named by terminationPolicy.master (default the MASTER) succeeds; "
+        "the operator meant that but never reported it, and replaced failed pods"
+    )
+
+    # ----- names -------------------------------------------------------------
+
+    def object_name(self, job: MSJob, role: str, index: int) -> str:
+        """``<job[:40]>-<type>-<runtimeId>-<index>``: upstream's Service and pod-name prefix."""
+        rid = job.spec.runtime_id or ""
+        return f"{job.name[:NAME_PREFIX]}-{role.lower()}-{rid}-{index}"
+
+    @staticmethod
+    def rank(role: str, index: int) -> int:
+        """Master index 0 is rank 0; worker index k is rank k+1."""
+        return index + 1 if role == "WORKER" else index
+
+    # ----- defaults ------------------------------------------------------------
+
+    def default(self, job: JobResource) -> JobResource:
+        assert isinstance(job, MSJob)
+        spec = job.spec
+        metadata = job.metadata.model_copy(update={"namespace": job.metadata.ns})
+        port = spec_port(spec.master_port) or DEFAULT_MASTER_PORT
+        replicas = [
+            r.model_copy(
+                update={
+                    "replicas": 1 if r.replicas is None else r.replicas,
+                    "master_port": r.master_port or port,
+                    "replica_type": role_of(r),
+                    "template": deep_copy(r.template),
+                }
+            )
+            for r in spec.replica_specs
+        ]
+        policy = spec.termination_policy
+        if policy is None:
+            policy = TerminationPolicy(master=MasterSpec(replica_name="MASTER", replica_rank=0))
+        elif policy.master is not None:
+            master = MasterSpec(
+                replica_name=policy.master.replica_name or "",
+                replica_rank=policy.master.replica_rank or 0,
+            )
+            policy = TerminationPolicy(master=master)
+        update = {
+            "runtime_id": spec.runtime_id or stable_base36(f"{metadata.ns}/{metadata.name}"),
+            "replica_specs": replicas,
+            "ms_image": spec.ms_image or DEFAULT_IMAGE,
+            "termination_policy": policy,
+        }
+        return job.model_copy(update={"metadata": metadata, "spec": spec.model_copy(update=update)})
+
+    def operator_manifest(self, job: JobResource) -> Manifest:
+        """The defaulted MSJob without the seed-only ``backend``/``masterPort``, now mapped."""
+        manifest = job.to_manifest()
+        for key in ("backend", "masterPort"):
+            manifest["spec"].pop(key, None)
+        return manifest
+
+    # ----- rules ---------------------------------------------------------------
+
+    def validate(self, job: JobResource) -> list[Finding]:
+        assert isinstance(job, MSJob)
+        findings = seed_field_findings(job)
+        findings += replica_findings(job)
+        for i, replica in enumerate(job.spec.replica_specs):
+            findings += template_findings(job, replica, f"spec.replicaSpecs[{i}].template")
+        return findings
+
+    # ----- templates -------------------------------------------------------------
+
+    def pod_templates(self, job: JobResource) -> Iterable[TemplateRef]:
+        assert isinstance(job, MSJob)
+        for i, replica in enumerate(job.spec.replica_specs):
+            count = 1 if replica.replicas is None else replica.replicas
+            yield TemplateRef(
+                role_of(replica), f"spec.replicaSpecs[{i}].template", replica.template, count
+            )
+
+    def with_templates(self, job: JobResource, templates: Mapping[str, PodTemplate]) -> JobResource:
+        assert isinstance(job, MSJob)
+        replicas = [
+            r.model_copy(update={"template": dict(templates[role_of(r)])})
+            if role_of(r) in templates
+            else r
+            for r in job.spec.replica_specs
+        ]
+        spec = job.spec.model_copy(update={"replica_specs": replicas})
+        return job.model_copy(update={"spec": spec})
+
+    # ----- expansion -------------------------------------------------------------
+
+    def labels(self, job: MSJob, role: str, task_index: int) -> dict[str, str]:
+        """The operator's labels of a pod or Service, in its order."""
+        return {
+            "kubeflow.org": "",
+            "job_type": role,
+            "runtime_id": job.spec.runtime_id or "",
+            "ms_job_name": job.name,
+            "task_index": str(task_index),
+        }
+
+    def ms_config(self, job: MSJob, role: str, rank: int) -> str:
+        """MS_CONFIG: every Service by type (types sorted), this pod's task, ``cloud``."""
+        cluster: dict[str, list[str]] = {}
+        for replica in job.spec.replica_specs:
+            kind = role_of(replica)
+            port = replica.master_port or DEFAULT_MASTER_PORT
+            cluster[kind.lower()] = [
+                f"{self.object_name(job, kind, i)}:{port}" for i in range(replica.replicas or 0)
+            ]
+        config = {
+            "cluster": dict(sorted(cluster.items())),
+            "task": {"type": role.lower(), "index": rank},
+            "environment": "cloud",
+        }
+        return compact_json(config)
+
+    def cluster_env(self, job: MSJob, replica: MSReplicaSpec, rank: int) -> list[dict[str, Any]]:
+        """The five env vars of the pod of ``rank``, in the operator's order."""
+        role = role_of(replica)
+        world = sum(r.replicas or 0 for r in job.spec.replica_specs)
+        master = "localhost" if rank == 0 else self.object_name(job, "MASTER", 0)
+        values = (
+            self.ms_config(job, role, rank),
+            str(replica.master_port or DEFAULT_MASTER_PORT),
+            master,
+            str(world),
+            str(rank),
+        )
+        return [{"name": n, "value": v} for n, v in zip(ENV_ORDER, values, strict=True)]
+
+    def gang_facts(self, job: JobResource) -> GangFacts:
+        """The MS operator makes no PodGroup and gives every pod ``spec.schedulerName``
+        (over the template's), so trainjobs cannot mark its pods as a gang."""
+        return GangFacts(
+            (),
+            0,
+            unsupported="the MS operator sets every pod's scheduler from spec.schedulerName "
+            "and creates no PodGroup",
+        )
+
+    def expand_pods(self, job: JobResource) -> list[Manifest]:
+        assert isinstance(job, MSJob)
+        objects: list[Manifest] = []
+        for replica in job.spec.replica_specs:
+            for index in range(replica.replicas or 0):
+                objects.append(self._service(job, replica, index))
+                objects.append(self._pod(job, replica, index))
+        return objects
+
+    def _pod(self, job: MSJob, replica: MSReplicaSpec, index: int) -> Manifest:
+        role = role_of(replica)
+        rank = self.rank(role, index)
+        spec = deep_copy(replica.template.get("spec") or {})
+        spec.pop("schedulerName", None)
+        if job.spec.scheduler_name:
+            spec["schedulerName"] = job.spec.scheduler_name
+        env = self.cluster_env(job, replica, rank)
+        for container in spec.get("containers") or []:
+            if isinstance(container, dict) and container.get("name") == DEFAULT_CONTAINER:
+                container["env"] = [*(container.get("env") or []), *(dict(e) for e in env)]
+        return {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": self.object_name(job, role, rank),
+                "namespace": job.namespace,
+                "labels": self.labels(job, role, rank),
+            },
+            "spec": spec,
+        }
+
+    def _service(self, job: MSJob, replica: MSReplicaSpec, index: int) -> Manifest:
+        role = role_of(replica)
+        return {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {
+                "name": self.object_name(job, role, index),
+                "namespace": job.namespace,
+                "labels": self.labels(job, role, index),
+            },
+            "spec": {
+                # The pod behind the index-th name is the one of that index's rank.
+                "selector": self.labels(job, role, self.rank(role, index)),
+                "ports": [{"name": "ms-port", "port": replica.master_port or DEFAULT_MASTER_PORT}],
+            },
+        }
+
+    def addresses(self, job: JobResource) -> dict[str, str]:
+        assert isinstance(job, MSJob)
+        for replica in job.spec.replica_specs:
+            if role_of(replica) == "MASTER":
+                port = replica.master_port or DEFAULT_MASTER_PORT
+                return {"master": f"{self.object_name(job, 'MASTER', 0)}:{port}"}
+        return {}
+
+
+FRAMEWORK = MindSpore()

@@ -1,0 +1,240 @@
+"""MindSpore, 2022 generation: the MSJob (mindspore.gitee.com/v1) of ms-operator v1.0.0.
+
+A kubeflow/common v0.4.1 job: a map of replica specs ``Scheduler``/``PS``/``Worker``
+(keys matched case-insensitively) and a run policy. Pods are ``<job>-<type>-<index>``
+with the eight common labels; only the Scheduler gets a Service — a ClusterIP one
+with every port of its ``mindspore`` container. When the job has a Scheduler, the
+container named ``mindspore`` of every pod gets, in this order: MS_SCHED_HOST,
+MS_NODE_ID, MS_SCHED_PORT, MS_SERVER_NUM, MS_WORKER_NUM, MS_ROLE.
+
+Facts: seed-systems.md §2B and §4 (ms-operator @ e361e2b / v1.0.0, kubeflow/common v0.4.1).
+
+Defaults (made explicit on both targets): ``runPolicy.cleanPodPolicy: Running``,
+``successPolicy: ""``, per replica ``replicas: 1``, ``restartPolicy: Never`` and a
+container port ``msjob-port: 2222`` on the ``mindspore`` container (or the first one).
+
+Rules: Scheduler, PS, Worker only; at most one Scheduler pod; every replica a container
+named ``mindspore`` with an image. (Upstream only logged these.)
+
+Deviation on the ``pods`` target: upstream gives non-scheduler pods the scheduler
+Service's ClusterIP, read from its cache once the Service exists (on a first pass it
+might not, and the pods got no MS_* env at all). A render cannot know that address,
+so MS_SCHED_HOST is ``$(<SERVICE>_SERVICE_HOST)``: the kubelet expands it, when the
+container starts, from the service environment variables Kubernetes gives every
+pod — the same ClusterIP. This needs the pod's ``enableServiceLinks`` (default true).
+No ownerReferences (there is no job object).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from trainjobs.errors import Finding
+from trainjobs.frameworks.base import JobResource, K8sModel, KindRef, Manifest
+from trainjobs.frameworks.kubeflow_v1 import (
+    LABEL_JOB_NAME,
+    LABEL_OPERATOR_NAME,
+    LABEL_REPLICA_INDEX,
+    LABEL_REPLICA_TYPE,
+    KubeflowV1Framework,
+    ReplicaSpec,
+    RunPolicy,
+    V1Job,
+    env_var,
+)
+
+__all__ = ["ENV_ORDER", "FRAMEWORK", "MSJobV2", "MSJobV2Spec", "MindSporeV2", "service_host_var"]
+
+ENV_ORDER = (
+    "MS_SCHED_HOST",
+    "MS_NODE_ID",
+    "MS_SCHED_PORT",
+    "MS_SERVER_NUM",
+    "MS_WORKER_NUM",
+    "MS_ROLE",
+)
+_ROLES = {"Scheduler": "MS_SCHED", "PS": "MS_PSERVER", "Worker": "MS_WORKER"}
+
+
+class MSJobV2Spec(K8sModel):
+    """``spec`` of a 2022 MSJob."""
+
+    run_policy: RunPolicy | None = Field(
+        default=None, description="Run and clean-up policy; cleanPodPolicy defaults to Running."
+    )
+    success_policy: Literal["", "AllWorkers"] | None = Field(
+        default=None,
+        description="'' (default): worker 0 succeeding ends the job; AllWorkers: every worker.",
+    )
+    ms_replica_specs: dict[str, ReplicaSpec] = Field(
+        description="Replica types (Scheduler, PS, Worker) and their pods. Required."
+    )
+    enable_dynamic_worker: bool | None = Field(
+        default=None, description="Failed workers do not fail the job; default false."
+    )
+
+
+class MSJobV2(V1Job):
+    """A 2022 MSJob exactly as mindspore.gitee.com/v1 accepts it."""
+
+    replica_field: ClassVar[str] = "ms_replica_specs"
+    api_version: Literal["mindspore.gitee.com/v1"] = "mindspore.gitee.com/v1"
+    kind: Literal["MSJob"] = "MSJob"
+    spec: MSJobV2Spec
+
+
+def service_host_var(service: str) -> str:
+    """The service environment variable holding a Service's ClusterIP, e.g. ``A_B_SERVICE_HOST``."""
+    return service.upper().replace("-", "_") + "_SERVICE_HOST"
+
+
+class MindSporeV2(KubeflowV1Framework):
+    """MindSpore parameter-server and data-parallel training (ms-operator v1.0.0, 2022)."""
+
+    name = "mindspore-v2"
+    title = "MindSpore (MSJob mindspore.gitee.com/v1, 2022)"
+    kind = KindRef("mindspore.gitee.com/v1", "MSJob", "msjobs")
+    model = MSJobV2
+    legacy = True
+    operator = "ms-operator v1.0.0, 2022"
+    crd_file = "generated/msjobs.mindspore.gitee.com.yaml"
+    crd_generated = True
+    # The controller writes conditions through msjobs/status (its RBAC grants that).
+    status_subresource = True
+    replica_types = ("Scheduler", "PS", "Worker")
+    default_container = "mindspore"
+    default_port_name = "msjob-port"
+    default_port = 2222
+    default_restart_policy = "Never"
+    operator_name = "msjob-controller"
+    env_into = "default"
+    success_rule = (
+        "when every Worker succeeds, or (successPolicy '') when worker 0's mindspore "
+        "container exits 0"
+    )
+
+    def default(self, job: JobResource) -> JobResource:
+        assert isinstance(job, MSJobV2)
+        policy = job.spec.run_policy or RunPolicy()
+        update: dict[str, Any] = {}
+        if policy.clean_pod_policy is None:
+            # The engine's default is None; this operator's is Running.
+            update["run_policy"] = policy.model_copy(update={"clean_pod_policy": "Running"})
+        if job.spec.success_policy is None:
+            update["success_policy"] = ""
+        if update:
+            job = job.model_copy(update={"spec": job.spec.model_copy(update=update)})
+        return super().default(job)
+
+    def labels(self, job: V1Job, rtype: str, index: int) -> dict[str, str]:
+        """kubeflow/common v0.4.1's labels, each with its deprecated twin."""
+        name = job.name.replace("/", "-")
+        return {
+            LABEL_OPERATOR_NAME: self.operator_name,
+            "group-name": self.kind.group,
+            LABEL_JOB_NAME: name,
+            "job-name": name,
+            LABEL_REPLICA_TYPE: rtype.lower(),
+            "replica-type": rtype.lower(),
+            LABEL_REPLICA_INDEX: str(index),
+            "replica-index": str(index),
+        }
+
+    def scheduler_service(self, job: V1Job) -> str:
+        return self.pod_name(job, "Scheduler", 0)
+
+    def cluster_env(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
+        if "Scheduler" not in job.replica_specs:
+            return []
+        if rtype == "Scheduler":
+            host: dict[str, Any] = {
+                "name": "MS_SCHED_HOST",
+                "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}},
+            }
+        else:
+            host = env_var("MS_SCHED_HOST", f"$({service_host_var(self.scheduler_service(job))})")
+        port = self.port_of(job, "Scheduler", self.default_port)
+        return [
+            host,
+            {"name": "MS_NODE_ID", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
+            env_var("MS_SCHED_PORT", str(port)),
+            env_var("MS_SERVER_NUM", str(job.replicas("PS"))),
+            env_var("MS_WORKER_NUM", str(job.replicas("Worker"))),
+            env_var("MS_ROLE", _ROLES.get(rtype, "")),
+        ]
+
+    def validate_spec(self, job: V1Job) -> list[Finding]:
+        findings: list[Finding] = []
+        base = f"spec.{self.replica_alias}"
+        if "Scheduler" in job.replica_specs and job.replicas("Scheduler") > 1:
+            findings.append(
+                Finding(
+                    code="mindspore.scheduler_replicas",
+                    path=f"{base}.Scheduler.replicas",
+                    message="a MindSpore cluster has one scheduler; the workers find it by its "
+                    "Service",
+                    value=job.replicas("Scheduler"),
+                    hint="set Scheduler.replicas to 1",
+                )
+            )
+        if "Scheduler" not in job.replica_specs:
+            return findings
+        for rtype, spec in job.replica_specs.items():
+            pod = spec.template.get("spec") or {}
+            if rtype != "Scheduler" and pod.get("enableServiceLinks") is False:
+                findings.append(
+                    Finding(
+                        code="mindspore.service_links",
+                        path=f"{base}.{rtype}.template.spec.enableServiceLinks",
+                        message=(
+                            "MS_SCHED_HOST is taken from the scheduler Service's environment "
+                            "variable, which Kubernetes gives only pods with service links"
+                        ),
+                        value=False,
+                        hint="remove enableServiceLinks: false",
+                    )
+                )
+        return findings
+
+    def expand_pods(self, job: JobResource) -> list[Manifest]:
+        assert isinstance(job, MSJobV2)
+        objects: list[Manifest] = []
+        for rtype in self.ordered_types(job):
+            spec = job.replica_specs[rtype]
+            for index in range(spec.replicas or 0):
+                if rtype == "Scheduler":
+                    objects.append(self._scheduler_service(job, index, spec))
+                objects.append(self._pod(job, rtype, index, spec))
+        return objects
+
+    def _scheduler_service(self, job: MSJobV2, index: int, spec: ReplicaSpec) -> Manifest:
+        """A ClusterIP Service (not headless) with every port of the mindspore container."""
+        labels = self.labels(job, "Scheduler", index)
+        ports: list[dict[str, Any]] = []
+        for container in (spec.template.get("spec") or {}).get("containers") or []:
+            if isinstance(container, dict) and container.get("name") == self.default_container:
+                for port in container.get("ports") or []:
+                    entry: dict[str, Any] = {"name": port["name"]} if port.get("name") else {}
+                    entry["port"] = port.get("containerPort")
+                    ports.append(entry)
+        return {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {
+                "name": self.pod_name(job, "Scheduler", index),
+                "namespace": job.namespace,
+                "labels": dict(labels),
+            },
+            "spec": {"selector": dict(labels), "ports": ports},
+        }
+
+    def addresses(self, job: Any) -> dict[str, str]:
+        if "Scheduler" not in job.replica_specs:
+            return {}
+        port = self.port_of(job, "Scheduler", self.default_port)
+        return {"scheduler": f"{self.scheduler_service(job)}.{job.namespace}.svc:{port}"}
+
+
+FRAMEWORK = MindSporeV2()

@@ -1,0 +1,125 @@
+"""The install shared by the client-go-era seed controllers (caffe2-operator, ms-operator 2020).
+
+Both are one binary with glog flags that watches its kind in every namespace and
+takes an Endpoints leader lock of a fixed name in ``$KUBEFLOW_NAMESPACE``. Their
+install is therefore the same set of objects: Namespace, the CRD, a ServiceAccount,
+a ClusterRole for the calls the controller makes, a Role in its own namespace for
+the lock, the bindings, and a Deployment of one replica.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import Field
+
+from trainjobs.frameworks.base import Framework, K8sModel, Manifest
+from trainjobs.platform import install
+from trainjobs.platform.base import PlatformResource
+from trainjobs.platform.install import Rule
+from trainjobs.platform.workload import component_labels, restricted_container
+
+__all__ = ["NONROOT_UID", "LegacyOperator", "LegacyOperatorSpec", "default_resources"]
+
+NONROOT_UID = 65532
+"""The operator runs as this non-root user; its binary only needs to be world-executable."""
+
+
+def default_resources() -> dict[str, dict[str, str | int]]:
+    return {
+        "requests": {"cpu": "10m", "memory": "64Mi"},
+        "limits": {"cpu": "500m", "memory": "128Mi"},
+    }
+
+
+class LegacyOperatorSpec(K8sModel):
+    """Settings every client-go-era seed operator takes."""
+
+    create_namespace: bool = Field(
+        default=True,
+        description=(
+            "Create the operator's namespace; default true. Set false when the stack's "
+            "namespaces (or someone else) create it."
+        ),
+    )
+    resources: dict[str, dict[str, str | int]] = Field(
+        default_factory=default_resources,
+        description="Operator container resources; default requests 10m/64Mi, limits 500m/128Mi.",
+    )
+
+
+@dataclass(frozen=True)
+class LegacyOperator:
+    """What differs between the seed controllers' installs.
+
+    Attributes:
+        app: ``app.kubernetes.io/name`` of every object.
+        framework: the framework whose CRD is installed.
+        lock: the leader-election Endpoints name the binary hard-codes.
+        rules: the ClusterRole rules (the controller's API calls, all namespaces).
+    """
+
+    app: str
+    framework: Framework
+    lock: str
+    rules: tuple[Rule, ...]
+
+    def manifests(
+        self,
+        resource: PlatformResource,
+        namespace: str,
+        spec: LegacyOperatorSpec,
+        container: dict[str, Any],
+        selector: dict[str, str],
+        volumes: Sequence[dict[str, Any]] = (),
+        mounts: Sequence[dict[str, Any]] = (),
+    ) -> list[Manifest]:
+        """The install; ``container`` brings name, image, command and args, ``volumes``
+        and ``mounts`` what it reads besides its own ``/tmp``."""
+        name = resource.name
+        labels = component_labels(self.app, resource, "operator")
+        lock_rules = (
+            # Create cannot be limited by name; reading and renewing the lock can.
+            Rule(("",), ("endpoints",), ("create",)),
+            Rule(("",), ("endpoints",), ("get", "update"), resource_names=(self.lock,)),
+        )
+        lock_role = f"{name}-leader-election"
+        pod_container = {
+            **container,
+            "env": [
+                {
+                    "name": "KUBEFLOW_NAMESPACE",
+                    "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}},
+                }
+            ],
+            "resources": spec.resources,
+            # glog also writes log files to /tmp; with a read-only root it would exit.
+            "volumeMounts": [{"name": "tmp", "mountPath": "/tmp"}, *mounts],
+            **restricted_container(),
+        }
+        pod_spec: dict[str, Any] = {
+            "serviceAccountName": name,
+            "securityContext": {
+                "runAsNonRoot": True,
+                "runAsUser": NONROOT_UID,
+                "runAsGroup": NONROOT_UID,
+                "seccompProfile": {"type": "RuntimeDefault"},
+            },
+            "containers": [pod_container],
+            "volumes": [{"name": "tmp", "emptyDir": {}}, *volumes],
+        }
+        objects: list[Manifest] = []
+        if spec.create_namespace:
+            objects.append(install.namespace(namespace, labels))
+        objects += [
+            install.crd(self.framework.crd_file, labels),
+            install.service_account(name, namespace, labels),
+            install.cluster_role(name, self.rules, labels),
+            install.cluster_role_binding(name, name, name, namespace, labels),
+            install.role(lock_role, namespace, lock_rules, labels),
+            install.role_binding(lock_role, namespace, lock_role, name, labels),
+            install.deployment(name, namespace, selector, pod_spec, labels=labels),
+        ]
+        return objects
