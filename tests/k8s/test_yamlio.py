@@ -111,7 +111,7 @@ _json = st.recursive(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.dictionaries(st.text(max_size=12), _json, max_size=5))
 def test_fast_emitter_round_trips_any_json_shaped_data(doc: dict[str, Any]) -> None:
     assert yaml.safe_load(dump_one(doc)) == (doc or {})

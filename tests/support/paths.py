@@ -10,9 +10,20 @@ EXAMPLES = ROOT / "examples"
 DATA = ROOT / "tests" / "data"
 
 
+UNFIT_PREFIX = "Pulumi.unfit"
+"""Stacks named ``Pulumi.unfit*.yaml`` must fail their check: they show what trainjobs
+refuses. Snapshot and parity tests skip them; tests/test_unfit_stacks.py asserts their
+findings."""
+
+
 def stack_files() -> list[Path]:
-    """Every stack config: stacks/Pulumi.<name>.yaml."""
-    return sorted(STACKS.glob("Pulumi.*.yaml"))
+    """Every stack config that renders: stacks/Pulumi.<name>.yaml, unfit stacks aside."""
+    return sorted(p for p in STACKS.glob("Pulumi.*.yaml") if not p.name.startswith(UNFIT_PREFIX))
+
+
+def unfit_stack_files() -> list[Path]:
+    """Every stack config that must fail its check: stacks/Pulumi.unfit*.yaml."""
+    return sorted(STACKS.glob(f"{UNFIT_PREFIX}*.yaml"))
 
 
 def example_job_files() -> list[Path]:

@@ -8,6 +8,7 @@ from dataclasses import replace
 from trainjobs.check import crd_schema, k8s_schema
 from trainjobs.check.crd_claims import crd_claim_findings
 from trainjobs.check.names import name_findings
+from trainjobs.check.placement import placement_findings
 from trainjobs.errors import Finding, Severity, SpecError
 from trainjobs.render import RenderedObject, Rendering, render
 from trainjobs.spec.entry import JobEntry, Target
@@ -134,6 +135,7 @@ def run(
         raise SpecError.from_findings([*findings, *rendering.findings])
     findings += rendering.findings
     findings += crd_claim_findings(rendering.units)
+    findings += placement_findings(stack, rendering)
     findings += manifest_findings(rendering.objects, version)
     if any(f.severity is Severity.ERROR for f in findings):
         raise SpecError.from_findings(findings)

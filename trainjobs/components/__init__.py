@@ -10,6 +10,7 @@ from trainjobs.components.edl import EdlController
 from trainjobs.components.job import InvalidJobError, TrainingJob, jobs_from_file
 from trainjobs.components.operators import JobSet, MPIOperator, Trainer, TrainingOperator
 from trainjobs.components.platform import InvalidResourceError, PlatformComponent
+from trainjobs.components.pools import GpuNodePool, GpuQueue
 from trainjobs.components.seeds import Caffe2Operator, DatasetJob, MSOperator, MSOperatorV2
 from trainjobs.components.stack import TrainingStack, program, stack_from_file
 
@@ -17,6 +18,8 @@ __all__ = [
     "Caffe2Operator",
     "DatasetJob",
     "EdlController",
+    "GpuNodePool",
+    "GpuQueue",
     "InvalidJobError",
     "InvalidResourceError",
     "JobSet",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import pulumi
@@ -14,7 +14,7 @@ from trainjobs.errors import Finding, SpecError
 from trainjobs.frameworks.base import K8sModel
 from trainjobs.k8s.order import apply_tier
 from trainjobs.platform import API_VERSION, PlatformMeta, PlatformResource
-from trainjobs.render import RenderedObject, RenderedUnit
+from trainjobs.render import RenderedObject, RenderedUnit, UnitRef
 from trainjobs.spec.entry import PlatformEntry
 from trainjobs.spec.load import parse_entry
 from trainjobs.spec.stack import DEFAULT_K8S_VERSION, StackSpec
@@ -67,6 +67,8 @@ class PlatformComponent(pulumi.ComponentResource):
         spec: the kind's ``spec`` — its pydantic model or plain data; default all defaults.
         namespace: where its objects go; default per kind.
         rendered: an already rendered unit and its entry (used by the stack program).
+        uses: platform components this one refers to (a queue's node pool): rendered
+            with it so references resolve, and created before it.
         k8s_version: Kubernetes version to check against.
         opts: Pulumi resource options.
 
@@ -75,8 +77,20 @@ class PlatformComponent(pulumi.ComponentResource):
     """
 
     kind: ClassVar[str] = ""
+    entry: PlatformEntry
     objects: pulumi.Output[list[str]]
     outputs: pulumi.Output[dict[str, str]]
+    _by_kind: ClassVar[dict[str, type[PlatformComponent]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.kind:
+            PlatformComponent._by_kind[cls.kind] = cls
+
+    @staticmethod
+    def for_kind(kind: str) -> type[PlatformComponent]:
+        """The typed component of a platform kind (``GpuNodePool`` …), else the generic one."""
+        return PlatformComponent._by_kind.get(kind, PlatformComponent)
 
     def __init__(
         self,
@@ -85,27 +99,36 @@ class PlatformComponent(pulumi.ComponentResource):
         *,
         namespace: str | None = None,
         rendered: tuple[PlatformEntry, RenderedUnit] | None = None,
+        uses: Sequence[PlatformComponent] = (),
         k8s_version: str = DEFAULT_K8S_VERSION,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         if rendered is None:
             entry = self._entry(name, spec, namespace)
+            platform = (*(u.entry for u in uses), entry)
             try:
-                rendering = run(StackSpec(platform=(entry,)), k8s_version=k8s_version)
+                rendering = run(StackSpec(platform=platform), k8s_version=k8s_version)
             except SpecError as exc:
                 raise InvalidResourceError(f"{name}: {exc}", tuple(exc.findings)) from None
-            unit = rendering.units[-1]
+            ref = UnitRef(entry.plugin.category, entry.key)
+            unit = next(u for u in rendering.units if u.ref == ref)
         else:
             entry, unit = rendered
+        if uses:
+            opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=list(uses)))
         super().__init__(f"trainjobs:index:{entry.plugin.kind}", name, None, opts)
         self.entry = entry
         rendered_unit = unit
         self.rendered = rendered_unit
         self.resources = register_objects(self, rendered_unit.objects)
+        self.register_extra()
         titles = [o.title for o in rendered_unit.objects]
         self.objects = pulumi.Output.from_input(titles)
         self.outputs = pulumi.Output.from_input(dict(rendered_unit.outputs))
         self.register_outputs({"objects": titles, **rendered_unit.outputs})
+
+    def register_extra(self) -> None:
+        """Register what is not a Kubernetes object (a cloud node pool); default nothing."""
 
     def _entry(self, name: str, spec: Any, namespace: str | None) -> PlatformEntry:
         if isinstance(spec, PlatformResource):

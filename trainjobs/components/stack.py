@@ -69,7 +69,7 @@ class TrainingStack:
                 self.components[unit.ref] = register_manifest(obj.manifest, opts)
             else:
                 entry = entries[unit.origin]
-                component = PlatformComponent(
+                component = PlatformComponent.for_kind(entry.plugin.kind)(
                     entry.resource.name, rendered=(entry, unit), opts=opts
                 )
                 if unit.outputs:

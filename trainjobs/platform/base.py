@@ -93,12 +93,15 @@ class Reference:
         name: its name (``redis``, or ``namespace/name`` to pick among namespaces).
         path: where the reference is written in the user's input, for findings.
         roles: for node pools, the replica types the reference applies to (empty: all).
+        target: for a job's references, the target the job renders to (``operator`` or
+            ``pods``), so a resource can act differently on each; empty otherwise.
     """
 
     category: Category
     name: str
     path: str
     roles: tuple[str, ...] = ()
+    target: str = ""
 
 
 @dataclass(frozen=True)
@@ -145,6 +148,17 @@ class PlatformKind(ABC):
     def references(self, resource: PlatformResource) -> list[Reference]:
         """Other platform resources this one needs (a queue's node pool …)."""
         return []
+
+    def manifests_in(
+        self, resource: PlatformResource, platform: Sequence[PlatformResource]
+    ) -> list[Manifest]:
+        """The objects of ``resource`` in a stack whose platform resources are ``platform``
+        (input order, ``resource`` among them).
+
+        Default :meth:`manifests`. A kind whose objects depend on the resources it
+        refers to (a queue's flavor takes its pool's labels) overrides this.
+        """
+        return self.manifests(resource)
 
     def outputs(self, resource: PlatformResource) -> dict[str, str]:
         """Values a user needs from outside (an address …); exported by the component."""

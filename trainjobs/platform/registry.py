@@ -17,6 +17,8 @@ from trainjobs.platform import (
     ms_operator,
     ms_operator_v2,
     nfs,
+    pools,
+    queue,
     redis,
     trainer,
     training_operator,
@@ -59,6 +61,8 @@ _PLUGINS: tuple[PlatformKind, ...] = (
     caffe2_operator.KIND,
     ms_operator.KIND,
     ms_operator_v2.KIND,
+    pools.KIND,
+    queue.KIND,
 )
 
 PLATFORM = PlatformRegistry(_PLUGINS)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks.base import Manifest
 from trainjobs.k8s.order import apply_rank
@@ -39,7 +41,7 @@ def render_job(
     extra: list[Manifest] = []
     depends_on: list[UnitRef] = []
     index = platform or PlatformIndex(())
-    for ref in entry.references():
+    for ref in (replace(r, target=chosen) for r in entry.references()):
         found, problem = index.resolve(ref, job.namespace, entry.source)
         if found is None:
             findings += [problem] if problem else []

@@ -16,6 +16,7 @@ class PlatformIndex:
 
     def __init__(self, entries: Sequence[PlatformEntry]) -> None:
         self.entries = tuple(entries)
+        self.resources = tuple(e.resource for e in self.entries)
 
     def resolve(
         self, ref: Reference, namespace: str | None, source: str = ""

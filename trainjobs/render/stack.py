@@ -39,7 +39,7 @@ def render_platform(
             depends_on.append(UnitRef(found.plugin.category, found.key))
     objects = tuple(
         RenderedObject(m, entry.path, entry.source, resource.name, _lifecycle(plugin, resource, m))
-        for m in sorted(plugin.manifests(resource), key=apply_rank)
+        for m in sorted(plugin.manifests_in(resource, index.resources), key=apply_rank)
     )
     unit = RenderedUnit(
         ref=UnitRef(plugin.category, entry.key),

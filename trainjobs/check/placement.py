@@ -1,0 +1,148 @@
+"""The schedulability rule over a stack: every job against the node pools and queues it names.
+
+Runs on every render (``check.run``). The rules themselves live with the pools
+(``platform.pools.schedulability``); this module only pairs each rendered job's
+replicas with their pools and the job with its queue.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from trainjobs.errors import Finding, Severity
+from trainjobs.k8s.quantity import format_quantity
+from trainjobs.platform.base import Reference
+from trainjobs.platform.pools.placement import bound_templates, node_selector, placement_of
+from trainjobs.platform.pools.resources import GPU
+from trainjobs.platform.pools.schedulability import (
+    BoundReplica,
+    bytes_text,
+    gang_findings,
+    min_available,
+    replica_findings,
+    unplaced_findings,
+)
+from trainjobs.platform.pools.spec import GpuNodePool
+from trainjobs.platform.queue import GpuQueue, GpuQueueKind, job_demand
+from trainjobs.render import PlatformIndex, RenderedJob, Rendering
+from trainjobs.spec.stack import StackSpec
+
+__all__ = ["placement_findings"]
+
+
+def _replica_path(job: RenderedJob, template_path: str) -> str:
+    return f"{job.origin}.{template_path.removesuffix('.template')}"
+
+
+def _bind(job: RenderedJob, index: PlatformIndex) -> list[BoundReplica]:
+    """Each replica type of the job with the pool it was placed on (or none)."""
+    framework = job.entry.framework
+    pools: dict[str, GpuNodePool] = {}
+    for ref in job.entry.references():
+        if ref.category != "nodePool":
+            continue
+        found, _ = index.resolve(ref, job.job.namespace)
+        if found is None or not isinstance(found.resource, GpuNodePool):
+            continue
+        templates, _ = bound_templates(framework, job.job, ref)
+        for template in templates:
+            pools[template.role] = found.resource
+    return [
+        BoundReplica(
+            t,
+            _replica_path(job, t.path),
+            pools.get(t.role),
+            placement_of(pools[t.role]) if t.role in pools else None,
+        )
+        for t in framework.pod_templates(job.job)
+    ]
+
+
+def _queue_findings(job: RenderedJob, index: PlatformIndex, ref: Reference) -> list[Finding]:
+    found, _ = index.resolve(ref, job.job.namespace)
+    if found is None or not isinstance(found.resource, GpuQueue):
+        return []
+    plugin = found.plugin
+    assert isinstance(plugin, GpuQueueKind)
+    queue = found.resource
+    quota = plugin.quota(queue, plugin.pool_of(queue, index.resources))
+    need = job_demand(job.entry.framework, job.job)
+    findings = []
+    checks = (
+        ("GPUs", need.gpus, quota.gpus, format_quantity, "gpus", GPU),
+        ("CPU", need.cpu, quota.cpu, format_quantity, "cpu", "cpu"),
+        ("memory", need.memory, quota.memory, bytes_text, "memory", "memory"),
+    )
+    for what, wanted, allowed, text, field, resource in checks:
+        if wanted <= allowed or (what != "GPUs" and wanted == Fraction(0)):
+            continue
+        findings.append(
+            Finding(
+                code="queue.quota",
+                path=ref.path,
+                message=(
+                    f'the job needs {text(wanted)} {what} at once, but queue "{queue.name}" '
+                    f"has a quota of {text(allowed)} {resource}; Kueue would never admit it"
+                ),
+                hint=(
+                    f'raise spec.{field} of queue "{queue.name}" to {text(wanted)} or run '
+                    "fewer or smaller replicas"
+                ),
+                source=job.source,
+            )
+        )
+    return findings
+
+
+def _device_plugin_findings(stack: StackSpec) -> list[Finding]:
+    """Two static pools whose device plugins would both run on the same nodes."""
+    pools = [
+        (e, e.resource)
+        for e in stack.platform
+        if isinstance(e.resource, GpuNodePool)
+        and e.resource.spec.provider == "static"
+        and (e.resource.spec.static is None or e.resource.spec.static.device_plugin)
+    ]
+    findings = []
+    for i, (_, first) in enumerate(pools):
+        for second_entry, second in pools[i + 1 :]:
+            a, b = node_selector(first), node_selector(second)
+            if a.items() <= b.items() or b.items() <= a.items():
+                findings.append(
+                    Finding(
+                        code="pool.device_plugin_overlap",
+                        path=f"{second_entry.path}.spec.labels",
+                        message=(
+                            f"static pools {first.name!r} and {second.name!r} "
+                            "both run the NVIDIA device plugin, and a node that carries the "
+                            "labels of one carries those of the other; two plugins on one node "
+                            "compete for its GPUs"
+                        ),
+                        value=b,
+                        hint="give each static pool labels of its own, or set "
+                        "static.devicePlugin: false on one of them",
+                        severity=Severity.WARNING,
+                        source=second_entry.source,
+                    )
+                )
+    return findings
+
+
+def placement_findings(stack: StackSpec, rendering: Rendering) -> list[Finding]:
+    """Per pod, per gang and per queue: whether each job can ever run where it is sent."""
+    index = PlatformIndex(stack.platform)
+    all_pools = [e.resource for e in stack.platform if isinstance(e.resource, GpuNodePool)]
+    findings = _device_plugin_findings(stack)
+    for job in rendering.jobs:
+        replicas = _bind(job, index)
+        problems: list[Finding] = []
+        for replica in replicas:
+            problems += replica_findings(replica)
+            problems += unplaced_findings(replica, all_pools)
+        gang = min_available(getattr(job.job, "spec", None))
+        problems += gang_findings(replicas, gang)
+        findings += [f.located(job.source) for f in problems]
+        for ref in job.entry.references():
+            if ref.category == "queue":
+                findings += _queue_findings(job, index, ref)
+    return findings

@@ -1,0 +1,153 @@
+"""Cloud node pools: a ``CloudPoolRequest`` → the pulumi-gcp, pulumi-aws or
+pulumi-azure-native resource, registered inside the GpuNodePool component.
+
+The cloud SDKs are large optional extras (``pip install 'trainjobs[gke]'`` …), so
+each is imported only when a pool of its provider is declared, with a message
+saying what to install when it is missing.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+import pulumi
+
+from trainjobs.platform.pools.cloud import (
+    AksAgentPoolRequest,
+    CloudPoolRequest,
+    EksNodeGroupRequest,
+    GkeNodePoolRequest,
+)
+
+__all__ = ["MissingProviderError", "register_cloud_pool"]
+
+_EXTRAS = {
+    "pulumi_gcp": ("gke", "pulumi-gcp"),
+    "pulumi_aws": ("eks", "pulumi-aws"),
+    "pulumi_azure_native": ("aks", "pulumi-azure-native"),
+}
+
+
+class MissingProviderError(pulumi.RunError):
+    """A pool's cloud provider SDK is not installed."""
+
+
+def _sdk(module: str, pool: str) -> ModuleType:
+    extra, package = _EXTRAS[module]
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MissingProviderError(
+            f"GpuNodePool {pool!r} uses provider {extra!r}, which needs the {package} package; "
+            f"install it with: pip install 'trainjobs[{extra}]'"
+        ) from None
+
+
+def _gke(request: GkeNodePoolRequest, opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
+    gcp: Any = _sdk("pulumi_gcp", request.name).container
+    driver = gcp.NodePoolNodeConfigGuestAcceleratorGpuDriverInstallationConfigArgs(
+        gpu_driver_version=request.driver_version
+    )
+    node_config = gcp.NodePoolNodeConfigArgs(
+        machine_type=request.machine_type,
+        disk_size_gb=request.disk_size_gb,
+        spot=request.spot,
+        labels=dict(request.labels),
+        taints=[
+            gcp.NodePoolNodeConfigTaintArgs(key=t.key, value=t.value, effect=t.effect)
+            for t in request.taints
+        ],
+        guest_accelerators=[
+            gcp.NodePoolNodeConfigGuestAcceleratorArgs(
+                type=request.accelerator,
+                count=request.accelerator_count,
+                gpu_driver_installation_config=driver,
+            )
+        ],
+        oauth_scopes=["https://www.googleapis.com/auth/cloud-platform"],
+    )
+    resource: pulumi.CustomResource = gcp.NodePool(
+        request.name,
+        name=request.name,
+        cluster=request.cluster,
+        location=request.location,
+        project=request.project,
+        initial_node_count=request.min_nodes,
+        autoscaling=gcp.NodePoolAutoscalingArgs(
+            total_min_node_count=request.min_nodes,
+            total_max_node_count=request.max_nodes,
+            location_policy="ANY",
+        ),
+        node_config=node_config,
+        opts=opts,
+    )
+    return resource
+
+
+def _eks(request: EksNodeGroupRequest, opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
+    eks: Any = _sdk("pulumi_aws", request.name).eks
+    resource: pulumi.CustomResource = eks.NodeGroup(
+        request.name,
+        node_group_name=request.name,
+        cluster_name=request.cluster_name,
+        node_role_arn=request.node_role_arn,
+        subnet_ids=list(request.subnet_ids),
+        instance_types=list(request.instance_types),
+        ami_type=request.ami_type,
+        capacity_type=request.capacity_type,
+        disk_size=request.disk_size,
+        labels=dict(request.labels),
+        taints=[
+            eks.NodeGroupTaintArgs(key=t.key, value=t.value, effect=t.effect)
+            for t in request.taints
+        ],
+        scaling_config=eks.NodeGroupScalingConfigArgs(
+            min_size=request.min_nodes,
+            max_size=request.max_nodes,
+            desired_size=request.desired_nodes,
+        ),
+        opts=opts,
+    )
+    return resource
+
+
+def _aks(request: AksAgentPoolRequest, opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
+    azure: Any = _sdk("pulumi_azure_native", request.name).containerservice
+    spot: dict[str, Any] = (
+        {"scale_set_priority": "Spot", "scale_set_eviction_policy": "Delete", "spot_max_price": -1}
+        if request.spot
+        else {"scale_set_priority": "Regular"}
+    )
+    resource: pulumi.CustomResource = azure.AgentPool(
+        request.name,
+        agent_pool_name=request.name,
+        resource_group_name=request.resource_group_name,
+        resource_name_=request.cluster_name,
+        mode="User",
+        os_type="Linux",
+        vm_size=request.vm_size,
+        os_disk_size_gb=request.os_disk_size_gb,
+        enable_auto_scaling=True,
+        count=request.min_nodes,
+        min_count=request.min_nodes,
+        max_count=request.max_nodes,
+        node_labels=dict(request.labels),
+        node_taints=list(request.taints),
+        **spot,
+        opts=opts,
+    )
+    return resource
+
+
+def register_cloud_pool(
+    request: CloudPoolRequest, parent: pulumi.Resource
+) -> pulumi.CustomResource:
+    """Register the cloud node pool ``request`` describes as a child of ``parent``."""
+    opts = pulumi.ResourceOptions(parent=parent)
+    if isinstance(request, GkeNodePoolRequest):
+        return _gke(request, opts)
+    if isinstance(request, EksNodeGroupRequest):
+        return _eks(request, opts)
+    return _aks(request, opts)

@@ -1,0 +1,158 @@
+"""GpuNodePool: GPU nodes as code, and the placement of the jobs that name them.
+
+Each pool is provided by Karpenter (NodePool + EC2NodeClass objects), by a cloud
+(a GKE node pool, EKS node group or AKS agent pool, registered by the component),
+or already exists (``static``: only the NVIDIA device plugin). Jobs name it in
+``trainjobs.nodePool``; their GPU replicas are placed on it (``placement``), and
+every render checks they fit (``schedulability``, run by ``check``).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from trainjobs.errors import Finding
+from trainjobs.frameworks.base import Framework, JobResource, Manifest
+from trainjobs.k8s.quantity import QuantityError, parse_quantity
+from trainjobs.platform.base import JobEffect, PlatformKind, PlatformResource, Reference
+from trainjobs.platform.pools import karpenter, static
+from trainjobs.platform.pools.cloud import CloudPoolRequest, cloud_pool
+from trainjobs.platform.pools.placement import (
+    bound_templates,
+    job_path,
+    node_selector,
+    place_template,
+    placement_of,
+)
+from trainjobs.platform.pools.spec import GpuNodePool
+
+__all__ = ["KIND", "GpuNodePoolKind"]
+
+_SETTINGS = ("karpenter", "static", "gke", "eks", "aks")
+_REQUIRED_SETTINGS = {
+    "karpenter": "clusterName and role",
+    "gke": "cluster, location and machineType",
+    "eks": "clusterName, nodeRoleArn, subnetIds and instanceTypes",
+    "aks": "resourceGroupName, clusterName and vmSize",
+}
+
+
+class GpuNodePoolKind(PlatformKind):
+    """Renders a GpuNodePool and places jobs on it."""
+
+    kind = "GpuNodePool"
+    category = "nodePool"
+    model: ClassVar[type[PlatformResource]] = GpuNodePool
+    title = "GPU node pool (karpenter, static, gke, eks, aks) and job placement"
+    default_namespace = None
+
+    def _pool(self, resource: PlatformResource) -> GpuNodePool:
+        assert isinstance(resource, GpuNodePool)
+        return resource
+
+    def validate(self, resource: PlatformResource) -> list[Finding]:
+        pool = self._pool(resource)
+        spec = pool.spec
+        findings: list[Finding] = []
+        for field in ("cpu", "memory"):
+            value = getattr(spec, field)
+            try:
+                amount = parse_quantity(value)
+            except QuantityError:
+                amount = None
+            if amount is None or amount <= 0:
+                findings.append(
+                    Finding(
+                        code="pool.quantity",
+                        path=f"spec.{field}",
+                        message=f"{field} must be a positive Kubernetes quantity",
+                        value=value,
+                        hint="e.g. cpu: 94, memory: 1100Gi",
+                    )
+                )
+        if spec.min_nodes > spec.max_nodes:
+            findings.append(
+                Finding(
+                    code="pool.min_max",
+                    path="spec.minNodes",
+                    message=f"minNodes ({spec.min_nodes}) is above maxNodes ({spec.max_nodes})",
+                    value=spec.min_nodes,
+                    hint=f"lower minNodes to {spec.max_nodes} or raise maxNodes",
+                )
+            )
+        for other in _SETTINGS:
+            if other != spec.provider and getattr(spec, other) is not None:
+                findings.append(
+                    Finding(
+                        code="pool.provider_settings",
+                        path=f"spec.{other}",
+                        message=f"settings for provider {other!r}, but the pool's provider is "
+                        f"{spec.provider!r}",
+                        hint=f"remove spec.{other}, or set provider: {other}",
+                    )
+                )
+        if spec.provider in _REQUIRED_SETTINGS and getattr(spec, spec.provider) is None:
+            findings.append(
+                Finding(
+                    code="pool.provider_settings",
+                    path=f"spec.{spec.provider}",
+                    message=f"provider {spec.provider!r} needs its settings",
+                    hint=f"add spec.{spec.provider} with {_REQUIRED_SETTINGS[spec.provider]}",
+                )
+            )
+        if spec.provider == "gke" and spec.gpu_type.gke_accelerator is None:
+            findings.append(
+                Finding(
+                    code="pool.gpu_provider",
+                    path="spec.gpu",
+                    message=f"GKE offers no {spec.gpu} GPU",
+                    value=spec.gpu,
+                    hint="use one of a100-40gb, a100-80gb, h100-80gb, l4, t4",
+                )
+            )
+        if spec.provider == "aks" and not any(c.isalnum() for c in pool.name):
+            findings.append(
+                Finding(
+                    code="pool.aks_name",
+                    path="metadata.name",
+                    message="an AKS agent pool name needs letters or digits",
+                    value=pool.name,
+                    hint="rename the pool, e.g. a100",
+                )
+            )
+        return findings
+
+    def manifests(self, resource: PlatformResource) -> list[Manifest]:
+        pool = self._pool(resource)
+        if pool.spec.provider == "karpenter":
+            return karpenter.manifests(pool)
+        if pool.spec.provider == "static":
+            return static.manifests(pool)
+        return []
+
+    def cloud_pool(self, resource: PlatformResource) -> CloudPoolRequest | None:
+        """The cloud node pool the component registers (gke, eks, aks); None otherwise."""
+        return cloud_pool(self._pool(resource))
+
+    def outputs(self, resource: PlatformResource) -> dict[str, str]:
+        selector = node_selector(self._pool(resource))
+        return {"nodeSelector": ",".join(f"{k}={v}" for k, v in selector.items())}
+
+    def apply_to_job(
+        self, resource: PlatformResource, framework: Framework, job: JobResource, ref: Reference
+    ) -> JobEffect:
+        """Place the job's GPU replicas (or the replica types ``ref`` names) on the pool."""
+        templates, findings = bound_templates(framework, job, ref)
+        placement = placement_of(self._pool(resource))
+        prefix = job_path(ref)
+        placed = {}
+        for template in templates:
+            new, problems = place_template(template.template, placement, template.path)
+            placed[template.role] = new
+            findings += [f.located("", prefix) for f in problems]
+        if not placed:
+            return JobEffect(job, findings)
+        return JobEffect(framework.with_templates(job, placed), findings)
+
+
+KIND = GpuNodePoolKind()

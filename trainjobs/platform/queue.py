@@ -1,0 +1,306 @@
+"""GpuQueue: a GPU quota on one node pool, enforced by Kueue.
+
+A queue is a Kueue ClusterQueue (the quota: GPUs, CPU and memory of the pool's
+flavor), a LocalQueue of the same name in each namespace allowed to use it, and the
+ResourceFlavor of the pool (its node labels and taints; one per pool, rendered by the
+first queue on that pool, so queues in a cohort share it and can borrow). Jobs name
+it in ``trainjobs.queue`` and get Kueue's labels: ``kueue.x-k8s.io/queue-name`` on
+the custom resource (operator target), or on every pod with the pod-group label and
+total-count annotation (pods target). Keys: kubernetes-sigs/kueue v0.19.2,
+``pkg/controller/constants/constants.go`` and
+``pkg/controller/jobs/pod/constants/constants.go``; objects follow the vendored CRDs
+in ``crds/kueue-v0.19.2/``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from trainjobs.errors import Finding
+from trainjobs.frameworks.base import Framework, JobResource, K8sModel, Manifest, deep_copy
+from trainjobs.k8s.quantity import QuantityError, format_quantity, parse_quantity
+from trainjobs.platform.base import JobEffect, PlatformKind, PlatformResource, Reference
+from trainjobs.platform.pools.placement import job_path, node_selector
+from trainjobs.platform.pools.resources import GPU, PodDemand, pod_demand
+from trainjobs.platform.pools.schedulability import bytes_text
+from trainjobs.platform.pools.spec import GpuNodePool
+from trainjobs.platform.workload import component_labels
+
+__all__ = [
+    "KIND",
+    "KUEUE_API",
+    "QUEUE_LABEL",
+    "GpuQueue",
+    "GpuQueueKind",
+    "GpuQueueSpec",
+    "job_demand",
+]
+
+KUEUE_API = "kueue.x-k8s.io/v1beta2"
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+POD_GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
+POD_GROUP_COUNT = "kueue.x-k8s.io/pod-group-total-count"
+
+# Custom resources Kueue admits through its own integrations (kueue v0.19.2,
+# pkg/controller/jobs/{kubeflow/jobs/*,mpijob,trainjob}); other kinds must use the
+# pods target, where Kueue admits the pods as a group.
+KUEUE_KINDS = {
+    ("kubeflow.org/v1", "TFJob"),
+    ("kubeflow.org/v1", "PyTorchJob"),
+    ("kubeflow.org/v1", "XGBoostJob"),
+    ("kubeflow.org/v1", "PaddleJob"),
+    ("kubeflow.org/v1", "JAXJob"),
+    ("kubeflow.org/v2beta1", "MPIJob"),
+    ("trainer.kubeflow.org/v1alpha1", "TrainJob"),
+}
+
+
+class GpuQueueSpec(K8sModel):
+    """``spec`` of a GpuQueue."""
+
+    node_pool: str = Field(description="The GpuNodePool whose capacity the queue shares. Required.")
+    gpus: int | None = Field(
+        default=None,
+        ge=0,
+        description="Nominal GPU quota; default the pool's maxNodes x gpusPerNode.",
+    )
+    cpu: int | str | None = Field(
+        default=None, description="Nominal CPU quota; default the pool's maxNodes x cpu."
+    )
+    memory: int | str | None = Field(
+        default=None, description="Nominal memory quota; default the pool's maxNodes x memory."
+    )
+    namespaces: list[str] = Field(
+        default_factory=lambda: ["default"],
+        min_length=1,
+        description="Namespaces that get a LocalQueue and may submit to it; default [default].",
+    )
+    cohort: str | None = Field(
+        default=None, description="Kueue cohort to borrow unused quota from; default none."
+    )
+    queueing_strategy: Literal["BestEffortFIFO", "StrictFIFO"] = Field(
+        default="BestEffortFIFO",
+        description="BestEffortFIFO (a job that does not fit lets smaller ones by) or StrictFIFO.",
+    )
+
+
+class GpuQueue(PlatformResource):
+    """A GpuQueue document."""
+
+    kind: Literal["GpuQueue"] = "GpuQueue"
+    spec: GpuQueueSpec
+
+
+def _quantity(value: int | str | None) -> Fraction | None:
+    if value is None:
+        return None
+    try:
+        return parse_quantity(value)
+    except QuantityError:
+        return None
+
+
+def job_demand(framework: Framework, job: JobResource) -> PodDemand:
+    """What all pods of a job request together: what Kueue admits at once."""
+    total = PodDemand()
+    for ref in framework.pod_templates(job):
+        total = total + pod_demand(ref.template).times(ref.replicas)
+    return total
+
+
+class GpuQueueKind(PlatformKind):
+    """Renders a GpuQueue's Kueue objects and labels the jobs that name it."""
+
+    kind = "GpuQueue"
+    category = "queue"
+    model: ClassVar[type[PlatformResource]] = GpuQueue
+    title = "GPU quota on a node pool (Kueue ClusterQueue, LocalQueues, ResourceFlavor)"
+    default_namespace = None
+
+    def _queue(self, resource: PlatformResource) -> GpuQueue:
+        assert isinstance(resource, GpuQueue)
+        return resource
+
+    def validate(self, resource: PlatformResource) -> list[Finding]:
+        spec = self._queue(resource).spec
+        findings = []
+        for field in ("cpu", "memory"):
+            value = getattr(spec, field)
+            if value is not None and _quantity(value) is None:
+                findings.append(
+                    Finding(
+                        code="queue.quantity",
+                        path=f"spec.{field}",
+                        message=f"{field} must be a Kubernetes quantity",
+                        value=value,
+                        hint="e.g. cpu: 384, memory: 4Ti",
+                    )
+                )
+        return findings
+
+    def references(self, resource: PlatformResource) -> list[Reference]:
+        return [Reference("nodePool", self._queue(resource).spec.node_pool, "spec.nodePool")]
+
+    def pool_of(
+        self, resource: PlatformResource, platform: Sequence[PlatformResource]
+    ) -> GpuNodePool | None:
+        """The queue's pool among ``platform``, or None (the reference check reports it)."""
+        name = self._queue(resource).spec.node_pool
+        return next((p for p in platform if isinstance(p, GpuNodePool) and p.name == name), None)
+
+    def quota(self, resource: PlatformResource, pool: GpuNodePool | None) -> PodDemand:
+        """The nominal quota: GPUs, CPU and memory, each defaulting to the pool's total."""
+        spec = self._queue(resource).spec
+        gpus = Fraction(spec.gpus) if spec.gpus is not None else None
+        cpu, memory = _quantity(spec.cpu), _quantity(spec.memory)
+        if pool is not None:
+            nodes = pool.spec.max_nodes
+            gpus = gpus if gpus is not None else Fraction(nodes * pool.spec.gpus_per_node)
+            cpu = cpu if cpu is not None else pool.spec.cpu_value * nodes
+            memory = memory if memory is not None else pool.spec.memory_value * nodes
+        return PodDemand(gpus or Fraction(0), cpu or Fraction(0), memory or Fraction(0))
+
+    def manifests(self, resource: PlatformResource) -> list[Manifest]:
+        return self.manifests_in(resource, [resource])
+
+    def manifests_in(
+        self, resource: PlatformResource, platform: Sequence[PlatformResource]
+    ) -> list[Manifest]:
+        queue = self._queue(resource)
+        spec = queue.spec
+        pool = self.pool_of(resource, platform)
+        labels = component_labels("kueue", queue, "gpu-queue")
+        quota = self.quota(resource, pool)
+        objects: list[Manifest] = []
+        first = next(
+            (q for q in platform if isinstance(q, GpuQueue) and q.spec.node_pool == spec.node_pool),
+            queue,
+        )
+        if pool is not None and first is queue:
+            flavor: dict[str, Any] = {"nodeLabels": node_selector(pool)}
+            if pool.spec.taints:
+                flavor["nodeTaints"] = [t.to_manifest() for t in pool.spec.taints]
+            objects.append(
+                {
+                    "apiVersion": KUEUE_API,
+                    "kind": "ResourceFlavor",
+                    "metadata": {"name": pool.name, "labels": labels},
+                    "spec": flavor,
+                }
+            )
+        cluster_queue: dict[str, Any] = {
+            "namespaceSelector": {
+                "matchExpressions": [
+                    {
+                        "key": "kubernetes.io/metadata.name",
+                        "operator": "In",
+                        "values": list(spec.namespaces),
+                    }
+                ]
+            },
+            "queueingStrategy": spec.queueing_strategy,
+            "resourceGroups": [
+                {
+                    "coveredResources": ["cpu", "memory", GPU],
+                    "flavors": [
+                        {
+                            "name": spec.node_pool,
+                            "resources": [
+                                {"name": "cpu", "nominalQuota": format_quantity(quota.cpu)},
+                                {"name": "memory", "nominalQuota": bytes_text(quota.memory)},
+                                {"name": GPU, "nominalQuota": int(quota.gpus)},
+                            ],
+                        }
+                    ],
+                }
+            ],
+        }
+        if spec.cohort:
+            cluster_queue["cohortName"] = spec.cohort
+        objects.append(
+            {
+                "apiVersion": KUEUE_API,
+                "kind": "ClusterQueue",
+                "metadata": {"name": queue.name, "labels": labels},
+                "spec": cluster_queue,
+            }
+        )
+        for namespace in spec.namespaces:
+            objects.append(
+                {
+                    "apiVersion": KUEUE_API,
+                    "kind": "LocalQueue",
+                    "metadata": {"name": queue.name, "namespace": namespace, "labels": labels},
+                    "spec": {"clusterQueue": queue.name},
+                }
+            )
+        return objects
+
+    def outputs(self, resource: PlatformResource) -> dict[str, str]:
+        return {"localQueue": resource.name}
+
+    def apply_to_job(
+        self, resource: PlatformResource, framework: Framework, job: JobResource, ref: Reference
+    ) -> JobEffect:
+        """Label the job (operator target) or its pods (pods target) for Kueue."""
+        queue = self._queue(resource)
+        problems = self._job_problems(queue, job, ref)
+        if problems:
+            return JobEffect(job, problems)
+        if ref.target == "pods":
+            templates = list(framework.pod_templates(job))
+            total = sum(t.replicas for t in templates)
+            placed = {}
+            for ref_template in templates:
+                template = {"metadata": {}, **deep_copy(ref_template.template)}
+                meta = template["metadata"]
+                meta["labels"] = {
+                    **(meta.get("labels") or {}),
+                    QUEUE_LABEL: queue.name,
+                    POD_GROUP_LABEL: job.name,
+                }
+                meta["annotations"] = {
+                    **(meta.get("annotations") or {}),
+                    POD_GROUP_COUNT: str(total),
+                }
+                placed[ref_template.role] = template
+            return JobEffect(framework.with_templates(job, placed))
+        labels = {**(job.metadata.labels or {}), QUEUE_LABEL: queue.name}
+        metadata = job.metadata.model_copy(update={"labels": labels})
+        return JobEffect(job.model_copy(update={"metadata": metadata}))
+
+    def _job_problems(self, queue: GpuQueue, job: JobResource, ref: Reference) -> list[Finding]:
+        spec = queue.spec
+        if job.namespace not in spec.namespaces:
+            return [
+                Finding(
+                    code="queue.namespace",
+                    path=ref.path,
+                    message=(
+                        f"queue {queue.name!r} has LocalQueues in {', '.join(spec.namespaces)}, "
+                        f"but the job runs in {job.namespace!r}"
+                    ),
+                    value=ref.name,
+                    hint=f"add {job.namespace!r} to spec.namespaces of queue {queue.name!r}",
+                )
+            ]
+        if ref.target != "pods" and (job.api_version, job.kind) not in KUEUE_KINDS:
+            return [
+                Finding(
+                    code="queue.kind",
+                    path=ref.path,
+                    message=f"Kueue does not admit {job.kind} objects, so the queue would "
+                    "never hold the job back",
+                    value=ref.name,
+                    hint=f"render the job with target pods (Kueue admits its pods as a group) "
+                    f"at {job_path(ref)}.trainjobs.target",
+                )
+            ]
+        return []
+
+
+KIND = GpuQueueKind()
