@@ -3,8 +3,13 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-dev
+PROOFS := $(VENV)/.installed-proofs
+# Debian packages the run-local proofs use: Open MPI (mpirun, and headers for mpi4py)
+# and a Redis server.
+DEBS   := openmpi-bin libopenmpi-dev redis-server
+SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test lint typecheck layers unit bench clean install
+.PHONY: demo test lint typecheck layers unit bench clean install proof-deps system-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +24,29 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(VENV)/.installed $@
+
+# The frameworks run-local is proven with: torch (CPU wheel), TensorFlow, JAX, mpi4py, redis.
+$(PROOFS): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[dev,proofs]'
+	touch $(VENV)/.installed $(STAMP) $@
+
+# MindSpore 2.10 needs protobuf >= 7.34, which the Pulumi SDK (protobuf < 7) forbids in one
+# environment: its proof runs the job's `python` from a venv of its own.
+MS_VENV := .venv-mindspore
+$(MS_VENV)/.installed:
+	$(PYTHON) -m venv $(MS_VENV)
+	$(MS_VENV)/bin/pip install --quiet mindspore==2.10.0
+	touch $@
+
+## system-deps: the Debian packages of the proofs; installs only what is missing
+system-deps:
+	@dpkg -s $(DEBS) >/dev/null 2>&1 || { \
+		echo "installing $(DEBS)"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(DEBS) >/dev/null; }
+
+## proof-deps: everything the real-framework tests of run-local need
+proof-deps: $(PROOFS) $(MS_VENV)/.installed system-deps
 
 install: $(VENV)/.installed
 
@@ -36,7 +64,7 @@ typecheck: $(STAMP)
 layers: $(STAMP)
 	$(BIN)/lint-imports
 
-unit: $(STAMP)
+unit: $(STAMP) proof-deps
 	$(BIN)/pytest
 
 ## test: everything CI runs
@@ -48,4 +76,4 @@ bench: $(STAMP)
 	JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1 $(BIN)/python -m bench.run
 
 clean:
-	rm -rf $(VENV) out .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(MS_VENV) out .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -248,6 +248,13 @@ def cmd_frameworks(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_run_local(args: argparse.Namespace) -> int:
+    # Imported here: the runner is not needed by the other commands.
+    from trainjobs.local import run_local
+
+    return run_local(args.path, job=args.job, timeout=args.timeout).code
+
+
 def write_crds(directory: Path) -> list[str]:
     """Write every generated CRD under ``directory``; remove files in its ``generated/``
     folder that no framework generates any more. Returns the paths written."""
@@ -409,6 +416,26 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="run every check; exit 0 when clean")
     paths_and_checks(check)
     check.set_defaults(func=cmd_check)
+
+    local = sub.add_parser(
+        "run-local",
+        help="run a job's pods as processes on this machine",
+        description=(
+            "Run one job's pods-target expansion as local processes: the container's command "
+            "with its env, each replica on its own loopback address (127.0.0.2, …), the job's "
+            "restart and success rules. Images are not pulled. Exit codes: 0 the job "
+            "succeeded, 1 it failed, 2 bad input, 124 timed out, 130 interrupted."
+        ),
+    )
+    local.add_argument("path", metavar="PATH", help="a stack config or a YAML file of jobs")
+    local.add_argument("--job", metavar="NAME", help="the job to run when PATH has several")
+    local.add_argument(
+        "--timeout",
+        metavar="S",
+        type=float,
+        help="stop every replica after S seconds (exit 124); default: no limit",
+    )
+    local.set_defaults(func=cmd_run_local)
 
     def plan_output(p: argparse.ArgumentParser) -> None:
         p.add_argument(

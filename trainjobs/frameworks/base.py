@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from trainjobs.errors import Finding
+from trainjobs.frameworks.lifecycle import Lifecycle, SuccessPolicy
 from trainjobs.k8s.structural import kubernetes_type
 
 if TYPE_CHECKING:
@@ -302,6 +303,12 @@ class Framework(ABC):
     when it has succeeded (``trainjobs: {wait: …}`` waits for them); empty when it sets none."""
     success_rule: ClassVar[str] = ""
     """When a job of this kind counts as succeeded, for users of the ``pods`` target."""
+    listens_on_all_addresses: ClassVar[bool] = False
+    """True when the runtime's servers bind their port on every address (TensorFlow's
+    gRPC server binds ``0.0.0.0:<port>``), so replicas sharing one machine cannot share
+    a port number. Default False: servers bind the replica's own address (gloo, MPI)
+    or only one replica listens (a rendezvous master). ``run-local`` gives each
+    replica a port of its own in ``host:port`` addresses when this is True."""
 
     @abstractmethod
     def default(self, job: JobResource) -> JobResource:
@@ -373,6 +380,23 @@ class Framework(ABC):
             GangMember(ref.role, ref.replicas, ref.role.lower()) for ref in self.pod_templates(job)
         )
         return GangFacts(members, sum(m.pods for m in members))
+
+    def success_policy(self, job: JobResource) -> SuccessPolicy:
+        """Which replicas decide that the (defaulted) job succeeded.
+
+        The default, every replica succeeds, is what a plain Kubernetes Job does;
+        frameworks whose operator decides on a chief, master, launcher or worker 0
+        override it.
+        """
+        return SuccessPolicy()
+
+    def lifecycle(self, job: JobResource) -> Lifecycle | None:
+        """The (defaulted) job's replicas, restart rules and success policy.
+
+        None (the default) means the framework does not describe them yet, and
+        ``trainjobs run-local`` refuses the job with a message saying so.
+        """
+        return None
 
     def addresses(self, job: JobResource) -> dict[str, str]:
         """Addresses a user needs from outside, e.g. ``{"master": "mnist-master-0:23456"}``."""

@@ -66,6 +66,7 @@ from trainjobs.frameworks.base import (
     TemplateRef,
     deep_copy,
 )
+from trainjobs.frameworks.lifecycle import Lifecycle, Replica, RestartPolicy, SuccessPolicy
 from trainjobs.k8s.names import shorten
 
 __all__ = [
@@ -379,6 +380,25 @@ class Caffe2(Framework):
                 "ports": [{"name": "caffe2-port", "port": CAFFE2_PORT}],
             },
         }
+
+    def success_policy(self, job: JobResource) -> SuccessPolicy:
+        return SuccessPolicy(roles=(ROLE,), summary="every worker succeeds")
+
+    def lifecycle(self, job: JobResource) -> Lifecycle:
+        assert isinstance(job, Caffe2Job)
+        template = job.spec.replica_specs.template
+        written = (template.get("spec") or {}).get("restartPolicy")
+        policy: RestartPolicy = "Never"
+        if written in ("Always", "OnFailure"):
+            policy = "Always" if written == "Always" else "OnFailure"
+        return Lifecycle(
+            replicas=tuple(
+                # Nobody replaces a failed pod here; the kubelet still applies its policy.
+                Replica(ROLE, i, _pod_name(job, i), policy)
+                for i in range(job.spec.replica_specs.replicas or 0)
+            ),
+            success=self.success_policy(job),
+        )
 
     def addresses(self, job: JobResource) -> dict[str, str]:
         assert isinstance(job, Caffe2Job)

@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from trainjobs.frameworks.base import K8sModel, KindRef
+from trainjobs.frameworks.base import JobResource, K8sModel, KindRef
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     ReplicaSpec,
@@ -21,6 +21,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     V1Job,
     env_var,
 )
+from trainjobs.frameworks.lifecycle import SuccessPolicy
 
 __all__ = ["FRAMEWORK", "JAX", "JAXJob", "JAXJobSpec"]
 
@@ -59,6 +60,9 @@ class JAX(KubeflowV1Framework):
     operator_name = "jaxjob-controller"
     webhook_checks_managed_by = False
     success_rule = "when every Worker succeeds"
+
+    def success_policy(self, job: JobResource) -> SuccessPolicy:
+        return SuccessPolicy(roles=("Worker",), summary="every Worker succeeds")
 
     def is_master(self, job: V1Job, rtype: str, index: int) -> bool:
         return index == 0

@@ -29,6 +29,7 @@ from trainjobs.frameworks.base import (
     TemplateRef,
     deep_copy,
 )
+from trainjobs.frameworks.lifecycle import Lifecycle, Replica
 from trainjobs.k8s.names import dns1035_label_problem, shorten
 
 __all__ = [
@@ -468,6 +469,28 @@ class KubeflowV1Framework(Framework):
         }
         spec_update = {self.model.replica_field: specs}
         return job.model_copy(update={"spec": job.spec.model_copy(update=spec_update)})  # type: ignore[attr-defined]
+
+    def lifecycle(self, job: JobResource) -> Lifecycle:
+        assert isinstance(job, self.model)
+        replicas = tuple(
+            Replica(
+                role=rtype,
+                index=index,
+                workload=self.pod_name(job, rtype, index),
+                restart_policy=spec.restart_policy or self.default_restart_policy,
+                container=self.default_container,
+            )
+            for rtype in self.ordered_types(job)
+            for spec in (job.replica_specs[rtype],)
+            for index in range(spec.replicas or 0)
+        )
+        run_policy = job.spec.run_policy or RunPolicy()  # type: ignore[attr-defined]
+        return Lifecycle(
+            replicas=replicas,
+            success=self.success_policy(job),
+            backoff_limit=run_policy.backoff_limit,
+            active_deadline_seconds=run_policy.active_deadline_seconds,
+        )
 
     def labels(self, job: V1Job, rtype: str, index: int) -> dict[str, str]:
         """The four labels every pod and service of a replica carries."""

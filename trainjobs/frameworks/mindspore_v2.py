@@ -44,6 +44,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     V1Job,
     env_var,
 )
+from trainjobs.frameworks.lifecycle import SuccessPolicy
 
 __all__ = ["ENV_ORDER", "FRAMEWORK", "MSJobV2", "MSJobV2Spec", "MindSporeV2", "service_host_var"]
 
@@ -127,6 +128,12 @@ class MindSporeV2(KubeflowV1Framework):
         if update:
             job = job.model_copy(update={"spec": job.spec.model_copy(update=update)})
         return super().default(job)
+
+    def success_policy(self, job: JobResource) -> SuccessPolicy:
+        assert isinstance(job, MSJobV2)
+        if job.spec.success_policy == "AllWorkers":
+            return SuccessPolicy(roles=("Worker",), summary="every Worker succeeds")
+        return SuccessPolicy(roles=("Worker",), index=0, summary="Worker 0 succeeds")
 
     def labels(self, job: V1Job, rtype: str, index: int) -> dict[str, str]:
         """kubeflow/common v0.4.1's labels, each with its deprecated twin."""

@@ -41,7 +41,7 @@ from pydantic import Field
 
 from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks import mpi_pods
-from trainjobs.frameworks._mpi import containers, worker_name
+from trainjobs.frameworks._mpi import containers, launcher_name, worker_name
 from trainjobs.frameworks.base import (
     Framework,
     GangFacts,
@@ -54,6 +54,7 @@ from trainjobs.frameworks.base import (
     TemplateRef,
 )
 from trainjobs.frameworks.kubeflow_v1 import ReplicaSpec, RunPolicy
+from trainjobs.frameworks.lifecycle import Lifecycle, Replica, SuccessPolicy
 from trainjobs.frameworks.mpi_pods import ROOT_SSH_PATH
 from trainjobs.frameworks.trainer_v2 import ReplicatedJob, TrainerPlan, as_node
 from trainjobs.k8s.names import DNS1035_LABEL, LABEL_MAX
@@ -66,6 +67,8 @@ _REPLICA_TYPES = ("Launcher", "Worker")
 _RESTART_POLICIES = ("Never", "OnFailure")
 _DEFAULTS = {"Launcher": (1, "OnFailure"), "Worker": (0, "Never")}
 """Replicas and restartPolicy the operator fills in per replica type."""
+JOB_BACKOFF_LIMIT = 6
+"""Kubernetes' default ``backoffLimit`` of the launcher's batch/v1 Job when runPolicy sets none."""
 
 
 class MPIRunPolicy(RunPolicy):
@@ -290,6 +293,33 @@ class MPI(Framework):
             priority_roles=("Launcher", "Worker"),
             default_timeout=0,
             started_late=("Launcher",) if waits else (),
+        )
+
+    def success_policy(self, job: JobResource) -> SuccessPolicy:
+        return SuccessPolicy(roles=("Launcher",), summary="the Launcher succeeds")
+
+    def lifecycle(self, job: JobResource) -> Lifecycle:
+        assert isinstance(job, MPIJob)
+        specs = job.spec.mpi_replica_specs
+        replicas: list[Replica] = []
+        if "Launcher" in specs:
+            policy = specs["Launcher"].restart_policy or "OnFailure"
+            replicas.append(Replica("Launcher", 0, launcher_name(job.name), policy))
+        if "Worker" in specs:
+            policy = specs["Worker"].restart_policy or "Never"
+            replicas += [
+                # Workers serve ssh to the launcher's mpirun; they run no program of their own.
+                Replica("Worker", i, worker_name(job.name, i), policy, remote_shell=True)
+                for i in range(job.replicas("Worker"))
+            ]
+        run_policy = job.spec.run_policy or MPIRunPolicy()
+        return Lifecycle(
+            replicas=tuple(replicas),
+            success=self.success_policy(job),
+            backoff_limit=(
+                JOB_BACKOFF_LIMIT if run_policy.backoff_limit is None else run_policy.backoff_limit
+            ),
+            active_deadline_seconds=run_policy.active_deadline_seconds,
         )
 
 

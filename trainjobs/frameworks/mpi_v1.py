@@ -36,9 +36,10 @@ from pydantic import Field
 
 from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks import mpi_v1_pods
-from trainjobs.frameworks._mpi import containers
+from trainjobs.frameworks._mpi import containers, launcher_name, worker_name
 from trainjobs.frameworks.base import JobResource, K8sModel, KindRef, Manifest, TemplateRef
 from trainjobs.frameworks.kubeflow_v1 import KubeflowV1Framework, ReplicaSpec, RunPolicy, V1Job
+from trainjobs.frameworks.lifecycle import Lifecycle, Replica, SuccessPolicy
 from trainjobs.frameworks.mpi_v1_pods import KUBECTL_DELIVERY_IMAGE
 
 __all__ = ["FRAMEWORK", "KUBECTL_DELIVERY_IMAGE", "MPIJobV1", "MPIJobV1Spec", "MPIv1"]
@@ -222,6 +223,38 @@ class MPIv1(KubeflowV1Framework):
     def expand_pods(self, job: JobResource) -> list[Manifest]:
         assert isinstance(job, MPIJobV1)
         return mpi_v1_pods.expand(job, self.labels)
+
+    def success_policy(self, job: JobResource) -> SuccessPolicy:
+        return SuccessPolicy(roles=("Launcher",), summary="the Launcher succeeds")
+
+    def lifecycle(self, job: JobResource) -> Lifecycle:
+        # Not the engine's: the launcher is a bare Pod named without an index, and the
+        # workers only serve `kubectl exec` from it (their command defaults to sleep).
+        assert isinstance(job, MPIJobV1)
+        replicas: list[Replica] = []
+        for rtype in ("Launcher", "Worker"):
+            spec = job.spec.mpi_replica_specs.get(rtype)
+            if spec is None:
+                continue
+            policy = spec.restart_policy or self.default_restart_policy
+            count = _DEFAULT_REPLICAS[rtype] if spec.replicas is None else spec.replicas
+            replicas += [
+                Replica(
+                    rtype,
+                    i,
+                    launcher_name(job.name) if rtype == "Launcher" else worker_name(job.name, i),
+                    policy,
+                    remote_shell=rtype == "Worker",
+                )
+                for i in range(count)
+            ]
+        run_policy = job.spec.run_policy or RunPolicy()
+        return Lifecycle(
+            replicas=tuple(replicas),
+            success=self.success_policy(job),
+            backoff_limit=run_policy.backoff_limit,
+            active_deadline_seconds=run_policy.active_deadline_seconds,
+        )
 
 
 def _spec_warnings(job: MPIJobV1) -> list[Finding]:

@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Severity
-from trainjobs.frameworks.base import K8sModel, KindRef
+from trainjobs.frameworks.base import JobResource, K8sModel, KindRef
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     LegacyRunPolicy,
@@ -28,6 +28,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     env_var,
     go_json,
 )
+from trainjobs.frameworks.lifecycle import SuccessPolicy
 
 __all__ = ["FRAMEWORK", "JOB_MODES", "TUNER_SERVER_KEY", "MXJob", "MXJobSpec", "MXNet"]
 
@@ -88,6 +89,15 @@ class MXNet(KubeflowV1Framework):
         "when the Scheduler succeeds; a job of one Worker and no Scheduler or Server: "
         "when that Worker succeeds; any other job (e.g. Tuner types only) never"
     )
+
+    def success_policy(self, job: JobResource) -> SuccessPolicy:
+        assert isinstance(job, V1Job)
+        if "Scheduler" in job.replica_specs:
+            return SuccessPolicy(roles=("Scheduler",), summary="the Scheduler succeeds")
+        if set(job.replica_specs) == {"Worker"} and job.replicas("Worker") == 1:
+            return SuccessPolicy(roles=("Worker",), summary="the only Worker succeeds")
+        # The operator never marks such a job succeeded; no replica decides.
+        return SuccessPolicy(roles=("-",), summary="never (no Scheduler and not one Worker)")
 
     def is_master(self, job: V1Job, rtype: str, index: int) -> bool:
         return rtype == "Server"

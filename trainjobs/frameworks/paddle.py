@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Severity
-from trainjobs.frameworks.base import K8sModel, KindRef
+from trainjobs.frameworks.base import JobResource, K8sModel, KindRef
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     ReplicaSpec,
@@ -29,6 +29,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     env_field_ref,
     env_var,
 )
+from trainjobs.frameworks.lifecycle import SuccessPolicy
 
 __all__ = ["FRAMEWORK", "Paddle", "PaddleElasticPolicy", "PaddleJob", "PaddleJobSpec"]
 
@@ -84,6 +85,12 @@ class Paddle(KubeflowV1Framework):
     default_restart_policy = "OnFailure"
     operator_name = "paddlejob-controller"
     success_rule = "with a Master: when every Master succeeds; otherwise when every Worker succeeds"
+
+    def success_policy(self, job: JobResource) -> SuccessPolicy:
+        assert isinstance(job, V1Job)
+        if "Master" in job.replica_specs:
+            return SuccessPolicy(roles=("Master",), summary="every Master succeeds")
+        return SuccessPolicy(roles=("Worker",), summary="every Worker succeeds")
 
     def is_master(self, job: V1Job, rtype: str, index: int) -> bool:
         return rtype == "Master"

@@ -19,6 +19,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     V1Job,
     env_var,
 )
+from trainjobs.frameworks.lifecycle import SuccessPolicy
 from trainjobs.frameworks.trainer_v2 import ReplicatedJob, TrainerPlan, as_node
 
 __all__ = ["FRAMEWORK", "ElasticPolicy", "PyTorch", "PyTorchJob", "PyTorchJobSpec", "RdzvConf"]
@@ -128,6 +129,14 @@ class PyTorch(KubeflowV1Framework):
         "with a Master: when the Master succeeds; otherwise when every Worker succeeds "
         "(elastic: when any Worker succeeds)"
     )
+
+    def success_policy(self, job: JobResource) -> SuccessPolicy:
+        assert isinstance(job, PyTorchJob)
+        if "Master" in job.replica_specs:
+            return SuccessPolicy(roles=("Master",), summary="the Master succeeds")
+        if job.spec.elastic_policy is not None:
+            return SuccessPolicy(roles=("Worker",), need="any", summary="any Worker succeeds")
+        return SuccessPolicy(roles=("Worker",), summary="every Worker succeeds")
 
     def is_master(self, job: V1Job, rtype: str, index: int) -> bool:
         if "Master" in job.replica_specs:

@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding
-from trainjobs.frameworks.base import K8sModel, KindRef
+from trainjobs.frameworks.base import JobResource, K8sModel, KindRef
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     ReplicaSpec,
@@ -22,6 +22,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     env_var,
     replica_name,
 )
+from trainjobs.frameworks.lifecycle import SuccessPolicy
 
 __all__ = ["FRAMEWORK", "TFJob", "TFJobSpec", "TensorFlow"]
 
@@ -94,6 +95,24 @@ class TensorFlow(KubeflowV1Framework):
         "with a Chief or Master: when it succeeds; otherwise when worker 0 succeeds "
         "(successPolicy '') or when every worker succeeds (AllWorkers)"
     )
+
+    listens_on_all_addresses = True  # the gRPC server binds 0.0.0.0:<port>
+
+    def success_policy(self, job: JobResource) -> SuccessPolicy:
+        assert isinstance(job, TFJob)
+        tolerated = ("Worker",) if job.spec.enable_dynamic_worker else ()
+        chief = tuple(t for t in ("Chief", "Master") if t in job.replica_specs)
+        if chief:
+            return SuccessPolicy(
+                roles=chief, tolerated=tolerated, summary=f"the {chief[0]} succeeds"
+            )
+        if job.spec.success_policy == "AllWorkers":
+            return SuccessPolicy(
+                roles=("Worker",), tolerated=tolerated, summary="every Worker succeeds"
+            )
+        return SuccessPolicy(
+            roles=("Worker",), index=0, tolerated=tolerated, summary="Worker 0 succeeds"
+        )
 
     def _has_chief(self, job: V1Job) -> bool:
         return any(t in job.replica_specs for t in ("Chief", "Master"))

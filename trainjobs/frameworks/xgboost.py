@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding
-from trainjobs.frameworks.base import K8sModel, KindRef
+from trainjobs.frameworks.base import JobResource, K8sModel, KindRef
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     ReplicaSpec,
@@ -22,6 +22,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     V1Job,
     env_var,
 )
+from trainjobs.frameworks.lifecycle import SuccessPolicy
 
 __all__ = ["FRAMEWORK", "XGBoost", "XGBoostJob", "XGBoostJobSpec"]
 
@@ -59,6 +60,9 @@ class XGBoost(KubeflowV1Framework):
     default_restart_policy = "Never"
     operator_name = "xgboostjob-controller"
     success_rule = "when the Master succeeds"
+
+    def success_policy(self, job: JobResource) -> SuccessPolicy:
+        return SuccessPolicy(roles=("Master",), summary="the Master succeeds")
 
     def is_master(self, job: V1Job, rtype: str, index: int) -> bool:
         return rtype == "Master"

@@ -132,6 +132,10 @@ class PlatformKind(ABC):
     """One line for people, e.g. ``Redis service for rendezvous``."""
     default_namespace: ClassVar[str | None] = DEFAULT_NAMESPACE
     """Namespace of its objects when metadata names none; None for cluster-wide kinds."""
+    local_entrypoint: ClassVar[tuple[str, ...]] = ()
+    """The command its image runs when a container sets none (``redis-server``), for
+    ``trainjobs run-local``, which runs commands on this machine and cannot read images.
+    Default none: run-local then asks for a command."""
 
     def namespace(self, resource: PlatformResource) -> str | None:
         """The namespace its objects go into (None: cluster-scoped)."""

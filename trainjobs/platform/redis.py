@@ -67,6 +67,7 @@ class RedisBackendKind(BackendKind):
     kind = "RedisBackend"
     model: ClassVar[type[PlatformResource]] = RedisBackend
     title = "Redis service for rendezvous (Caffe2 redis backend)"
+    local_entrypoint = ("redis-server",)  # the official image's server; Debian's is the same
 
     def _spec(self, resource: PlatformResource) -> RedisBackendSpec:
         assert isinstance(resource, RedisBackend)

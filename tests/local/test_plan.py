@@ -1,0 +1,255 @@
+"""The pods expansion → process specs: commands, env, addresses, files, findings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from trainjobs.errors import SpecError
+from trainjobs.local.environment import Machine
+from trainjobs.local.plan import Backend, LocalPlan, build_plan, rewrite_paths
+from trainjobs.local.run import backends_of
+from trainjobs.render import render
+from trainjobs.spec import load_path
+
+TFJOB = """
+apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata: {name: tj, namespace: ml}
+spec:
+  tfReplicaSpecs:
+    Chief:
+      template:
+        spec:
+          containers:
+            - name: tensorflow
+              image: tf:1
+              command: [python, train.py]
+              args: ["--peers=tj-worker-0.ml.svc:2222", "--me=$(POD_NAME)"]
+              env:
+                - {name: POD_NAME, valueFrom: {fieldRef: {fieldPath: metadata.name}}}
+    Worker:
+      replicas: 2
+      restartPolicy: ExitCode
+      template:
+        spec:
+          volumes:
+            - name: hosts
+              configMap: {name: hosts, items: [{key: hostfile, path: hostfile, mode: 292}]}
+            - {name: scratch, emptyDir: {}}
+          containers:
+            - name: sidecar
+              image: busybox
+              command: [sleep, "1"]
+            - name: tensorflow
+              image: tf:1
+              workingDir: /data/run
+              command: [python, /etc/mpi/run.py]
+              args: ["--hostfile", "/etc/mpi/hostfile", "--out=/data/run/out"]
+              env: [{name: HOSTFILE, value: /etc/mpi/hostfile}]
+              volumeMounts:
+                - {name: hosts, mountPath: /etc/mpi}
+                - {name: scratch, mountPath: /data}
+"""
+
+HOSTS = {
+    "apiVersion": "v1",
+    "kind": "ConfigMap",
+    "metadata": {"name": "hosts", "namespace": "ml"},
+    "data": {"hostfile": "tj-worker-0.ml.svc slots=1\ntj-worker-1 slots=1\n"},
+}
+
+
+def _plan(
+    tmp_path: Path, text: str = TFJOB, others: list[dict[str, Any]] | None = None
+) -> LocalPlan:
+    job_file = tmp_path / "job.yaml"
+    job_file.write_text(text)
+    rendered = render(load_path(job_file), target="pods").jobs[0]
+    return build_plan(
+        rendered,
+        scratch=tmp_path / "scratch",
+        base_dir=tmp_path,
+        machine=Machine(),
+        generate=lambda g: "x",
+        others=[HOSTS] if others is None else others,
+    )
+
+
+def test_each_replica_is_one_process_with_its_address(tmp_path: Path) -> None:
+    plan = _plan(tmp_path)
+    assert plan.title == "TFJob ml/tj"
+    assert [(p.name, p.address, p.container) for p in plan.processes] == [
+        ("tj-chief-0", "127.0.0.2", "tensorflow"),
+        ("tj-worker-0", "127.0.0.3", "tensorflow"),
+        ("tj-worker-1", "127.0.0.4", "tensorflow"),
+    ]
+    chief = plan.processes[0]
+    assert chief.argv == ("python", "train.py", "--peers=127.0.0.3:2223", "--me=tj-chief-0")
+    assert chief.cwd == tmp_path  # no workingDir: the job file's folder
+    # TensorFlow binds every address, so each replica has a port of its own.
+    assert [p.ports for p in plan.processes] == [((2222, 2222),), ((2222, 2223),), ((2222, 2224),)]
+    assert chief.env["TF_CONFIG"] == (
+        '{"cluster":{"chief":["127.0.0.2:2222"],"worker":["127.0.0.3:2223","127.0.0.4:2224"]},'
+        '"task":{"type":"chief","index":0},"environment":"cloud"}'
+    )
+
+
+def test_restart_policy_and_success_rule_come_from_the_framework(tmp_path: Path) -> None:
+    plan = _plan(tmp_path)
+    assert [p.replica.restart_policy for p in plan.processes] == ["Never", "ExitCode", "ExitCode"]
+    assert plan.lifecycle.success.summary == "the Chief succeeds"
+
+
+def test_mounted_config_maps_become_files_and_paths_are_rewritten(tmp_path: Path) -> None:
+    plan = _plan(tmp_path)
+    worker = plan.processes[2]
+    volumes = tmp_path / "scratch" / "tj-worker-1" / "volumes"
+    assert [(f.path, f.content, f.mode) for f in plan.files if "tj-worker-1" in str(f.path)] == [
+        (volumes / "hosts" / "hostfile", b"127.0.0.3 slots=1\n127.0.0.4 slots=1\n", 0o444)
+    ]
+    assert worker.argv == (
+        "python",
+        f"{volumes}/hosts/run.py",
+        "--hostfile",
+        f"{volumes}/hosts/hostfile",
+        f"--out={volumes}/scratch/run/out",
+    )
+    assert worker.env["HOSTFILE"] == f"{volumes}/hosts/hostfile"
+    assert worker.cwd == volumes / "scratch" / "run"
+    assert worker.skipped == ("sidecar",)
+
+
+def test_a_missing_config_map_and_a_missing_command_are_findings(tmp_path: Path) -> None:
+    text = TFJOB.replace("command: [python, train.py]", "image: tf:1")
+    with pytest.raises(SpecError) as info:
+        _plan(tmp_path, text.replace("image: tf:1\n              image: tf:1", "image: tf:1"), [])
+    source = str(tmp_path / "job.yaml")
+    assert [str(f) for f in info.value.findings] == [
+        f"error: {source}: jobs[0].spec.tfReplicaSpecs.Chief.template.spec.containers[0].command: "
+        "the container sets no command; run-local runs commands on this machine and cannot read "
+        "the image's entrypoint (got 'tensorflow'); fix: set command (and args) in the pod "
+        "template, e.g. command: [python, train.py]",
+    ] + [
+        f"error: {source}: jobs[0].spec.tfReplicaSpecs.Worker.template.spec.volumes[0].configMap: "
+        "the ConfigMap 'hosts' is not part of the job, so run-local cannot mount it (got 'hosts'); "
+        "fix: render the ConfigMap with the job, or mark the volume optional"
+    ] * 2
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("/etc/mpi/hostfile", "/tmp/v/hostfile"),
+        ("/etc/mpi", "/tmp/v"),
+        ("--f=/etc/mpi/x:/etc/mpi/y", "--f=/tmp/v/x:/tmp/v/y"),
+        ("/etc/mpix/hostfile", "/etc/mpix/hostfile"),
+        ("/root/etc/mpi", "/root/etc/mpi"),
+        ("/etc/mpi/sub/deeper", "/tmp/sub-mount/deeper"),  # the longer mount wins
+    ],
+)
+def test_rewrite_paths(text: str, expected: str) -> None:
+    mounts = [("/etc/mpi", "/tmp/v"), ("/etc/mpi/sub/", "/tmp/sub-mount")]
+    assert rewrite_paths(text, mounts) == expected
+
+
+REDIS_STACK = """
+apiVersion: trainjobs.dev/v1alpha1
+kind: RedisBackend
+metadata: {name: redis, namespace: ml}
+spec: {password: true}
+---
+apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata: {name: tj, namespace: ml}
+spec:
+  tfReplicaSpecs:
+    Worker:
+      template:
+        spec:
+          containers: [{name: tensorflow, image: tf:1, command: [python, "$(REDIS_HOST)"]}]
+trainjobs: {target: pods, backend: redis}
+"""
+
+
+def test_a_backend_runs_its_entrypoint_with_the_generated_password(tmp_path: Path) -> None:
+    path = tmp_path / "stack.yaml"
+    path.write_text(REDIS_STACK)
+    rendering = render(load_path(path), target="pods")
+    rendered = rendering.jobs[0]
+    backends = backends_of(rendering, rendered)
+    assert backends == [
+        Backend("redis", "RedisBackend", ("redis-server",), "backends[0]", str(path))
+    ]
+    plan = build_plan(
+        rendered,
+        scratch=tmp_path / "s",
+        base_dir=tmp_path,
+        machine=Machine(),
+        generate=lambda g: "pw-1234",
+        others=rendering.manifests,
+        backends=backends,
+    )
+    redis, worker = plan.processes
+    assert (redis.name, redis.address, redis.backend, redis.replica.restart_policy) == (
+        "redis",
+        "127.0.0.3",
+        True,
+        "Always",
+    )
+    assert redis.argv == (
+        "redis-server",
+        "--port",
+        "6379",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--requirepass",
+        "pw-1234",
+    )
+    assert redis.secrets == frozenset({"pw-1234"})
+    # The job reaches the backend's Service at the backend's address.
+    assert worker.argv == ("python", "127.0.0.3")
+    assert (worker.env["REDIS_HOST"], worker.env["REDIS_PORT"]) == ("127.0.0.3", "6379")
+    assert worker.env["REDIS_PASSWORD"] == "pw-1234"
+    assert worker.secrets == frozenset({"pw-1234"})
+
+
+MSJOB = """
+apiVersion: mindspore.gitee.com/v1
+kind: MSJob
+metadata: {name: ms, namespace: ml}
+spec:
+  msReplicaSpecs:
+    Scheduler:
+      template:
+        spec:
+          containers: [{name: mindspore, image: ms:1, command: [python, train.py]}]
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers: [{name: mindspore, image: ms:1, command: [python, train.py]}]
+"""
+
+
+def test_service_environment_variables_reach_the_scheduler(tmp_path: Path) -> None:
+    # MS_SCHED_HOST is $(MS_SCHEDULER_0_SERVICE_HOST): the kubelet's service env.
+    plan = _plan(tmp_path, MSJOB, [])
+    scheduler, worker, _ = plan.processes
+    assert scheduler.env["MS_SCHED_HOST"] == "127.0.0.2"  # its own podIP (a fieldRef)
+    assert worker.env["MS_SCHED_HOST"] == "127.0.0.2"
+    assert {k: v for k, v in worker.env.items() if k.startswith("MS_SCHEDULER_0_")} == {
+        "MS_SCHEDULER_0_SERVICE_HOST": "127.0.0.2",
+        "MS_SCHEDULER_0_SERVICE_PORT": "2222",
+        "MS_SCHEDULER_0_SERVICE_PORT_MSJOB_PORT": "2222",
+        "MS_SCHEDULER_0_PORT": "tcp://127.0.0.2:2222",
+        "MS_SCHEDULER_0_PORT_2222_TCP": "tcp://127.0.0.2:2222",
+        "MS_SCHEDULER_0_PORT_2222_TCP_PROTO": "tcp",
+        "MS_SCHEDULER_0_PORT_2222_TCP_PORT": "2222",
+        "MS_SCHEDULER_0_PORT_2222_TCP_ADDR": "127.0.0.2",
+    }
+    assert (worker.env["MS_ROLE"], worker.env["MS_WORKER_NUM"]) == ("MS_WORKER", "2")
