@@ -118,6 +118,13 @@ def test_gang_becomes_the_runtimes_pod_group_policy() -> None:
     job["trainjobs"] = {"gang": "scheduler-plugins"}
     runtime, _ = _render(job)
     assert runtime["spec"]["podGroupPolicy"] == {"coscheduling": {"scheduleTimeoutSeconds": 90}}
+    job["spec"]["runPolicy"]["schedulingPolicy"] = {"minAvailable": 1}
+    findings = run(parse_documents([job]), target="trainer").findings
+    assert [f.render() for f in findings] == [
+        "advice: jobs[0].spec.runPolicy.schedulingPolicy.minAvailable: Trainer v2 gangs every "
+        "pod of the TrainJob; minAvailable is ignored (got 1); fix: remove minAvailable, or use "
+        "the operator or pods target"
+    ]
 
 
 def test_what_trainer_cannot_express_is_an_error() -> None:

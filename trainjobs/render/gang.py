@@ -65,7 +65,25 @@ def apply_gang(
     asked = entry.options.gang
     if target == "trainer":
         # The runtime's podGroupPolicy carries the gang (targets.TrainerTarget).
-        return GangEffect(job, findings=[] if asked or policy is None else [_no_mechanism()])
+        if policy is None:
+            return GangEffect(job)
+        if not asked:
+            return GangEffect(job, findings=[_no_mechanism()])
+        ignored = [k for k in ("minAvailable", "priorityClass", "minResources") if k in policy]
+        return GangEffect(
+            job,
+            findings=[
+                Finding(
+                    code="gang.ignored_field",
+                    path=f"{POLICY}.{key}",
+                    message=f"Trainer v2 gangs every pod of the TrainJob; {key} is ignored",
+                    value=policy[key],
+                    hint=f"remove {key}, or use the operator or pods target",
+                    severity=Severity.ADVICE,
+                )
+                for key in ignored
+            ],
+        )
     operator = _operator(entry, index)
     installed = (
         operator.plugin.gang(operator.resource)
