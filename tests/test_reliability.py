@@ -28,7 +28,10 @@ from trainjobs.k8s.yamlio import dump_all, load_all
 from trainjobs.platform import API_VERSION
 from trainjobs.spec import Target, load_path, parse_documents
 
-SECRET_MARKERS = re.compile(r"PRIVATE KEY|ssh-(rsa|ed25519|ecdsa)|ecdsa-sha2-nistp")
+# Key material itself, not the words: shipped CRDs document PEM "PRIVATE KEY" blocks.
+SECRET_MARKERS = re.compile(
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----|\b(ssh-(rsa|ed25519|dss)|ecdsa-sha2-nistp\d+) AAAA"
+)
 
 
 def _example_files() -> list[list[dict[str, Any]]]:

@@ -47,6 +47,8 @@ def test_no_render_contains_key_material(path: Path, target: str) -> None:
         assert not pattern.search(text), f"{path}: {pattern.pattern}"
     for secret in (m for m in manifests if m["kind"] == "Secret"):
         values = {**secret.get("data", {}), **secret.get("stringData", {})}
+        if not values:
+            continue  # an operator's webhook certificate Secret, filled at run time
         parsed = [parse(v) for v in values.values()]
         assert all(parsed), secret["metadata"]
         assert len({p.group for p in parsed if p}) == 1, secret["metadata"]

@@ -3,6 +3,10 @@
 The CRDs are large (600 KB each: full pod template schemas), so the index is
 built from each file's head (group and kind come first in every CRD we ship)
 and a file is parsed only when an object of its kind is checked.
+
+Several files may define one kind at one version (the Training Operator v1.8.1
+install ships its own, older TFJob CRD beside v1.9.4's); the file a framework
+names as its ``crd_file`` is the one its jobs are checked against.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 import jsonschema
 
 from trainjobs.check.k8s_schema import SchemaProblem
+from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.crds import crd_dir, crd_files, load_crd
 
 __all__ = ["crd_dir", "crd_files", "problems", "schema_for"]
@@ -33,7 +38,8 @@ def _index(root: Path) -> dict[tuple[str, str], list[Path]]:
         group, kind = _GROUP.search(head), _KIND.search(head)
         if group and kind:
             index.setdefault((group.group(1), kind.group(1)), []).append(path)
-    return index
+    preferred = {root / fw.crd_file for fw in REGISTRY if fw.crd_file}
+    return {key: sorted(paths, key=lambda p: p not in preferred) for key, paths in index.items()}
 
 
 @cache

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from trainjobs.check import crd_schema, k8s_schema
-from trainjobs.check.crd_versions import crd_version_findings
+from trainjobs.check.crd_claims import crd_claim_findings
 from trainjobs.check.names import name_findings
 from trainjobs.check.placement import placement_findings
 from trainjobs.check.rules import RuleContext, ignore_findings, rule_findings
@@ -140,7 +140,7 @@ def run(
         findings += _rules_of_broken_jobs(stack, broken)
         raise SpecError.from_findings([*findings, *rendering.findings])
     findings += rendering.findings
-    findings += crd_version_findings(rendering.jobs)
+    findings += crd_claim_findings(rendering.units)
     findings += placement_findings(stack, rendering)
     findings += manifest_findings(rendering.objects, version)
     findings += ignore_findings(stack)

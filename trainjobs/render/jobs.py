@@ -8,6 +8,7 @@ from dataclasses import replace
 from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks.base import Manifest
 from trainjobs.k8s.order import apply_rank
+from trainjobs.render.gang import apply_gang
 from trainjobs.render.lifecycle import job_lifecycle
 from trainjobs.render.model import RenderedJob, RenderedObject, UnitRef
 from trainjobs.render.resolve import PlatformIndex
@@ -54,6 +55,7 @@ def render_job(
 
     The platform resources the job's options name act on the defaulted job in the
     order backend, node pools, queue; each becomes a dependency of the job's unit.
+    Gang scheduling comes last, so its PodGroup counts the pods as they will be.
     """
     chosen: Target = target or entry.target(default_target)
     framework = entry.framework
@@ -78,6 +80,12 @@ def render_job(
     findings += [f.located(entry.source, entry.path) for f in framework.validate(job)]
     if any(f.severity is Severity.ERROR for f in findings):
         return None, findings
+    gang = apply_gang(entry, job, chosen, index)
+    job = gang.job
+    findings += [f.located(entry.source, entry.path) for f in gang.findings]
+    extra += gang.manifests
+    if any(f.severity is Severity.ERROR for f in findings):
+        return None, findings
     manifests, problems = expand(entry, job, chosen)
     findings += [f.located(entry.source, entry.path) for f in problems]
     options = entry.options
@@ -98,7 +106,8 @@ def render_job(
         kind=job.kind,
         objects=objects,
         depends_on=tuple(depends_on),
-        outputs=framework.addresses(job),
+        # Trainer v2 names its own pods; the operator's addresses do not hold there.
+        outputs={} if chosen == "trainer" else framework.addresses(job),
         origin=entry.path,
         source=entry.source,
         entry=entry,

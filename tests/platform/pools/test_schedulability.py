@@ -52,6 +52,7 @@ def test_a_gang_larger_than_the_pool() -> None:
 
 def test_min_available_shrinks_the_gang() -> None:
     job = tfjob(workers=3)
+    job["trainjobs"]["gang"] = "volcano"  # who enforces minAvailable (else: advice)
     job["spec"]["runPolicy"] = {"schedulingPolicy": {"minAvailable": 2}}
     assert placement_findings(pool_doc(), job) == []
     job["spec"]["runPolicy"] = {"schedulingPolicy": {"minAvailable": 3}}
