@@ -19,6 +19,10 @@ from trainjobs.spec import StackSpec, load_path, parse_documents
 from trainjobs.spec.load import parse_entry
 
 
+REQUESTS: dict[str, Any] = {"requests": {"cpu": "100m", "memory": "64Mi"}}
+"""Controller requests that satisfy the resources.requests check."""
+
+
 def _doc(kind: str, spec: dict[str, Any] | None = None, name: str = "op") -> dict[str, Any]:
     return {"apiVersion": API_VERSION, "kind": kind, "metadata": {"name": name}, "spec": spec or {}}
 
@@ -130,7 +134,7 @@ def test_mpi_operator_grants_no_wildcard_unless_asked() -> None:
         for role in _by_kind(objects, "ClusterRole"):
             for rule in role.get("rules", []):
                 assert "*" not in rule["verbs"], (role["metadata"]["name"], rule)
-    stack = parse_documents([_doc("MPIOperator", {"rbac": "upstream"})])
+    stack = parse_documents([_doc("MPIOperator", {"rbac": "upstream", "resources": REQUESTS})])
     assert [f.render() for f in run(stack).findings] == [
         "warning: operators[0].spec.rbac: the operator is granted '*' on "
         "coordination.k8s.io: leases; kubeflow.org: mpijobs, mpijobs/finalizers, "
@@ -153,7 +157,7 @@ def test_rule_wildcards_and_url_rules() -> None:
 def test_trainer_without_jobset_leaves_it_out_and_says_so() -> None:
     objects = _manifests("Trainer", {"installJobSet": False})
     assert not [o for o in objects if "jobset" in o["metadata"]["name"]]
-    stack = parse_documents([_doc("Trainer", {"installJobSet": False})])
+    stack = parse_documents([_doc("Trainer", {"installJobSet": False, "resources": REQUESTS})])
     assert [f.render() for f in run(stack).findings] == [
         "advice: operators[0].spec.installJobSet: Trainer runs every TrainJob as a JobSet; "
         "JobSet v0.12.0 must be installed before Trainer starts (got False); fix: add a JobSet "
@@ -177,6 +181,30 @@ def test_namespace_and_image_are_options() -> None:
     assert container["args"] == ["-alsologtostderr", "--lock-namespace=kubeflow"]
 
 
+@pytest.mark.parametrize("kind", ["TrainingOperator", "MPIOperator", "Trainer", "JobSet"])
+def test_controller_resources_are_an_option_and_unset_requests_are_warned(kind: str) -> None:
+    def controller(objects: list[dict[str, Any]]) -> dict[str, Any]:
+        managers = [
+            d for d in _by_kind(objects, "Deployment") if "jobset" not in d["metadata"]["name"]
+        ] or _by_kind(objects, "Deployment")
+        container: dict[str, Any] = managers[0]["spec"]["template"]["spec"]["containers"][0]
+        return container
+
+    assert controller(_manifests(kind, {"resources": REQUESTS}))["resources"] == REQUESTS
+    default = controller(_manifests(kind)).get("resources")
+    codes = [f.code for f in run(parse_documents([_doc(kind)])).findings]
+    if kind == "JobSet":
+        # JobSet's upstream install requests 500m/128Mi itself.
+        assert default == {
+            "limits": {"memory": "4Gi"},
+            "requests": {"cpu": "500m", "memory": "128Mi"},
+        }
+        assert "resources.requests" not in codes
+    else:
+        assert default is None
+        assert "resources.requests" in codes
+
+
 def test_two_installs_of_one_crd_are_one_clear_error() -> None:
     stack = parse_documents(
         [_doc("TrainingOperator", name="kubeflow"), _doc("MPIOperator", name="mpi")]
@@ -194,8 +222,12 @@ def test_two_installs_of_one_crd_are_one_clear_error() -> None:
     without_mpi = ["TFJob", "PyTorchJob", "XGBoostJob", "PaddleJob", "JAXJob"]
     fixed = parse_documents(
         [
-            _doc("TrainingOperator", {"enabledSchemes": without_mpi}, name="kubeflow"),
-            _doc("MPIOperator", name="mpi"),
+            _doc(
+                "TrainingOperator",
+                {"enabledSchemes": without_mpi, "resources": REQUESTS},
+                name="kubeflow",
+            ),
+            _doc("MPIOperator", {"resources": REQUESTS}, name="mpi"),
         ]
     )
     assert run(fixed).findings == ()

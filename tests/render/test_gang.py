@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trainjobs.check import run
+from trainjobs.check.rules.registry import RULES
 from trainjobs.errors import SpecError
 from trainjobs.k8s.yamlio import dump_all
 from trainjobs.platform import API_VERSION
@@ -73,8 +74,10 @@ def _objects(docs: list[dict[str, Any]], target: str | None = None) -> list[dict
 
 def _findings(docs: list[dict[str, Any]], target: str | None = None) -> list[str]:
     findings = run(parse_documents(docs), target=target).findings  # type: ignore[arg-type]
-    # The operators' advice that Volcano must be installed is tested with them.
-    return [f.render() for f in findings if f.code != "operator.gang_prerequisite"]
+    # The operators' advice that Volcano must be installed is tested with them, the
+    # check rules' advice (requests, ttl …) in tests/check/rules.
+    other = {"operator.gang_prerequisite", *RULES.codes()}
+    return [f.render() for f in findings if f.code not in other]
 
 
 def _errors(docs: list[dict[str, Any]], target: str | None = None) -> list[str]:

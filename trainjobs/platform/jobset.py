@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from trainjobs.frameworks.base import Manifest
+from trainjobs.frameworks.base import Manifest, deep_copy
 from trainjobs.platform.base import PlatformResource
 from trainjobs.platform.install import (
     Rule,
@@ -95,7 +95,14 @@ def _manager_rules() -> list[Rule]:
     ]
 
 
-def _pod_spec(image: str) -> dict[str, Any]:
+UPSTREAM_RESOURCES: dict[str, dict[str, str | int]] = {
+    "limits": {"memory": "4Gi"},
+    "requests": {"cpu": "500m", "memory": "128Mi"},
+}
+"""The controller's resources in upstream's install."""
+
+
+def _pod_spec(image: str, resources: dict[str, dict[str, str | int]]) -> dict[str, Any]:
     container = {
         "args": ["--config=/controller_manager_config.yaml", "--zap-log-level=2"],
         "command": ["/manager"],
@@ -115,10 +122,7 @@ def _pod_spec(image: str) -> dict[str, Any]:
             "initialDelaySeconds": 5,
             "periodSeconds": 10,
         },
-        "resources": {
-            "limits": {"memory": "4Gi"},
-            "requests": {"cpu": "500m", "memory": "128Mi"},
-        },
+        "resources": deep_copy(resources),
         "securityContext": {
             "allowPrivilegeEscalation": False,
             "capabilities": {"drop": ["ALL"]},
@@ -186,8 +190,13 @@ def _webhooks(ns: str) -> list[Manifest]:
     ]
 
 
-def jobset_objects(ns: str, image: str = DEFAULT_IMAGE) -> list[Manifest]:
-    """Every object of the JobSet v0.12.0 install in namespace ``ns`` (no Namespace)."""
+def jobset_objects(
+    ns: str,
+    image: str = DEFAULT_IMAGE,
+    resources: dict[str, dict[str, str | int]] | None = None,
+) -> list[Manifest]:
+    """Every object of the JobSet v0.12.0 install in namespace ``ns`` (no Namespace);
+    ``resources`` None: the controller gets upstream's."""
     election = [
         Rule(("",), ("configmaps",), ELECTION_VERBS),
         Rule(("coordination.k8s.io",), ("leases",), ELECTION_VERBS),
@@ -239,7 +248,7 @@ def jobset_objects(ns: str, image: str = DEFAULT_IMAGE) -> list[Manifest]:
             MANAGER,
             ns,
             SELECTOR,
-            _pod_spec(image),
+            _pod_spec(image, UPSTREAM_RESOURCES if resources is None else resources),
             labels={**OWNED, "app.kubernetes.io/component": "manager"},
             pod_labels=SELECTOR,
             pod_annotations={"kubectl.kubernetes.io/default-container": "manager"},
@@ -275,7 +284,8 @@ class JobSetKind(OperatorKind):
         assert isinstance(resource, JobSet)
         ns = str(self.namespace(resource))
         head = [namespace(ns, {**OWNED, **SELECTOR, "app.kubernetes.io/component": "manager"})]
-        objects = jobset_objects(ns, resource.spec.image or DEFAULT_IMAGE)
+        spec = resource.spec
+        objects = jobset_objects(ns, spec.image or DEFAULT_IMAGE, spec.resources)
         return [*head, *objects] if resource.spec.create_namespace else objects
 
 

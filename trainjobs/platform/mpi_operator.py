@@ -216,7 +216,12 @@ class MPIOperatorKind(OperatorKind):
         args = ["-alsologtostderr", f"--lock-namespace={ns}"]
         if spec.gang_scheduler:
             args.append(f"--gang-scheduling={spec.gang_scheduler}")
-        container = {"args": args, "image": spec.image or DEFAULT_IMAGE, "name": NAME}
+        container: dict[str, Any] = {
+            "args": args,
+            "image": spec.image or DEFAULT_IMAGE,
+            "name": NAME,
+        }
+        spec.apply_resources(container)
         return {"containers": [container], "serviceAccountName": NAME}
 
 

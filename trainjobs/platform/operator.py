@@ -10,12 +10,12 @@ operator that runs it) and whether they were installed with gang scheduling on
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import Field
 
 from trainjobs.errors import Finding, Severity
-from trainjobs.frameworks.base import K8sModel
+from trainjobs.frameworks.base import K8sModel, deep_copy
 from trainjobs.frameworks.gang import (
     DEFAULT_COSCHEDULER,
     GANG_MECHANISMS,
@@ -53,6 +53,20 @@ class OperatorSpec(K8sModel):
             "creates it). Default true."
         ),
     )
+    resources: dict[str, dict[str, str | int]] | None = Field(
+        default=None,
+        description=(
+            "The controller container's resources (requests, limits). Default: what the "
+            "upstream install sets, which for TrainingOperator, MPIOperator and Trainer is "
+            "nothing (`trainjobs check` warns); set requests so the scheduler keeps room "
+            "for the controller."
+        ),
+    )
+
+    def apply_resources(self, container: dict[str, Any]) -> None:
+        """Write ``resources`` into the controller container when the user set them."""
+        if self.resources is not None:
+            container["resources"] = deep_copy(self.resources)
 
 
 class OperatorKind(PlatformKind):

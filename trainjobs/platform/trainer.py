@@ -286,6 +286,7 @@ class TrainerKind(OperatorKind):
                 },
             ],
         }
+        spec.apply_resources(container)
         return {
             "containers": [container],
             "serviceAccountName": NAME,

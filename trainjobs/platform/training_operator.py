@@ -283,6 +283,7 @@ class TrainingOperatorKind(OperatorKind):
                 "readinessProbe": _probe("/readyz", 10, 15),
             }
         )
+        spec.apply_resources(container)
         return {
             "containers": [container],
             "serviceAccountName": NAME,
