@@ -18,7 +18,6 @@ from trainjobs.render import UnitRef
 from trainjobs.spec import StackSpec, load_path, parse_documents
 from trainjobs.spec.load import parse_entry
 
-
 REQUESTS: dict[str, Any] = {"requests": {"cpu": "100m", "memory": "64Mi"}}
 """Controller requests that satisfy the resources.requests check."""
 
