@@ -9,7 +9,7 @@ PROOFS := $(VENV)/.installed-proofs
 DEBS   := openmpi-bin libopenmpi-dev redis-server
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test lint typecheck layers unit bench clean install proof-deps system-deps
+.PHONY: demo test lint typecheck layers unit bench clean install graphviz docs proof-deps system-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -55,8 +55,8 @@ demo: $(VENV)/.installed
 	$(BIN)/trainjobs render stacks/Pulumi.demo.yaml -o out/demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check trainjobs tests bench examples __main__.py
-	$(BIN)/ruff format --check trainjobs tests bench examples __main__.py
+	$(BIN)/ruff check trainjobs tests bench examples policy __main__.py
+	$(BIN)/ruff format --check trainjobs tests bench examples policy __main__.py
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -64,8 +64,19 @@ typecheck: $(STAMP)
 layers: $(STAMP)
 	$(BIN)/lint-imports
 
-unit: $(STAMP) proof-deps
+# Graphviz's dot draws `trainjobs graph -o FILE.svg`; the graph tests draw every stack.
+graphviz:
+	@command -v dot >/dev/null || { \
+	  if command -v apt-get >/dev/null; then \
+	    $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq graphviz >/dev/null; \
+	  else echo "install Graphviz (its dot command), e.g. brew install graphviz" >&2; exit 1; fi; }
+
+unit: $(STAMP) graphviz proof-deps
 	$(BIN)/pytest
+
+## docs: redraw the pictures the README shows (a test fails when they are stale)
+docs: $(VENV)/.installed graphviz
+	$(BIN)/trainjobs graph stacks/Pulumi.demo.yaml -o docs/demo-stack.svg
 
 ## test: everything CI runs
 test: lint typecheck layers unit

@@ -53,8 +53,8 @@ def test_render_pytorch_worked_example_with_pods_target(tmp_path: Path) -> None:
         "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\n"
         "metadata: {name: mnist, namespace: kubeflow}\n"
         "spec:\n  pytorchReplicaSpecs:\n"
-        "    Master: {replicas: 1, template: {spec: {containers: [{name: pytorch, image: a}]}}}\n"
-        "    Worker: {replicas: 2, template: {spec: {containers: [{name: pytorch, image: a}]}}}\n"
+        "    Master: {replicas: 1, template: {spec: {containers: [{name: pytorch, image: a:1}]}}}\n"
+        "    Worker: {replicas: 2, template: {spec: {containers: [{name: pytorch, image: a:1}]}}}\n"
     )
     result = trainjobs("render", str(job), "--target", "pods")
     assert result.returncode == 0, result.stderr
@@ -188,8 +188,23 @@ def test_frameworks_table_shows_targets_operator_and_legacy(
     assert sorted(by_name) == sorted(fw.name for fw in REGISTRY)
     v194, v181 = "Training Operator v1.9.4", "Training Operator v1.8.1"
     assert by_name["tensorflow"] == ["kubeflow.org/v1 TFJob", "operator,pods", v194]
-    assert by_name["pytorch"] == ["kubeflow.org/v1 PyTorchJob", "operator,pods", v194]
+    assert by_name["pytorch"] == ["kubeflow.org/v1 PyTorchJob", "operator,pods,trainer", v194]
     assert by_name["xgboost"] == ["kubeflow.org/v1 XGBoostJob", "operator,pods", v194]
     assert by_name["paddle"] == ["kubeflow.org/v1 PaddleJob", "operator,pods", v194]
     assert by_name["jax"] == ["kubeflow.org/v1 JAXJob", "operator,pods", v194]
     assert by_name["mxnet"] == ["kubeflow.org/v1 MXJob", "operator,pods", v181, "legacy"]
+
+
+def test_render_prints_the_operator_installs_of_a_stack(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stack = ROOT / "stacks" / "Pulumi.training-operator.yaml"
+    assert main(["render", str(stack), "-o", str(tmp_path / "out")]) == 0
+    table = capsys.readouterr().out
+    for row in [
+        "CustomResourceDefinition        -          tfjobs.kubeflow.org",
+        "Deployment                      kubeflow   training-operator",
+        "ValidatingWebhookConfiguration  -          validator.training-operator.kubeflow.org",
+        "TFJob                           kubeflow   mnist",
+    ]:
+        assert row in table.splitlines()

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.paths import example_programs, stack_files
+from tests.support.paths import example_job_files, example_programs, stack_files
 from tests.support.pulumi_harness import as_registered, manifests_of, run_program
 from trainjobs.check import run
 from trainjobs.components import program
@@ -55,6 +55,21 @@ def _program_cases() -> list[tuple[Path, str]]:
         stack = load_path(_input_of(folder))
         targets = set.intersection(*(set(e.framework.targets) for e in stack.jobs))
         cases += [(folder, t) for t in sorted(targets)]
+    return cases
+
+
+def job_files_outside_programs() -> list[tuple[Path, str]]:
+    """Every example job file that is no Pulumi program (the run-local examples), on each
+    target all of its jobs support; a stack config lists such a file under
+    ``trainjobs:jobs`` to apply it."""
+    programs = set(example_programs())
+    cases = []
+    for path in example_job_files():
+        if path.parent in programs:
+            continue
+        stack = load_path(path)
+        targets = set.intersection(*(set(e.framework.targets) for e in stack.jobs))
+        cases += [(path, t) for t in sorted(targets)]
     return cases
 
 

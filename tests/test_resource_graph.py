@@ -17,8 +17,8 @@ from syrupy.assertion import SnapshotAssertion
 
 from tests.support.paths import example_programs, stack_files
 from tests.support.pulumi_harness import Registered, run_program
-from tests.test_parity import _program_cases
-from trainjobs.components import program
+from tests.test_parity import _program_cases, job_files_outside_programs
+from trainjobs.components import program, stack_from_file
 from trainjobs.k8s.yamlio import load_all
 
 
@@ -64,3 +64,16 @@ def test_example_resource_graph(
 
 def test_every_example_program_has_a_graph() -> None:
     assert {f for f, _ in _program_cases()} == set(example_programs())
+
+
+@pytest.mark.parametrize(
+    ("path", "target"),
+    job_files_outside_programs(),
+    ids=lambda v: f"{v.parent.name}-{v.stem}" if isinstance(v, Path) else v,
+)
+def test_job_file_resource_graph(path: Path, target: str, yaml_snapshot: SnapshotAssertion) -> None:
+    """A job file outside the programs, as a program registers it with ``stack_from_file``."""
+    resources = run_program(
+        lambda: stack_from_file(path, target=target), project=f"trainjobs-{path.parent.name}"
+    )
+    assert _graph(resources) == yaml_snapshot

@@ -97,6 +97,8 @@ def test_renders_hold_placeholders_only() -> None:
         assert not _leaks(dump_all(manifests)), (name, target)
         for secret in (m for m in manifests if m["kind"] == "Secret"):
             values = {**secret.get("data", {}), **secret.get("stringData", {})}
+            if not values:
+                continue  # an operator's webhook certificate Secret, filled at run time
             parsed = [parse(v) for v in values.values()]
             assert all(parsed), (name, secret["metadata"])
             assert len({p.group for p in parsed if p}) == 1, secret["metadata"]

@@ -37,13 +37,14 @@ def _abbreviated(manifest: dict[str, Any]) -> dict[str, Any]:
 
     Its schemas are hundreds of kilobytes that tests/test_crds.py and the vendoring
     README already guard; the snapshot keeps what a reviewer reads: names, versions,
-    subresources, labels. A CRD that differs from its file is shown whole.
+    subresources, labels. A CRD whose versions differ from its file is shown whole.
     """
     name = manifest.get("metadata", {}).get("name")
     found = (
         _shipped_crds().get(name) if manifest.get("kind") == "CustomResourceDefinition" else None
     )
-    if found is None or manifest["spec"] != found[1]:
+    # Fields an install adds beside the schemas (JobSet's conversion webhook) show as usual.
+    if found is None or manifest["spec"]["versions"] != found[1]["versions"]:
         return manifest
     versions = [
         {**v, "schema": f"as in crds/{found[0]}"} if "schema" in v else v
@@ -85,5 +86,10 @@ def test_only_a_crd_installed_as_shipped_is_abbreviated() -> None:
     crd = {"kind": "CustomResourceDefinition", "metadata": {"name": name}, "spec": spec}
     short = _abbreviated(crd)
     assert {v.get("schema") for v in short["spec"]["versions"]} == {f"as in crds/{relative}"}
-    changed = {**crd, "spec": {**spec, "scope": "Cluster"}}
+    other = [{**spec["versions"][0], "served": False}, *spec["versions"][1:]]
+    changed = {**crd, "spec": {**spec, "versions": other}}
     assert _abbreviated(changed) is changed
+    # What an install adds beside the schemas shows as usual; the schemas stay short.
+    converted = _abbreviated({**crd, "spec": {**spec, "conversion": {"strategy": "Webhook"}}})
+    assert converted["spec"]["conversion"] == {"strategy": "Webhook"}
+    assert converted["spec"]["versions"] == short["spec"]["versions"]

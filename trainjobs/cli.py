@@ -24,12 +24,14 @@ from rich.text import Text
 from trainjobs import preview, terminal
 from trainjobs.check import run
 from trainjobs.check.k8s_schema import available_versions
+from trainjobs.check.rules import RULES
 from trainjobs.errors import Finding, Severity, SpecError, TrainjobsError
 from trainjobs.frameworks.crds import GENERATED_DIR, crd_files
 from trainjobs.frameworks.paddle_edl import TrainingJob
 from trainjobs.frameworks.paddle_edl.inventory import ClusterObject, capacity_node, cluster_objects
 from trainjobs.frameworks.paddle_edl.whatif import format_report, what_if
 from trainjobs.frameworks.registry import REGISTRY
+from trainjobs.graph import stack_graph, to_dot, to_mermaid, to_svg
 from trainjobs.k8s.redact import redact
 from trainjobs.k8s.yamlio import dump_all, dump_one
 from trainjobs.platform.edl_controller import DEFAULT_MAX_LOAD, EdlController
@@ -37,7 +39,7 @@ from trainjobs.render import RenderedObject, Rendering
 from trainjobs.spec import load_path
 from trainjobs.spec.entry import TARGETS, Target
 from trainjobs.spec.load import read_documents
-from trainjobs.spec.stack import DEFAULT_K8S_VERSION
+from trainjobs.spec.stack import DEFAULT_K8S_VERSION, PROFILES, Profile
 
 __all__ = ["main"]
 
@@ -64,14 +66,19 @@ def _progress_over(paths: Sequence[str], verb: str, quiet: bool) -> Iterator[str
 
 
 def _render_paths(
-    paths: Sequence[str], target: Target | None, k8s_version: str | None, quiet: bool = True
+    paths: Sequence[str],
+    target: Target | None,
+    k8s_version: str | None,
+    quiet: bool = True,
+    profile: Profile | None = None,
 ) -> list[Rendering]:
     """Load and render every path; one SpecError with the findings of all of them."""
     renderings: list[Rendering] = []
     findings: list[Finding] = []
     for path in _progress_over(paths, "rendering", quiet):
         try:
-            renderings.append(run(load_path(path), target=target, k8s_version=k8s_version))
+            stack = load_path(path)
+            renderings.append(run(stack, target=target, k8s_version=k8s_version, profile=profile))
         except SpecError as exc:
             findings.extend(exc.findings)
     if findings:
@@ -151,7 +158,7 @@ def _table(objects: Sequence[RenderedObject]) -> str:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    renderings = _render_paths(args.paths, args.target, args.k8s_version, args.quiet)
+    renderings = _render_paths(args.paths, args.target, args.k8s_version, args.quiet, args.profile)
     objects = [obj for r in renderings for obj in r.objects]
     for rendering in renderings:
         _print_findings(rendering.findings, sys.stderr)
@@ -166,8 +173,27 @@ def cmd_render(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _rules_list() -> str:
+    rows = [("RULE", "SEVERITY", "PROFILE", "CHECKS")]
+    rows += [(r.code, r.severity.value, r.level or "any", r.title) for r in RULES]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    return "\n".join(
+        "  ".join([*(c.ljust(widths[i]) for i, c in enumerate(row[:3])), row[3]]).rstrip()
+        for row in rows
+    )
+
+
 def cmd_check(args: argparse.Namespace) -> int:
-    renderings = _render_paths(args.paths, args.target, args.k8s_version, args.quiet)
+    if args.list_rules:
+        print(_rules_list())
+        print(
+            "\nSilence a rule for one job with `trainjobs: {ignore: [CODE]}` beside it, or for a "
+            "stack with `trainjobs:ignore: [CODE]`; a code may be a group such as pss.restricted."
+        )
+        return EXIT_OK
+    if not args.paths:
+        raise TrainjobsError("check needs a PATH (or --list-rules)")
+    renderings = _render_paths(args.paths, args.target, args.k8s_version, args.quiet, args.profile)
     if args.quiet:
         return EXIT_OK
     warnings = [f for r in renderings for f in r.findings if f.severity is not Severity.ERROR]
@@ -181,6 +207,54 @@ def cmd_check(args: argparse.Namespace) -> int:
             style="green",
         )
     )
+    return EXIT_OK
+
+
+_GRAPH_WRITERS = {".svg": to_svg, ".mmd": to_mermaid, ".md": to_mermaid, ".dot": to_dot}
+
+
+def _graph_title(path: str) -> str:
+    """``stack demo`` for ``stacks/Pulumi.demo.yaml``, else the file's name."""
+    name = Path(path).name
+    parts = name.split(".")
+    if len(parts) == 3 and parts[0] == "Pulumi" and parts[2] in ("yaml", "yml"):
+        return f"stack {parts[1]}"
+    return name
+
+
+def write_file(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all (a temporary file, then a rename)."""
+    path = path.resolve()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, staging = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w") as out:
+            out.write(text)
+        os.replace(staging, path)
+    except BaseException:
+        Path(staging).unlink(missing_ok=True)
+        raise
+
+
+def cmd_graph(args: argparse.Namespace) -> int:
+    writer = to_mermaid
+    if args.output:
+        suffix = Path(args.output).suffix.lower()
+        if suffix not in _GRAPH_WRITERS:
+            raise TrainjobsError(
+                f"cannot tell the format of {args.output!r}: name it .svg (Graphviz), "
+                ".mmd or .md (Mermaid) or .dot (Graphviz source)"
+            )
+        writer = _GRAPH_WRITERS[suffix]
+    (rendering,) = _render_paths([args.path], args.target, args.k8s_version, profile=args.profile)
+    _print_findings(rendering.findings, sys.stderr)
+    text = writer(stack_graph(rendering, _graph_title(args.path)))
+    if not args.output:
+        sys.stdout.write(text)
+        return EXIT_OK
+    write_file(Path(args.output), text)
+    units, objects = len(rendering.units), len(rendering.objects)
+    print(f"wrote {args.output}: {units} unit{'s' * (units != 1)}, {objects} objects")
     return EXIT_OK
 
 
@@ -401,8 +475,9 @@ def build_parser() -> argparse.ArgumentParser:
     def paths_and_checks(
         p: argparse.ArgumentParser,
         paths_help: str = "a stack config (stacks/Pulumi.<name>.yaml) or a YAML file of jobs",
+        optional: bool = False,
     ) -> None:
-        p.add_argument("paths", nargs="+", metavar="PATH", help=paths_help)
+        p.add_argument("paths", nargs="*" if optional else "+", metavar="PATH", help=paths_help)
         quiet(p)
         p.add_argument(
             "--target",
@@ -418,6 +493,16 @@ def build_parser() -> argparse.ArgumentParser:
             ),
         )
 
+    def profile(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--profile",
+            choices=PROFILES,
+            help=(
+                "Pod Security Standards level every pod is checked against (default: the "
+                "stack's trainjobs:podSecurity, else baseline)"
+            ),
+        )
+
     render = sub.add_parser(
         "render",
         help="render jobs to Kubernetes manifests",
@@ -427,15 +512,42 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     paths_and_checks(render)
+    profile(render)
     render.add_argument("-o", "--output", metavar="DIR", help="write one file per object here")
     render.add_argument(
         "--show-secrets", action="store_true", help="print Secret values instead of <redacted>"
     )
     render.set_defaults(func=cmd_render)
 
-    check = sub.add_parser("check", help="run every check; exit 0 when clean")
-    paths_and_checks(check)
+    check = sub.add_parser(
+        "check",
+        help="run every check; exit 0 when clean",
+        description=(
+            "Render and run every check: schemas, names, operator rules and the rule set "
+            "(--list-rules). Errors exit 2; warnings and advice print and exit 0."
+        ),
+    )
+    paths_and_checks(check, optional=True)
+    profile(check)
+    check.add_argument("--list-rules", action="store_true", help="list the check rules and exit")
     check.set_defaults(func=cmd_check)
+
+    graph = sub.add_parser(
+        "graph",
+        help="draw a stack: its jobs, backends, node pools, queues, operators and dependencies",
+        description=(
+            "Draw a stack: one box per job, backend, node pool, queue, operator and namespace, "
+            "with its objects (replicas of one role grouped), and an arrow from each to what "
+            "needs it. Without -o: Mermaid text on stdout. -o FILE.svg draws SVG with "
+            "Graphviz's dot; -o FILE.mmd writes Mermaid; -o FILE.dot the Graphviz source."
+        ),
+    )
+    graph.add_argument("path", metavar="PATH", help="a stack config or a YAML file of jobs")
+    graph.add_argument("-o", "--output", metavar="FILE", help="write here (.svg, .mmd, .dot)")
+    graph.add_argument("--target", choices=TARGETS, help="render every job to this target")
+    graph.add_argument("--k8s-version", metavar="X.Y", help="Kubernetes version to check against")
+    profile(graph)
+    graph.set_defaults(func=cmd_graph)
 
     local = sub.add_parser(
         "run-local",

@@ -1,4 +1,4 @@
-"""Stack rule: two jobs needing one CRD at two versions on the operator target."""
+"""Stack rule (check.crd_claims): two jobs needing one CRD at two versions (operator target)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from trainjobs.check import run
-from trainjobs.check.crd_versions import crd_version_findings
+from trainjobs.check.crd_claims import crd_claim_findings
 from trainjobs.errors import SpecError
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.yamlio import dump_all
@@ -18,13 +18,18 @@ from trainjobs.spec.stack import StackSpec
 
 
 def _mpijob(api_version: str, name: str, target: str | None = None) -> dict[str, Any]:
-    container = {"name": "mpi", "image": "horovod/horovod:0.28.1"}
+    resources = {"requests": {"cpu": "1", "memory": "1Gi"}}
+    container = {"name": "mpi", "image": "horovod/horovod:0.28.1", "resources": resources}
     replica = {"replicas": 1, "template": {"spec": {"containers": [container]}}}
     doc: dict[str, Any] = {
         "apiVersion": api_version,
         "kind": "MPIJob",
         "metadata": {"name": name, "namespace": "training"},
-        "spec": {"mpiReplicaSpecs": {"Launcher": replica, "Worker": replica}},
+        # A finished job is cleaned up, so no check rule has advice for these jobs.
+        "spec": {
+            "mpiReplicaSpecs": {"Launcher": replica, "Worker": replica},
+            "runPolicy": {"ttlSecondsAfterFinished": 3600},
+        },
     }
     if target:
         doc["trainjobs"] = {"target": target}
@@ -63,7 +68,7 @@ def test_one_of_them_on_the_pods_target_is_fine() -> None:
 
 def test_every_job_at_another_version_is_reported_once() -> None:
     docs = [_mpijob(V1, "a"), _mpijob(V1, "b"), _mpijob(V2, "c"), _mpijob(V2, "d")]
-    findings = crd_version_findings(render(parse_documents(docs)).jobs)
+    findings = crd_claim_findings(render(parse_documents(docs)).units)
     assert [(f.code, f.path) for f in findings] == [
         ("crd.version_conflict", "jobs[2]"),
         ("crd.version_conflict", "jobs[3]"),
@@ -77,7 +82,7 @@ def test_the_first_job_is_named_with_its_file_when_files_differ(tmp_path: Path) 
     stack_file = tmp_path / "Pulumi.mpi.yaml"
     stack_file.write_text("config:\n  trainjobs:jobs:\n    - file: v2.yaml\n    - file: v1.yaml\n")
     stack = load_path(stack_file)
-    findings = crd_version_findings(render(stack).jobs)
+    findings = crd_claim_findings(render(stack).units)
     assert len(findings) == 1
     assert f"jobs[0] in {tmp_path / 'v2.yaml'}" in findings[0].message
     assert findings[0].source == str(tmp_path / "v1.yaml")
@@ -85,8 +90,8 @@ def test_the_first_job_is_named_with_its_file_when_files_differ(tmp_path: Path) 
 
 def test_same_version_twice_is_fine() -> None:
     stack = parse_documents([_mpijob(V2, "a"), _mpijob(V2, "b")])
-    assert crd_version_findings(render(stack).jobs) == []
+    assert crd_claim_findings(render(stack).units) == []
 
 
 def test_empty_stack() -> None:
-    assert crd_version_findings(render(StackSpec()).jobs) == []
+    assert crd_claim_findings(render(StackSpec()).units) == []

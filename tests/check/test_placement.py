@@ -2,19 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from tests.platform.pools.docs import pool_doc, tfjob
-from trainjobs.check import run
-from trainjobs.errors import SpecError
-from trainjobs.spec import parse_documents
-
-
-def _rendered(*docs: dict[str, Any]) -> list[str]:
-    try:
-        return [f.render() for f in run(parse_documents(list(docs))).findings]
-    except SpecError as err:
-        return [f.render() for f in err.findings]
+from tests.platform.pools.docs import placement_findings, pool_doc, tfjob
 
 
 def test_each_replica_type_is_checked_against_its_own_pool() -> None:
@@ -23,7 +11,7 @@ def test_each_replica_type_is_checked_against_its_own_pool() -> None:
     ps = job["spec"]["tfReplicaSpecs"]["PS"]
     ps["replicas"] = 2
     ps["template"]["spec"]["containers"][0]["resources"]["limits"]["cpu"] = "3"
-    assert _rendered(pool_doc(), small, job) == [
+    assert placement_findings(pool_doc(), small, job) == [
         "error: jobs[0].spec.tfReplicaSpecs.PS.replicas: the job runs 2 pods with 0 GPUs at "
         'once on pool "t4", which packs them onto 2 nodes, but the pool has at most 1 node of '
         '1 GPU; fix: raise maxNodes of pool "t4" to 2, run fewer replicas, or set '
@@ -35,7 +23,9 @@ def test_every_job_of_the_stack_is_checked_in_one_run() -> None:
     first = tfjob(workers=1, gpus=8)
     second = tfjob(workers=3)
     second["metadata"]["name"] = "tf2"
-    assert [line.split(":", 2)[1].strip() for line in _rendered(pool_doc(), first, second)] == [
+    assert [
+        line.split(":", 2)[1].strip() for line in placement_findings(pool_doc(), first, second)
+    ] == [
         "jobs[0].spec.tfReplicaSpecs.Worker",
         "jobs[1].spec.tfReplicaSpecs.Worker.replicas",
     ]
@@ -49,23 +39,23 @@ def test_a_queue_without_a_gpu_quota_takes_the_pools_capacity() -> None:
         "spec": {"nodePool": "a100", "namespaces": ["training"]},
     }
     fits = tfjob(workers=2, options={"nodePool": "a100", "queue": "q"})
-    assert _rendered(pool_doc(), queue, fits) == []
+    assert placement_findings(pool_doc(), queue, fits) == []
 
 
 def test_a_stack_without_pools_checks_nothing() -> None:
-    assert _rendered(tfjob(options={}, gpus=64)) == []
+    assert placement_findings(tfjob(options={}, gpus=64)) == []
 
 
 def test_static_pools_whose_device_plugins_share_nodes_are_warned_about() -> None:
     t4 = pool_doc("t4", provider="static", gpu="t4", labels={"gpu": "t4"})
     all_nodes = pool_doc("any", provider="static")
     own = pool_doc("l4", provider="static", gpu="l4", labels={"gpu": "l4"})
-    assert _rendered(t4, own) == []
-    assert _rendered(t4, all_nodes) == [
+    assert placement_findings(t4, own) == []
+    assert placement_findings(t4, all_nodes) == [
         "warning: nodePools[1].spec.labels: static pools 't4' and 'any' both run the NVIDIA "
         "device plugin, and a node that carries the labels of one carries those of the other; "
         "two plugins on one node compete for its GPUs (got {}); fix: give each static pool "
         "labels of its own, or set static.devicePlugin: false on one of them"
     ]
     quiet = pool_doc("any", provider="static", static={"devicePlugin": False})
-    assert _rendered(t4, quiet) == []
+    assert placement_findings(t4, quiet) == []

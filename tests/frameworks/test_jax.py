@@ -78,6 +78,7 @@ def test_defaults() -> None:
                             {
                                 "name": "jax",
                                 "image": "img:1",
+                                "resources": {"requests": {"cpu": "1", "memory": "1Gi"}},
                                 "ports": [{"name": "jaxjob-port", "containerPort": 6666}],
                             }
                         ]

@@ -125,3 +125,11 @@ def test_fast_emitter_matches_pyyaml_on_every_snapshot_input() -> None:
     for path in [*stack_files(), *example_job_files()]:
         for manifest in run(load_path(path)).manifests:
             assert dump_one(manifest) == dump_one_pyyaml(manifest)
+
+
+def test_double_quoted_escapes_match_pyyaml() -> None:
+    # Tabs in multi-line text (CRD descriptions) force double quotes; both emitters
+    # must write PyYAML's short escapes and upper-case hex.
+    for text in ["a\tb\nc", 'q"\\\x85\u2028\ufeff\x01\x7f\U0001f600\n', "\x00\x1b\n"]:
+        assert dump_one({"d": text}) == dump_one_pyyaml({"d": text})
+    assert dump_one({"d": "a\tb\nc"}) == 'd: "a\\tb\\nc"\n'

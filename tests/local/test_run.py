@@ -20,11 +20,20 @@ from trainjobs.errors import SpecError
 from trainjobs.local import run_local
 from trainjobs.local.run import local_environ
 
-PRINT_ENV = (
-    "import json, os; "
-    "print('env ' + json.dumps({k: os.environ.get(k) for k in "
-    "['TF_CONFIG', 'GLOO_SOCKET_IFNAME', 'PYTHONUNBUFFERED', 'PORT']}))"
-)
+
+def _print_env(folder: Path) -> str:
+    """Print the env, then wait until both workers have printed theirs: worker 0's
+    success ends the job and stops worker 1, which must not happen before it printed."""
+    return f"""
+import json, os, pathlib, time
+keys = ['TF_CONFIG', 'GLOO_SOCKET_IFNAME', 'PYTHONUNBUFFERED', 'PORT']
+print('env ' + json.dumps({{k: os.environ.get(k) for k in keys}}), flush=True)
+index = json.loads(os.environ['TF_CONFIG'])['task']['index']
+folder = pathlib.Path({str(folder)!r})
+(folder / f'printed-{{index}}').touch()
+while not all((folder / f'printed-{{i}}').exists() for i in (0, 1)):
+    time.sleep(0.05)
+"""
 
 
 def _tfjob(command: str, name: str = "echo", extra: str = "") -> str:
@@ -62,7 +71,8 @@ def _lines(out: str, prefix: str) -> list[dict[str, str]]:
 
 def test_replicas_see_loopback_addresses_and_the_runner_env(tmp_path: Path) -> None:
     out, err = io.StringIO(), io.StringIO()
-    outcome = run_local(_write(tmp_path, _tfjob(PRINT_ENV)), out=out, err=err, timeout=60)
+    job = _tfjob(_print_env(tmp_path))
+    outcome = run_local(_write(tmp_path, job), out=out, err=err, timeout=60)
     assert outcome.code == 0, err.getvalue()
     [worker1] = _lines(out.getvalue(), "echo-worker-1 |")
     config = (

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.platform.pools.docs import pool_doc, tfjob
+from tests.platform.pools.docs import placement_only, pool_doc, tfjob
 from tests.support.paths import EXAMPLES
 from trainjobs.check import crd_schema, run
 from trainjobs.errors import SpecError
@@ -31,6 +31,13 @@ def _errors(*docs: dict[str, Any]) -> list[str]:
     with pytest.raises(SpecError) as err:
         run(parse_documents(list(docs)))
     return [f.render() for f in err.value.findings]
+
+
+def _queue_errors(*docs: dict[str, Any]) -> list[str]:
+    """The findings about queues, pools and placement of a stack ``check`` refuses."""
+    with pytest.raises(SpecError) as err:
+        run(parse_documents(list(docs)))
+    return placement_only(err.value.findings)
 
 
 def test_a_queue_is_a_flavor_a_cluster_queue_and_local_queues() -> None:
@@ -114,7 +121,7 @@ def test_pods_target_makes_the_pods_one_kueue_pod_group() -> None:
 
 def test_queue_findings() -> None:
     job = tfjob(workers=3, gpus=2, options={"nodePool": "a100", "queue": "team-a"})
-    assert _errors(pool_doc(), queue_doc(gpus=4, memory="64Gi"), job) == [
+    assert _queue_errors(pool_doc(), queue_doc(gpus=4, memory="64Gi"), job) == [
         'error: jobs[0].trainjobs.queue: the job needs 6 GPUs at once, but queue "team-a" has '
         "a quota of 4 nvidia.com/gpu; Kueue would never admit it; fix: raise spec.gpus of queue "
         '"team-a" to 6 or run fewer or smaller replicas',
@@ -124,12 +131,12 @@ def test_queue_findings() -> None:
     ]
     elsewhere = tfjob(options={"queue": "team-a"})
     elsewhere["metadata"]["namespace"] = "default"
-    assert _errors(pool_doc(), queue_doc(), elsewhere) == [
+    assert _queue_errors(pool_doc(), queue_doc(), elsewhere) == [
         "error: jobs[0].trainjobs.queue: queue 'team-a' has LocalQueues in training, but the "
         "job runs in 'default' (got 'team-a'); fix: add 'default' to spec.namespaces of queue "
         "'team-a'"
     ]
-    assert _errors(pool_doc(), queue_doc(nodePool="h100")) == [
+    assert _queue_errors(pool_doc(), queue_doc(nodePool="h100")) == [
         "error: queues[0].spec.nodePool: no nodePool named 'h100' in this stack (got 'h100'); "
         "fix: use one of: a100"
     ]

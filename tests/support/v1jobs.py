@@ -17,8 +17,12 @@ def replica(
     container: str, replicas: int | None = None, image: str = "img:1", **extra: Any
 ) -> dict[str, Any]:
     """A replica spec with one container; ``replicas`` left out when None."""
+    # Requests keep renders free of the resources.requests warning.
+    resources = {"requests": {"cpu": "1", "memory": "1Gi"}}
     spec: dict[str, Any] = {
-        "template": {"spec": {"containers": [{"name": container, "image": image}]}}
+        "template": {
+            "spec": {"containers": [{"name": container, "image": image, "resources": resources}]}
+        }
     }
     if replicas is not None:
         spec["replicas"] = replicas

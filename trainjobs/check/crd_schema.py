@@ -3,6 +3,10 @@
 The CRDs are large (600 KB each: full pod template schemas), so the index is
 built from each file's head (group and kind come first in every CRD we ship)
 and a file is parsed only when an object of its kind is checked.
+
+Several files may define one kind at one version (the Training Operator v1.8.1
+install ships its own, older TFJob CRD beside v1.9.4's); the file a framework
+names as its ``crd_file`` is the one its jobs are checked against.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import jsonschema
 from trainjobs.check.compiled import CompiledSchema, compile_schema
 from trainjobs.check.k8s_schema import SchemaProblem
 from trainjobs.errors import format_path
+from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.crds import crd_dir, crd_files, load_crd
 
 __all__ = ["crd_dir", "crd_files", "problems", "schema_for"]
@@ -35,7 +40,8 @@ def _index(root: Path) -> dict[tuple[str, str], list[Path]]:
         group, kind = _GROUP.search(head), _KIND.search(head)
         if group and kind:
             index.setdefault((group.group(1), kind.group(1)), []).append(path)
-    return index
+    preferred = {root / fw.crd_file for fw in REGISTRY if fw.crd_file}
+    return {key: sorted(paths, key=lambda p: p not in preferred) for key, paths in index.items()}
 
 
 @cache

@@ -65,6 +65,8 @@ def name_findings(objects: Sequence[RenderedObject]) -> list[Finding]:
                     )
                 )
         identity = obj.identity
+        if kind == "CustomResourceDefinition" and identity in seen:
+            continue  # check.crd_claims reports it, naming both installers
         if identity in seen:
             first = seen[identity]
             findings.append(

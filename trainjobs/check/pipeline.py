@@ -6,15 +6,16 @@ from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from trainjobs.check import crd_schema, k8s_schema
-from trainjobs.check.crd_versions import crd_version_findings
+from trainjobs.check.crd_claims import crd_claim_findings
 from trainjobs.check.names import metadata_problems, name_findings
 from trainjobs.check.placement import placement_findings
 from trainjobs.check.quantities import HINT as QUANTITY_HINT
 from trainjobs.check.quantities import pod_spec_paths, quantity_problems
+from trainjobs.check.rules import RuleContext, ignore_findings, rule_findings
 from trainjobs.errors import Finding, Severity, SpecError
 from trainjobs.render import RenderedObject, Rendering, render
 from trainjobs.spec.entry import JobEntry, Target
-from trainjobs.spec.stack import StackSpec
+from trainjobs.spec.stack import Profile, StackSpec
 
 __all__ = ["manifest_findings", "run", "template_findings"]
 
@@ -153,11 +154,16 @@ def _rules_of_broken_jobs(stack: StackSpec, broken: set[str]) -> list[Finding]:
 
 
 def run(
-    stack: StackSpec, *, target: Target | None = None, k8s_version: str | None = None
+    stack: StackSpec,
+    *,
+    target: Target | None = None,
+    k8s_version: str | None = None,
+    profile: Profile | None = None,
 ) -> Rendering:
     """Render ``stack`` and check everything; raise SpecError with every error found.
 
-    ``target`` overrides every job's target; ``k8s_version`` the stack's version.
+    ``target`` overrides every job's target; ``k8s_version`` the stack's version;
+    ``profile`` the stack's Pod Security Standards level (``trainjobs:podSecurity``).
     Warnings and advice come back in ``Rendering.findings``.
     """
     version = k8s_version or stack.k8s_version
@@ -192,10 +198,13 @@ def run(
         findings += _rules_of_broken_jobs(stack, broken)
         raise SpecError.from_findings([*findings, *rendering.findings])
     findings += rendering.findings
-    findings += crd_version_findings(rendering.jobs)
+    findings += crd_claim_findings(rendering.units)
     findings += placement_findings(stack, rendering)
     own = {(j.origin, j.job.api_version, j.job.kind) for j in rendering.jobs}
     findings += manifest_findings(rendering.objects, version, own)
+    findings += ignore_findings(stack)
+    context = RuleContext(profile=profile or stack.pod_security, k8s_version=version)
+    findings += rule_findings(rendering, context, stack.ignore)
     if any(f.severity is Severity.ERROR for f in findings):
         raise SpecError.from_findings(findings)
     return replace(rendering, findings=tuple(findings), k8s_version=version)

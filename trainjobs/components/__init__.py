@@ -8,6 +8,7 @@ registers every rendered manifest as a pulumi_kubernetes resource, so what
 from trainjobs.components.backends import NfsBackend, RedisBackend
 from trainjobs.components.edl import EdlController
 from trainjobs.components.job import InvalidJobError, TrainingJob, jobs_from_file
+from trainjobs.components.operators import JobSet, MPIOperator, Trainer, TrainingOperator
 from trainjobs.components.platform import InvalidResourceError, PlatformComponent
 from trainjobs.components.pools import GpuNodePool, GpuQueue
 from trainjobs.components.seeds import Caffe2Operator, DatasetJob, MSOperator, MSOperatorV2
@@ -21,12 +22,16 @@ __all__ = [
     "GpuQueue",
     "InvalidJobError",
     "InvalidResourceError",
+    "JobSet",
+    "MPIOperator",
     "MSOperator",
     "MSOperatorV2",
     "NfsBackend",
     "PlatformComponent",
     "RedisBackend",
+    "Trainer",
     "TrainingJob",
+    "TrainingOperator",
     "TrainingStack",
     "jobs_from_file",
     "program",

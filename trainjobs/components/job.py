@@ -14,6 +14,7 @@ from trainjobs.check import run
 from trainjobs.components.platform import PlatformComponent, register_objects
 from trainjobs.errors import Finding, SpecError
 from trainjobs.frameworks.base import JobResource
+from trainjobs.frameworks.gang import GangMechanism
 from trainjobs.render import RenderedJob
 from trainjobs.spec._findings import findings_from_validation_error
 from trainjobs.spec.entry import OPTIONS_KEY, TARGETS, JobEntry, JobOptions, Target, Wait
@@ -98,6 +99,8 @@ class TrainingJob(pulumi.ComponentResource):
         node_pool: a node pool component for every GPU replica, or a map of replica
             type to pool.
         queue: a queue component the job is admitted through.
+        gang: ``volcano`` or ``scheduler-plugins``: gang-schedule the job (on the pods
+            target trainjobs creates the PodGroup); overrides the job's ``trainjobs.gang``.
         wait: how long ``pulumi up`` waits for the job: ``none`` (default), ``running``
             or ``succeeded`` (see ``JobOptions.wait``).
         wait_timeout: how long it waits when it does, e.g. ``90m``; default 60m.
@@ -128,6 +131,7 @@ class TrainingJob(pulumi.ComponentResource):
         backend: PlatformComponent | None = None,
         node_pool: PlatformComponent | Mapping[str, PlatformComponent] | None = None,
         queue: PlatformComponent | None = None,
+        gang: GangMechanism | None = None,
         wait: Wait | None = None,
         wait_timeout: str | None = None,
         k8s_version: str = DEFAULT_K8S_VERSION,
@@ -142,6 +146,9 @@ class TrainingJob(pulumi.ComponentResource):
                 entry, used = _with_platform(_entry(job, target), backend, node_pool, queue)
                 if wait is not None or wait_timeout is not None:
                     entry = _with_wait(entry, wait, wait_timeout)
+                if gang is not None:
+                    options = entry.options.model_copy(update={"gang": gang})
+                    entry = JobEntry(entry.job, entry.framework, options, entry.path, entry.source)
                 platform = tuple(c.entry for c in used)
                 stack = StackSpec(jobs=(entry,), platform=platform)
                 rendering = run(stack, target=target, k8s_version=k8s_version)
@@ -182,7 +189,16 @@ def jobs_from_file(path: str | Path, *, target: Target | str | None = None) -> l
         # Named as the stack program names jobs, so a job moved between the two keeps
         # its URN; the alias keeps stacks made when this used the bare name.
         opts = pulumi.ResourceOptions(aliases=[pulumi.Alias(name=entry.job.name)])
-        job = TrainingJob(name, entry.job, target=chosen, opts=opts)
+        options = entry.options
+        job = TrainingJob(
+            name,
+            entry.job,
+            target=chosen,
+            gang=options.gang,
+            wait=options.wait,
+            wait_timeout=options.wait_timeout,
+            opts=opts,
+        )
         pulumi.export(f"{entry.job.name}.objects", job.objects)
         pulumi.export(f"{entry.job.name}.addresses", job.addresses)
         jobs.append(job)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -22,10 +22,15 @@ from trainjobs.errors import Finding
 from trainjobs.frameworks.lifecycle import Lifecycle, SuccessPolicy
 from trainjobs.k8s.structural import kubernetes_type
 
+if TYPE_CHECKING:
+    from trainjobs.frameworks.trainer_v2 import TrainerPlan
+
 __all__ = [
     "DEFAULT_NAMESPACE",
     "BackendBinding",
     "Framework",
+    "GangFacts",
+    "GangMember",
     "JobResource",
     "K8sModel",
     "KindRef",
@@ -206,6 +211,65 @@ class TemplateRef:
     replicas: int = 1
 
 
+@dataclass(frozen=True)
+class GangMember:
+    """One replica type of a gang: its pods join the job's PodGroup.
+
+    Attributes:
+        role: the replica type (``Worker``, ``Launcher`` …), as in :class:`TemplateRef`.
+        pods: how many pods it contributes.
+        task: the Volcano task name its pods are annotated with (``volcano.sh/task-spec``);
+            empty when the operator sets none.
+    """
+
+    role: str
+    pods: int
+    task: str = ""
+
+
+@dataclass(frozen=True)
+class GangFacts:
+    """What a framework's operator does when it gang-schedules a job (kubeflow-operators.md §5).
+
+    The generic gang mechanism (``frameworks.gang``) builds the PodGroup and decorates
+    the pods from these facts alone, so no framework carries its own copy of it.
+
+    Attributes:
+        members: the replica types whose pods join the gang, in the order their pods
+            count towards the computed ``minResources``.
+        min_member: ``minMember`` when ``schedulingPolicy.minAvailable`` is unset.
+        replace_scheduler_name: True when the operator overwrites a template's own
+            ``schedulerName`` (MPI Operator); False when it keeps it (Training Operator).
+        default_queue: the Volcano queue when ``schedulingPolicy.queue`` is unset (the
+            Training Operator says ``default``); empty: none.
+        queue_annotation: True when the job's annotation ``scheduling.volcano.sh/queue-name``
+            names the Volcano queue before the default (MPI Operator).
+        priority_roles: roles whose template ``priorityClassName`` becomes the PodGroup's
+            when ``schedulingPolicy.priorityClass`` is unset, first found wins.
+        default_timeout: ``scheduleTimeoutSeconds`` of a scheduler-plugins PodGroup when the
+            policy sets none; None: left out.
+        started_late: roles the operator creates only once the other pods are Ready
+            (the MPI launcher with ``WaitForWorkersReady``); a gang that waits for them
+            would never start.
+        unsupported: why the job cannot be gang-scheduled at all; empty: it can.
+    """
+
+    members: tuple[GangMember, ...]
+    min_member: int
+    replace_scheduler_name: bool = False
+    default_queue: str = "default"
+    queue_annotation: bool = False
+    priority_roles: tuple[str, ...] = ()
+    default_timeout: int | None = None
+    started_late: tuple[str, ...] = ()
+    unsupported: str = ""
+
+    @property
+    def pods(self) -> int:
+        """Every pod of the job."""
+        return sum(m.pods for m in self.members)
+
+
 class Framework(ABC):
     """One training runtime's custom resource and its operator's behaviour.
 
@@ -239,6 +303,9 @@ class Framework(ABC):
     when it has succeeded (``trainjobs: {wait: …}`` waits for them); empty when it sets none."""
     success_rule: ClassVar[str] = ""
     """When a job of this kind counts as succeeded, for users of the ``pods`` target."""
+    restart_policies: ClassVar[tuple[str, ...]] = ("Always", "OnFailure", "Never", "ExitCode")
+    """The replica ``restartPolicy`` values the operator accepts; default the four of
+    Kubeflow's common ReplicaSpec. The ``restart.framework`` check rule reads it."""
     listens_on_all_addresses: ClassVar[bool] = False
     """True when the runtime's servers bind their port on every address (TensorFlow's
     gRPC server binds ``0.0.0.0:<port>``), so replicas sharing one machine cannot share
@@ -288,6 +355,34 @@ class Framework(ABC):
     def operator_manifest(self, job: JobResource) -> Manifest:
         """The custom resource the operator consumes (the defaulted job)."""
         return job.to_manifest()
+
+    def trainer_plan(self, job: JobResource) -> tuple[TrainerPlan | None, list[Finding]]:
+        """The (defaulted) job for Kubeflow Trainer v2, the ``trainer`` target: its
+        runtime's ML policy and pod templates, and the node count; or None and findings
+        saying why it cannot be. Frameworks listing ``trainer`` in ``targets`` override it.
+        """
+        raise NotImplementedError(f"{self.name} has no trainer target")
+
+    def scheduling_policy(self, job: JobResource) -> dict[str, Any] | None:
+        """``spec.runPolicy.schedulingPolicy`` as plain data, or None when unset.
+
+        Every Kubeflow kind keeps it there; a framework whose custom resource has no
+        gang inputs returns None.
+        """
+        run_policy = getattr(getattr(job, "spec", None), "run_policy", None)
+        policy = getattr(run_policy, "scheduling_policy", None)
+        return policy.to_manifest() if isinstance(policy, K8sModel) else None
+
+    def gang_facts(self, job: JobResource) -> GangFacts:
+        """How the operator gang-schedules the (defaulted) job.
+
+        Default, the Training Operator's rule (§5.1): every replica type joins, named
+        by its lowercase type; ``minMember`` is the sum of all replicas.
+        """
+        members = tuple(
+            GangMember(ref.role, ref.replicas, ref.role.lower()) for ref in self.pod_templates(job)
+        )
+        return GangFacts(members, sum(m.pods for m in members))
 
     def success_policy(self, job: JobResource) -> SuccessPolicy:
         """Which replicas decide that the (defaulted) job succeeded.

@@ -64,6 +64,7 @@ from trainjobs.frameworks._mindspore_rules import (
 from trainjobs.frameworks._seed import compact_json, stable_base36
 from trainjobs.frameworks.base import (
     Framework,
+    GangFacts,
     JobResource,
     K8sModel,
     KindRef,
@@ -323,6 +324,16 @@ class MindSpore(Framework):
             str(rank),
         )
         return [{"name": n, "value": v} for n, v in zip(ENV_ORDER, values, strict=True)]
+
+    def gang_facts(self, job: JobResource) -> GangFacts:
+        """The MS operator makes no PodGroup and gives every pod ``spec.schedulerName``
+        (over the template's), so trainjobs cannot mark its pods as a gang."""
+        return GangFacts(
+            (),
+            0,
+            unsupported="the MS operator sets every pod's scheduler from spec.schedulerName "
+            "and creates no PodGroup",
+        )
 
     def expand_pods(self, job: JobResource) -> list[Manifest]:
         assert isinstance(job, MSJob)

@@ -44,6 +44,8 @@ from trainjobs.frameworks import mpi_pods
 from trainjobs.frameworks._mpi import containers, launcher_name, worker_name
 from trainjobs.frameworks.base import (
     Framework,
+    GangFacts,
+    GangMember,
     JobResource,
     K8sModel,
     KindRef,
@@ -54,6 +56,7 @@ from trainjobs.frameworks.base import (
 from trainjobs.frameworks.kubeflow_v1 import ReplicaSpec, RunPolicy
 from trainjobs.frameworks.lifecycle import Lifecycle, Replica, SuccessPolicy
 from trainjobs.frameworks.mpi_pods import ROOT_SSH_PATH
+from trainjobs.frameworks.trainer_v2 import ReplicatedJob, TrainerPlan, as_node
 from trainjobs.k8s.names import DNS1035_LABEL, LABEL_MAX
 
 __all__ = ["FRAMEWORK", "MPI", "MPIJob", "MPIJobSpec", "MPIRunPolicy"]
@@ -143,7 +146,9 @@ class MPI(Framework):
     operator = "MPI Operator v0.8"
     crd_file = "mpi-operator-v0.8/kubeflow.org_mpijobs.yaml"
     success_rule = "when the launcher's batch/v1 Job completes"
+    targets = ("operator", "pods", "trainer")
     replica_types: ClassVar[tuple[str, ...]] = _REPLICA_TYPES
+    restart_policies: ClassVar[tuple[str, ...]] = _RESTART_POLICIES
 
     def default(self, job: JobResource) -> JobResource:
         assert isinstance(job, MPIJob)
@@ -215,6 +220,81 @@ class MPI(Framework):
     def expand_pods(self, job: JobResource) -> list[Manifest]:
         assert isinstance(job, MPIJob)
         return mpi_pods.expand(job)
+
+    def trainer_plan(self, job: JobResource) -> tuple[TrainerPlan | None, list[Finding]]:
+        """The runtime's ``mpi`` policy (slots, SSH path, launcher as node) with two
+        replicated jobs, ``launcher`` (the trainer) and ``node`` (the workers), each
+        container[0] renamed ``node``; ``WaitForWorkersReady`` becomes the launcher's
+        ``dependsOn: node Ready``. Trainer v2.3 implements OpenMPI only."""
+        assert isinstance(job, MPIJob)
+        spec = job.spec
+        if spec.mpi_implementation != "OpenMPI":
+            return None, [
+                Finding(
+                    code="trainer.mpi_implementation",
+                    path="spec.mpiImplementation",
+                    message="Trainer v2.3 launches OpenMPI only",
+                    value=spec.mpi_implementation,
+                    hint="use OpenMPI, or the operator or pods target",
+                )
+            ]
+        specs = spec.mpi_replica_specs
+
+        def node(rtype: str, sshd: bool) -> dict[str, Any]:
+            template = specs[rtype].template
+            first = containers(template.get("spec") or {})[0]
+            out = as_node(template, str(first.get("name")))
+            main = containers(out["spec"])[0]
+            if sshd and not main.get("command") and not main.get("args"):
+                main["command"] = ["/usr/sbin/sshd", "-De"]
+            policy = specs[rtype].restart_policy
+            out["spec"]["restartPolicy"] = "Never" if policy == "ExitCode" else policy
+            return out
+
+        waits = spec.launcher_creation_policy == "WaitForWorkersReady"
+        launcher = ReplicatedJob(
+            "launcher", node("Launcher", False), trainer=True, depends_on=("node",) if waits else ()
+        )
+        jobs = [launcher]
+        if "Worker" in specs and job.replicas("Worker"):
+            workers = ReplicatedJob("node", node("Worker", True))
+            jobs = [workers, launcher] if waits else [launcher, workers]
+        nodes = job.replicas("Worker") + (1 if spec.run_launcher_as_worker else 0)
+        policy = {
+            "numProcPerNode": spec.slots_per_worker,
+            "mpiImplementation": "OpenMPI",
+            "sshAuthMountPath": spec.ssh_auth_mount_path,
+            "runLauncherAsNode": bool(spec.run_launcher_as_worker),
+        }
+        plan = TrainerPlan(
+            framework="mpi",
+            ml_policy={"numNodes": max(nodes, 1), "mpi": policy},
+            jobs=tuple(jobs),
+            num_nodes=max(nodes, 1),
+        )
+        return plan, []
+
+    def gang_facts(self, job: JobResource) -> GangFacts:
+        """The MPI Operator's gang (§5.2, pkg/controller/podgroup.go): launcher and
+        workers, no task names, ``minMember`` workers + 1, ``schedulerName`` always
+        overwritten; with ``WaitForWorkersReady`` the launcher comes only once every
+        worker is Ready."""
+        assert isinstance(job, MPIJob)
+        waits = job.spec.launcher_creation_policy == "WaitForWorkersReady"
+        workers = job.replicas("Worker")
+        return GangFacts(
+            members=(
+                GangMember("Launcher", job.replicas("Launcher")),
+                GangMember("Worker", workers),
+            ),
+            min_member=workers + 1,
+            replace_scheduler_name=True,
+            default_queue="",
+            queue_annotation=True,
+            priority_roles=("Launcher", "Worker"),
+            default_timeout=0,
+            started_late=("Launcher",) if waits else (),
+        )
 
     def success_policy(self, job: JobResource) -> SuccessPolicy:
         return SuccessPolicy(roles=("Launcher",), summary="the Launcher succeeds")

@@ -21,6 +21,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     env_var,
 )
 from trainjobs.frameworks.lifecycle import SuccessPolicy
+from trainjobs.frameworks.trainer_v2 import ReplicatedJob, TrainerPlan, as_node
 
 __all__ = ["FRAMEWORK", "ElasticPolicy", "PyTorch", "PyTorchJob", "PyTorchJobSpec", "RdzvConf"]
 
@@ -124,6 +125,7 @@ class PyTorch(KubeflowV1Framework):
     default_port = 23456
     default_restart_policy = "OnFailure"
     operator_name = "pytorchjob-controller"
+    targets = ("operator", "pods", "trainer")
     success_rule = (
         "with a Master: when the Master succeeds; otherwise when every Worker succeeds "
         "(elastic: when any Worker succeeds)"
@@ -349,6 +351,81 @@ class PyTorch(KubeflowV1Framework):
                 "spec": spec,
             }
         ]
+
+    def trainer_plan(self, job: JobResource) -> tuple[TrainerPlan | None, list[Finding]]:
+        """Every replica becomes a node of the runtime's ``torch`` policy (Master as node
+        0); the Worker's pod template (else the Master's) is the node template, its
+        ``pytorch`` container renamed ``node``. Trainer injects ``PET_*`` itself."""
+        assert isinstance(job, PyTorchJob)
+        findings: list[Finding] = []
+        base = f"spec.{self.replica_alias}"
+        specs = job.replica_specs
+        elastic = job.spec.elastic_policy
+        nodes = job.replicas("Master") + job.replicas("Worker")
+        dropped: list[Finding] = []
+        if elastic is not None:
+            dropped.append(
+                Finding(
+                    code="trainer.elastic",
+                    path="spec.elasticPolicy",
+                    message="Trainer v2.3 runs a fixed number of nodes (its torch policy has "
+                    f"no elastic mode): the TrainJob runs on {nodes} nodes, not "
+                    f"{elastic.min_replicas} to {elastic.max_replicas}",
+                    value=f"{elastic.min_replicas}:{elastic.max_replicas}",
+                    hint="set the replicas you want, or use the operator or pods target to "
+                    "keep elastic training",
+                    severity=Severity.WARNING,
+                )
+            )
+        source = "Worker" if "Worker" in specs else "Master"
+        if "Master" in specs and "Worker" in specs:
+            master, worker = (specs[r].template.get("spec") or {} for r in ("Master", "Worker"))
+            if master != worker:
+                findings.append(
+                    Finding(
+                        code="trainer.one_template",
+                        path=f"{base}.Master.template.spec",
+                        message="Trainer v2 starts every node from one pod template, but the "
+                        "Master's differs from the Worker's",
+                        hint="give Master the Worker's pod spec, or use the operator or pods "
+                        "target",
+                    )
+                )
+        policy = specs[source].restart_policy or self.default_restart_policy
+        if policy == "Always":
+            findings.append(
+                Finding(
+                    code="trainer.restart_policy",
+                    path=f"{base}.{source}.restartPolicy",
+                    message="Trainer runs nodes as Job pods, which restart OnFailure or Never",
+                    value=policy,
+                    hint="use OnFailure",
+                )
+            )
+        nproc = job.spec.nproc_per_node
+        if nproc in ("cpu", "gpu"):
+            findings.append(
+                Finding(
+                    code="trainer.nproc",
+                    path="spec.nprocPerNode",
+                    message="Trainer v2.3 takes a number of processes per node, or none for "
+                    "auto (one per GPU, else per CPU)",
+                    value=nproc,
+                    hint="write a number, e.g. '4', or remove it",
+                )
+            )
+        if findings:
+            return None, [*dropped, *findings]
+        node = as_node(specs[source].template, self.default_container, self.default_port_name)
+        node.setdefault("spec", {})["restartPolicy"] = "Never" if policy == "ExitCode" else policy
+        plan = TrainerPlan(
+            framework="torch",
+            ml_policy={"numNodes": nodes, "torch": {}},
+            jobs=(ReplicatedJob("node", node, trainer=True),),
+            num_nodes=nodes,
+            num_proc_per_node=int(nproc) if nproc and nproc.isdigit() else None,
+        )
+        return plan, dropped
 
     def addresses(self, job: Any) -> dict[str, str]:
         if "Master" in job.replica_specs:

@@ -32,6 +32,7 @@ class _Analyser(Emitter):
 
 
 _ANALYSER = _Analyser()
+_SHORT_ESCAPES: dict[str, str] = dict(Emitter.ESCAPE_REPLACEMENTS)
 
 
 @lru_cache(maxsize=65536)
@@ -52,24 +53,34 @@ def _scalar(text: str) -> str:
 
 
 def _double_quoted(text: str) -> str:
-    """Double-quoted, every character the YAML reader might refuse written as an escape."""
+    """Double-quoted, escaped exactly as PyYAML escapes (with ``allow_unicode``): the
+    characters YAML cannot hold raw, in PyYAML's short forms (``\\n``, ``\\t`` …) where
+    it has one."""
     out = ['"']
     for char in text:
-        if char == '"' or char == "\\":
-            out.append("\\" + char)
-        elif char.isprintable() and char != "\ufeff":
-            out.append(char)
-        else:
+        if char in '"\\\x85\u2028\u2029\ufeff' or not _yaml_printable(char):
+            short = _SHORT_ESCAPES.get(char)
             code = ord(char)
             out.append(
-                f"\\x{code:02x}"
+                "\\" + short
+                if short
+                else f"\\x{code:02X}"
                 if code <= 0xFF
-                else f"\\u{code:04x}"
+                else f"\\u{code:04X}"
                 if code <= 0xFFFF
-                else f"\\U{code:08x}"
+                else f"\\U{code:08X}"
             )
+        else:
+            out.append(char)
     out.append('"')
     return "".join(out)
+
+
+def _yaml_printable(char: str) -> bool:
+    """libyaml's test (PyYAML's C emitter) for a character it writes raw."""
+    return (
+        "\x20" <= char <= "\x7e" or "\xa0" <= char <= "\ud7ff" or "\ue000" <= char <= "\ufffd"
+    ) and char != "\ufeff"
 
 
 def _literal_ok(text: str) -> bool:

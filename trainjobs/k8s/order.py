@@ -29,6 +29,10 @@ _RANKS: dict[str, int] = {
     "ClusterRoleBinding": 31,
     "Role": 32,
     "RoleBinding": 33,
+    # Training runtimes are definitions a TrainJob names; Trainer's webhook rejects a
+    # TrainJob whose runtime does not exist yet.
+    "ClusterTrainingRuntime": 35,
+    "TrainingRuntime": 35,
     "Service": 40,
     # Gang-scheduling groups and queues must exist before their pods.
     "PodGroup": 45,

@@ -37,6 +37,7 @@ __all__ = [
     "CATEGORIES",
     "BackendKind",
     "Category",
+    "CheckExemption",
     "JobEffect",
     "PlatformKind",
     "PlatformMeta",
@@ -102,6 +103,22 @@ class Reference:
     path: str
     roles: tuple[str, ...] = ()
     target: str = ""
+
+
+@dataclass(frozen=True)
+class CheckExemption:
+    """A check rule one of a kind's objects breaks by design, and why.
+
+    Attributes:
+        code: the rule's code (``pss.baseline.host_path``; ``trainjobs check
+            --list-rules`` lists them). Name single rules, not whole groups: the
+            object stays checked by every other rule.
+        reason: why the object cannot meet the rule (what it does on the node), in
+            plain words for reviewers of the kind.
+    """
+
+    code: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -172,6 +189,20 @@ class PlatformKind(ABC):
         """How long ``pulumi up`` waits for one of its objects to become ready (``30m``);
         empty for the provider's default (10 minutes)."""
         return ""
+
+    def check_exemptions(
+        self, resource: PlatformResource, manifest: Manifest
+    ) -> Sequence[CheckExemption]:
+        """The check rules ``manifest`` (one of the resource's objects) breaks by design,
+        each with its reason; default none.
+
+        For platform components that legitimately need the node (a device plugin mounts
+        the kubelet's directory). The render writes the codes into the object's
+        ``trainjobs.dev/ignore-checks`` annotation, the same one a job's ``ignore``
+        writes, so ``trainjobs check`` and the policy pack both honour them; every other
+        rule still runs on the object.
+        """
+        return ()
 
     def apply_to_job(
         self, resource: PlatformResource, framework: Framework, job: JobResource, ref: Reference

@@ -12,12 +12,16 @@ from trainjobs.platform import (
     caffe2_operator,
     dataset,
     edl_controller,
+    jobset,
+    mpi_operator,
     ms_operator,
     ms_operator_v2,
     nfs,
     pools,
     queue,
     redis,
+    trainer,
+    training_operator,
 )
 from trainjobs.platform.base import Category, PlatformKind
 
@@ -48,6 +52,10 @@ class PlatformRegistry:
 _PLUGINS: tuple[PlatformKind, ...] = (
     redis.KIND,
     nfs.KIND,
+    training_operator.KIND,
+    mpi_operator.KIND,
+    trainer.KIND,
+    jobset.KIND,
     edl_controller.KIND,
     dataset.KIND,
     caffe2_operator.KIND,

@@ -5,7 +5,7 @@ Pure: no I/O, no pulumi. The checks in ``trainjobs.check`` run over the result;
 Pulumi components call.
 """
 
-from trainjobs.render.jobs import job_ref, render_job
+from trainjobs.render.jobs import IGNORE_ANNOTATION, job_ref, render_job, with_ignored
 from trainjobs.render.model import (
     RenderedJob,
     RenderedObject,
@@ -18,6 +18,7 @@ from trainjobs.render.resolve import PlatformIndex
 from trainjobs.render.stack import render, render_platform
 
 __all__ = [
+    "IGNORE_ANNOTATION",
     "PlatformIndex",
     "RenderedJob",
     "RenderedObject",
@@ -29,4 +30,5 @@ __all__ = [
     "render",
     "render_job",
     "render_platform",
+    "with_ignored",
 ]

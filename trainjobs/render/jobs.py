@@ -9,13 +9,22 @@ from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks.base import Framework, JobResource, Manifest
 from trainjobs.k8s.names import LABEL_MAX, dns1123_label_problem, dns1123_subdomain_problem
 from trainjobs.k8s.order import apply_rank
+from trainjobs.render.gang import apply_gang
 from trainjobs.render.lifecycle import job_lifecycle
 from trainjobs.render.model import RenderedJob, RenderedObject, UnitRef
 from trainjobs.render.resolve import PlatformIndex
 from trainjobs.spec.entry import JobEntry, Target
 from trainjobs.targets import expand
 
-__all__ = ["MAX_PODS_PER_JOB", "job_ref", "name_findings", "pod_count_findings", "render_job"]
+__all__ = [
+    "IGNORE_ANNOTATION",
+    "MAX_PODS_PER_JOB",
+    "job_ref",
+    "name_findings",
+    "pod_count_findings",
+    "render_job",
+    "with_ignored",
+]
 
 MAX_PODS_PER_JOB = 10_000
 """The most pods one job may run. More is a typo (``replicas: 100000000`` would
@@ -79,6 +88,29 @@ def pod_count_findings(framework: Framework, job: JobResource) -> list[Finding]:
     ]
 
 
+IGNORE_ANNOTATION = "trainjobs.dev/ignore-checks"
+"""Annotation naming the check rules silenced for an object (comma-separated codes).
+
+The render writes it from a job's ``trainjobs: {ignore: [...]}`` and from a platform
+kind's ``check_exemptions``; ``trainjobs check`` and the policy pack both read it, so
+a rule silenced for an object is silenced everywhere.
+"""
+
+
+def with_ignored(manifest: Manifest, codes: Sequence[str] | None) -> Manifest:
+    """``manifest`` carrying ``codes`` in its ``IGNORE_ANNOTATION``, beside any it
+    already names (unchanged when ``codes`` is empty)."""
+    if not codes:
+        return manifest
+    meta = dict(manifest.get("metadata") or {})
+    annotations = {**(meta.get("annotations") or {})}
+    present = str(annotations.get(IGNORE_ANNOTATION, ""))
+    known = [code.strip() for code in present.split(",") if code.strip()]
+    annotations[IGNORE_ANNOTATION] = ",".join(sorted({*known, *codes}))
+    meta["annotations"] = annotations
+    return {**manifest, "metadata": meta}
+
+
 def job_ref(entry: JobEntry) -> UnitRef:
     """``job <namespace>/<name>``."""
     return UnitRef("job", f"{entry.job.namespace}/{entry.job.name}")
@@ -94,6 +126,7 @@ def render_job(
 
     The platform resources the job's options name act on the defaulted job in the
     order backend, node pools, queue; each becomes a dependency of the job's unit.
+    Gang scheduling comes last, so its PodGroup counts the pods as they will be.
     """
     chosen: Target = target or entry.target(default_target)
     framework = entry.framework
@@ -121,10 +154,17 @@ def render_job(
     findings += [f.located(entry.source, entry.path) for f in pod_count_findings(framework, job)]
     if any(f.severity is Severity.ERROR for f in findings):
         return None, findings
+    gang = apply_gang(entry, job, chosen, index)
+    job = gang.job
+    findings += [f.located(entry.source, entry.path) for f in gang.findings]
+    extra += gang.manifests
+    if any(f.severity is Severity.ERROR for f in findings):
+        return None, findings
     manifests, problems = expand(entry, job, chosen)
     findings += [f.located(entry.source, entry.path) for f in problems]
-    ordered = sorted([*manifests, *extra], key=apply_rank)
     options = entry.options
+    ordered = sorted([*manifests, *extra], key=apply_rank)
+    ordered = [with_ignored(m, options.ignore) for m in ordered]
     lifecycles, waits = job_lifecycle(
         ordered, framework, options.wait, options.wait_timeout, entry.path
     )
@@ -140,7 +180,8 @@ def render_job(
         kind=job.kind,
         objects=objects,
         depends_on=tuple(depends_on),
-        outputs=framework.addresses(job),
+        # Trainer v2 names its own pods; the operator's addresses do not hold there.
+        outputs={} if chosen == "trainer" else framework.addresses(job),
         origin=entry.path,
         source=entry.source,
         entry=entry,

@@ -10,7 +10,7 @@ from trainjobs.frameworks.base import Manifest
 from trainjobs.k8s.names import LABEL_MAX, dns1123_label_problem, dns1123_subdomain_problem
 from trainjobs.k8s.order import apply_rank
 from trainjobs.platform.base import PlatformKind, PlatformResource
-from trainjobs.render.jobs import render_job
+from trainjobs.render.jobs import render_job, with_ignored
 from trainjobs.render.lifecycle import Lifecycle, base_lifecycle
 from trainjobs.render.model import RenderedObject, RenderedUnit, Rendering, UnitRef
 from trainjobs.render.resolve import PlatformIndex
@@ -63,9 +63,10 @@ def render_platform(
             findings += [problem.located(entry.source, entry.path)] if problem else []
         else:
             depends_on.append(UnitRef(found.plugin.category, found.key))
+    manifests = sorted(plugin.manifests_in(resource, index.resources), key=apply_rank)
     objects = tuple(
         RenderedObject(m, entry.path, entry.source, resource.name, _lifecycle(plugin, resource, m))
-        for m in sorted(plugin.manifests_in(resource, index.resources), key=apply_rank)
+        for m in (_with_exemptions(plugin, resource, m) for m in manifests)
     )
     unit = RenderedUnit(
         ref=UnitRef(plugin.category, entry.key),
@@ -77,6 +78,14 @@ def render_platform(
         source=entry.source,
     )
     return unit, findings
+
+
+def _with_exemptions(
+    plugin: PlatformKind, resource: PlatformResource, manifest: Manifest
+) -> Manifest:
+    """The object, naming in its ignore annotation the rules its kind exempts it from."""
+    codes = [e.code for e in plugin.check_exemptions(resource, manifest)]
+    return with_ignored(manifest, codes)
 
 
 def _lifecycle(plugin: PlatformKind, resource: PlatformResource, manifest: Manifest) -> Lifecycle:

@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from trainjobs.frameworks.base import Framework, JobResource, K8sModel
+from trainjobs.frameworks.gang import GangMechanism
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.platform.base import PlatformKind, PlatformResource, Reference
 
@@ -33,9 +34,9 @@ __all__ = [
     "Wait",
 ]
 
-Target = Literal["operator", "pods"]
+Target = Literal["operator", "pods", "trainer"]
 Wait = Literal["none", "running", "succeeded"]
-TARGETS: tuple[Target, ...] = ("operator", "pods")
+TARGETS: tuple[Target, ...] = ("operator", "pods", "trainer")
 OPTIONS_KEY = "trainjobs"
 """The key beside apiVersion/kind/metadata/spec that holds a job's trainjobs options."""
 
@@ -47,8 +48,9 @@ class JobOptions(K8sModel):
         default=None,
         description=(
             "operator: emit the custom resource for its operator. pods: emit the Pods and "
-            "Services the operator would create, no operator needed. Default: the stack's "
-            "target, else operator."
+            "Services the operator would create, no operator needed. trainer: a Kubeflow "
+            "Trainer v2 TrainJob and the ClusterTrainingRuntime it uses (PyTorch, MPI). "
+            "Default: the stack's target, else operator."
         ),
     )
     backend: str | None = Field(
@@ -68,6 +70,16 @@ class JobOptions(K8sModel):
     queue: str | None = Field(
         default=None, description="Name of a queue in the stack the job is admitted through."
     )
+    gang: GangMechanism | None = Field(
+        default=None,
+        description=(
+            "Gang scheduling: volcano (a Volcano PodGroup, pods scheduled by 'volcano') or "
+            "scheduler-plugins (a coscheduling PodGroup). On the pods target trainjobs "
+            "creates the PodGroup; on the operator target the operator does, if installed "
+            "with gang scheduling. Default: the mechanism of the stack's operator for this "
+            "kind, else none; inputs come from spec.runPolicy.schedulingPolicy."
+        ),
+    )
     wait: Wait = Field(
         default="none",
         description=(
@@ -80,6 +92,15 @@ class JobOptions(K8sModel):
     wait_timeout: str | None = Field(
         default=None,
         description="How long to wait when wait is running or succeeded, e.g. 90m; default 60m.",
+    )
+    ignore: list[str] | None = Field(
+        default=None,
+        description=(
+            "Check rules silenced for this job: rule codes or dotted prefixes, e.g. "
+            "[image.unpinned, pss.baseline.capabilities]; `trainjobs check --list-rules` "
+            "lists them. The job's objects carry them in the annotation "
+            "trainjobs.dev/ignore-checks, so the policy pack honours them too. Default none."
+        ),
     )
 
     @field_validator("wait_timeout")

@@ -33,7 +33,7 @@ from trainjobs.spec.entry import (
     PlatformEntry,
     Target,
 )
-from trainjobs.spec.stack import DEFAULT_K8S_VERSION, StackSpec
+from trainjobs.spec.stack import DEFAULT_K8S_VERSION, DEFAULT_PROFILE, PROFILES, Profile, StackSpec
 
 __all__ = [
     "CONFIG_NAMESPACE",
@@ -60,6 +60,8 @@ STACK_KEYS = {
     "target",
     "k8sVersion",
     "namespaces",
+    "podSecurity",
+    "ignore",
 }
 """Every ``trainjobs:<key>`` a stack config may set."""
 MAX_INPUT_BYTES = 20 * 1024 * 1024
@@ -462,6 +464,32 @@ def parse_stack(
             )
         )
         namespaces = []
+    profile: Profile = DEFAULT_PROFILE
+    raw_profile = values.get("podSecurity", DEFAULT_PROFILE)
+    if raw_profile in PROFILES:
+        profile = cast(Profile, raw_profile)
+    else:
+        findings.append(
+            _config_finding(
+                "podSecurity",
+                "unknown Pod Security Standards level",
+                raw_profile,
+                f"use one of {', '.join(PROFILES)}",
+                source,
+            )
+        )
+    ignore = values.get("ignore", [])
+    if not isinstance(ignore, list) or not all(isinstance(i, str) for i in ignore):
+        findings.append(
+            _config_finding(
+                "ignore",
+                "ignore must be a list of check rule codes",
+                ignore,
+                "e.g. ignore: [image.unpinned]; `trainjobs check --list-rules` lists the codes",
+                source,
+            )
+        )
+        ignore = []
     parsed = Parsed(findings=findings)
     for key, expect in LIST_KEYS.items():
         entries = values.get(key, [])
@@ -485,6 +513,8 @@ def parse_stack(
         k8s_version=k8s_version,
         namespaces=tuple(namespaces),
         source=source,
+        pod_security=profile,
+        ignore=tuple(ignore),
     )
 
 

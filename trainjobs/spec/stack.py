@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from trainjobs.platform.base import Category
 from trainjobs.spec.entry import JobEntry, PlatformEntry, Target
 
-__all__ = ["DEFAULT_K8S_VERSION", "StackSpec"]
+__all__ = ["DEFAULT_K8S_VERSION", "DEFAULT_PROFILE", "PROFILES", "Profile", "StackSpec"]
 
 DEFAULT_K8S_VERSION = "1.32"
 """Kubernetes version whose OpenAPI schema manifests are checked against by default."""
+
+Profile = Literal["baseline", "restricted"]
+"""A Pod Security Standards level the pods of a stack are checked against."""
+PROFILES: tuple[Profile, ...] = ("baseline", "restricted")
+DEFAULT_PROFILE: Profile = "baseline"
 
 
 @dataclass(frozen=True)
@@ -25,6 +31,10 @@ class StackSpec:
         namespaces: Namespaces the stack creates (rendered first); default none, so
             jobs go into namespaces that already exist.
         source: the file the stack came from.
+        pod_security: the Pod Security Standards level every pod is checked against
+            (``trainjobs:podSecurity``); default ``baseline``.
+        ignore: check rules silenced for the whole stack (``trainjobs:ignore``: rule
+            codes or dotted prefixes such as ``pss.restricted``); default none.
     """
 
     jobs: tuple[JobEntry, ...] = ()
@@ -33,6 +43,8 @@ class StackSpec:
     k8s_version: str = DEFAULT_K8S_VERSION
     namespaces: tuple[str, ...] = ()
     source: str = ""
+    pod_security: Profile = DEFAULT_PROFILE
+    ignore: tuple[str, ...] = ()
     config_keys: tuple[str, ...] = field(default=(), compare=False)
 
     def of_category(self, category: Category) -> list[PlatformEntry]:

@@ -1,15 +1,16 @@
-"""The target contract and the two built-in targets."""
+"""The target contract and the built-in targets: operator, pods, trainer."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from typing import ClassVar
 
-from trainjobs.errors import Finding
+from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks.base import JobResource, Manifest
+from trainjobs.frameworks.trainer_v2 import trainer_manifests
 from trainjobs.spec.entry import JobEntry, Target
 
-__all__ = ["TARGETS", "OperatorTarget", "PodsTarget", "TargetPlugin", "expand"]
+__all__ = ["TARGETS", "OperatorTarget", "PodsTarget", "TargetPlugin", "TrainerTarget", "expand"]
 
 
 class TargetPlugin(ABC):
@@ -21,6 +22,11 @@ class TargetPlugin(ABC):
     @abstractmethod
     def manifests(self, entry: JobEntry, job: JobResource) -> list[Manifest]:
         """The objects for ``job`` (already defaulted by its framework)."""
+
+    def render(self, entry: JobEntry, job: JobResource) -> tuple[list[Manifest], list[Finding]]:
+        """The objects, and findings for what the target cannot express; paths relative
+        to the job."""
+        return self.manifests(entry, job), []
 
 
 class OperatorTarget(TargetPlugin):
@@ -39,7 +45,48 @@ class PodsTarget(TargetPlugin):
         return entry.framework.expand_pods(job)
 
 
-TARGETS: dict[str, TargetPlugin] = {t.name: t for t in (OperatorTarget(), PodsTarget())}
+class TrainerTarget(TargetPlugin):
+    name = "trainer"
+    description = "a Kubeflow Trainer v2 TrainJob and the ClusterTrainingRuntime it uses"
+
+    def manifests(self, entry: JobEntry, job: JobResource) -> list[Manifest]:
+        return self.render(entry, job)[0]
+
+    def render(self, entry: JobEntry, job: JobResource) -> tuple[list[Manifest], list[Finding]]:
+        framework = entry.framework
+        plan, findings = framework.trainer_plan(job)
+        if plan is None:
+            return [], findings
+        run_policy = getattr(getattr(job, "spec", None), "run_policy", None)
+        objects = trainer_manifests(
+            job,
+            plan,
+            gang=entry.options.gang,
+            scheduling_policy=framework.scheduling_policy(job),
+            suspend=getattr(run_policy, "suspend", None),
+            active_deadline_seconds=getattr(run_policy, "active_deadline_seconds", None),
+            backoff_limit=getattr(run_policy, "backoff_limit", None),
+        )
+        ttl = getattr(run_policy, "ttl_seconds_after_finished", None)
+        if ttl is not None:
+            findings = [
+                *findings,
+                Finding(
+                    code="trainer.ttl",
+                    path="spec.runPolicy.ttlSecondsAfterFinished",
+                    message="a TrainJob is not deleted after it finishes; Trainer v2.3 has no "
+                    "such setting",
+                    value=ttl,
+                    hint="remove ttlSecondsAfterFinished, or delete finished TrainJobs yourself",
+                    severity=Severity.ADVICE,
+                ),
+            ]
+        return objects, findings
+
+
+TARGETS: dict[str, TargetPlugin] = {
+    t.name: t for t in (OperatorTarget(), PodsTarget(), TrainerTarget())
+}
 
 
 def expand(
@@ -57,4 +104,4 @@ def expand(
                 hint=f"use one of: {supported}",
             )
         ]
-    return TARGETS[target].manifests(entry, job), []
+    return TARGETS[target].render(entry, job)

@@ -2,9 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
+from trainjobs.check import run
+from trainjobs.errors import Finding, SpecError
 from trainjobs.platform.pools.spec import GpuNodePool
+from trainjobs.spec import parse_documents
+
+PLACEMENT_CODES = ("placement.", "pool.", "queue.", "ref.", "schedule.")
+"""Finding codes about node pools, queues, their references and where pods land.
+
+Tests about placement compare only these: the check rules (``ttl.unset`` advice,
+``resources.requests`` …) run on the same stacks and are tested in tests/check/rules/.
+"""
+
+
+def placement_only(findings: Iterable[Finding]) -> list[str]:
+    """The rendered findings whose codes are about placement (``PLACEMENT_CODES``)."""
+    return [f.render() for f in findings if f.code.startswith(PLACEMENT_CODES)]
+
+
+def placement_findings(*docs: dict[str, Any]) -> list[str]:
+    """The placement findings of checking ``docs`` (errors, warnings and advice), in order."""
+    try:
+        return placement_only(run(parse_documents(list(docs))).findings)
+    except SpecError as err:
+        return placement_only(err.findings)
 
 
 def pool_doc(name: str = "a100", provider: str = "karpenter", **spec: Any) -> dict[str, Any]:

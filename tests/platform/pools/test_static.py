@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from tests.platform.pools.docs import pool
 from trainjobs.check import k8s_schema
-from trainjobs.platform.pools.static import device_plugin
+from trainjobs.check.rules import RuleContext, object_violations
+from trainjobs.platform.pools.kind import KIND
+from trainjobs.platform.pools.static import DEVICE_PLUGIN_EXEMPTIONS, device_plugin
 
 
 def test_device_plugin_runs_on_the_pool_nodes_and_tolerates_their_taints() -> None:
@@ -36,3 +38,38 @@ def test_device_plugin_runs_on_the_pool_nodes_and_tolerates_their_taints() -> No
 def test_without_labels_or_feature_discovery_it_selects_no_nodes_in_particular() -> None:
     spec = device_plugin(pool(provider="static"))["spec"]["template"]["spec"]
     assert "nodeSelector" not in spec
+
+
+def test_device_plugin_requests_cpu_and_memory_and_uses_the_runtime_seccomp_profile() -> None:
+    spec = device_plugin(pool(provider="static"))["spec"]["template"]["spec"]
+    assert spec["securityContext"] == {"seccompProfile": {"type": "RuntimeDefault"}}
+    (container,) = spec["containers"]
+    # The Kubernetes add-on's requests for the NVIDIA device plugin; no limits, as NVIDIA's.
+    assert container["resources"] == {"requests": {"cpu": "50m", "memory": "10Mi"}}
+
+
+def test_the_device_plugin_is_exempt_from_exactly_the_rules_it_breaks() -> None:
+    static = pool(provider="static")
+    manifest = device_plugin(static)
+    broken = {
+        rule.code for rule, _ in object_violations(manifest, RuleContext(profile="restricted"))
+    }
+    assert (
+        broken
+        == {e.code for e in DEVICE_PLUGIN_EXEMPTIONS}
+        == {
+            "pss.baseline.host_path",
+            "pss.restricted.volume_types",
+            "pss.restricted.run_as_non_root",
+        }
+    )
+    assert all(e.reason for e in DEVICE_PLUGIN_EXEMPTIONS)
+    assert KIND.check_exemptions(static, manifest) == DEVICE_PLUGIN_EXEMPTIONS
+
+
+def test_only_a_static_pools_own_device_plugin_is_exempt() -> None:
+    static = pool(provider="static")
+    other = device_plugin(pool("t4", provider="static"))
+    assert KIND.check_exemptions(static, other) == ()
+    karpenter = pool()
+    assert [KIND.check_exemptions(karpenter, m) for m in KIND.manifests(karpenter)] == [(), ()]

@@ -14,7 +14,13 @@ from typing import ClassVar
 from trainjobs.errors import Finding
 from trainjobs.frameworks.base import Framework, JobResource, Manifest
 from trainjobs.k8s.quantity import QuantityError, parse_quantity
-from trainjobs.platform.base import JobEffect, PlatformKind, PlatformResource, Reference
+from trainjobs.platform.base import (
+    CheckExemption,
+    JobEffect,
+    PlatformKind,
+    PlatformResource,
+    Reference,
+)
 from trainjobs.platform.pools import karpenter, static
 from trainjobs.platform.pools.cloud import CloudPoolRequest, cloud_pool
 from trainjobs.platform.pools.placement import (
@@ -129,6 +135,13 @@ class GpuNodePoolKind(PlatformKind):
         if pool.spec.provider == "static":
             return static.manifests(pool)
         return []
+
+    def check_exemptions(
+        self, resource: PlatformResource, manifest: Manifest
+    ) -> tuple[CheckExemption, ...]:
+        """A static pool's device plugin mounts the kubelet's directory (``static``)."""
+        pool = self._pool(resource)
+        return static.exemptions(pool, manifest) if pool.spec.provider == "static" else ()
 
     def cloud_pool(self, resource: PlatformResource) -> CloudPoolRequest | None:
         """The cloud node pool the component registers (gke, eks, aks); None otherwise."""

@@ -1,0 +1,38 @@
+"""The rule registry: one place for codes, severities and docs; the README is generated."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.paths import ROOT
+from trainjobs.check.rules import RULES, Rule, RuleRegistry, rules_table
+from trainjobs.errors import Severity
+
+
+def test_codes_are_unique_dotted_and_documented() -> None:
+    assert len(RULES) == len(set(RULES.codes())) == 24
+    for rule in RULES:
+        assert rule.code.count(".") >= 1 and rule.code == rule.code.lower()
+        assert rule.title and rule.docs.endswith("."), rule.code
+        assert (rule.level is not None) == rule.code.startswith("pss."), rule.code
+
+
+def test_a_code_registered_twice_is_refused() -> None:
+    rule = Rule("x.y", Severity.ERROR, "t", "d.", lambda m, c: [])
+    with pytest.raises(ValueError, match="share a code"):
+        RuleRegistry([rule, rule])
+
+
+def test_group_matching_for_ignore_entries() -> None:
+    assert RULES.matches("pss.restricted")
+    assert RULES.matches("image.unpinned")
+    assert RULES.matches("image")
+    assert not RULES.matches("imag")
+    assert RULES.matches("pss")
+    assert not RULES.matches("pss.restrict")
+
+
+def test_readme_lists_every_rule_as_the_registry_says() -> None:
+    """Regenerate the table with ``trainjobs.check.rules.rules_table()``."""
+    readme = (ROOT / "README.md").read_text()
+    assert rules_table() in readme

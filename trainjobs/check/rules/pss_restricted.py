@@ -1,0 +1,175 @@
+"""Pod Security Standards, restricted level: current pod hardening, beyond baseline.
+
+Checked with ``--profile restricted`` (or ``trainjobs:podSecurity: restricted``).
+Most training images run as root and install packages at start-up, so expect
+findings here for upstream examples; the platform workloads trainjobs renders
+itself (the Redis backend …) meet this level.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from trainjobs.check.rules.model import RuleContext, Violation
+from trainjobs.check.rules.sites import PodSite, containers
+from trainjobs.errors import NO_VALUE
+
+__all__ = [
+    "RESTRICTED_VOLUMES",
+    "capabilities",
+    "privilege_escalation",
+    "run_as_non_root",
+    "run_as_user",
+    "seccomp",
+    "volume_types",
+]
+
+RESTRICTED_VOLUMES = frozenset(
+    {
+        "configMap",
+        "csi",
+        "downwardAPI",
+        "emptyDir",
+        "ephemeral",
+        "persistentVolumeClaim",
+        "projected",
+        "secret",
+    }
+)
+"""Volume sources a restricted pod may use."""
+
+_HINT = "or add `trainjobs: {{ignore: [pss.restricted.{control}]}}` if the namespace is baseline"
+
+
+def _security_context(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    context = obj.get("securityContext")
+    return context if isinstance(context, Mapping) else {}
+
+
+def _name(container: Mapping[str, Any]) -> str:
+    return repr(container.get("name"))
+
+
+def volume_types(site: PodSite, ctx: RuleContext) -> Iterator[Violation]:
+    """Volumes other than the core kinds and PersistentVolumeClaims."""
+    volumes = site.spec.get("volumes")
+    for index, volume in enumerate(volumes if isinstance(volumes, list) else []):
+        if not isinstance(volume, Mapping):
+            continue
+        for source in sorted(set(volume) - {"name"} - RESTRICTED_VOLUMES):
+            yield Violation(
+                site.at(f"spec.volumes[{index}].{source}"),
+                f"volume {volume.get('name')!r} is a {source} volume",
+                source,
+                "mount it through a PersistentVolume and a persistentVolumeClaim volume, "
+                + _HINT.format(control="volume_types"),
+            )
+
+
+def privilege_escalation(site: PodSite, ctx: RuleContext) -> Iterator[Violation]:
+    """Containers that may gain privileges (setuid binaries)."""
+    if not site.is_linux:
+        return
+    for path, container in containers(site.spec):
+        value = _security_context(container).get("allowPrivilegeEscalation")
+        if value is not False:
+            yield Violation(
+                site.at(f"{path}.securityContext.allowPrivilegeEscalation"),
+                f"container {_name(container)} does not set allowPrivilegeEscalation: false",
+                value if value is not None else NO_VALUE,
+                "set securityContext.allowPrivilegeEscalation: false, "
+                + _HINT.format(control="privilege_escalation"),
+            )
+
+
+def run_as_non_root(site: PodSite, ctx: RuleContext) -> Iterator[Violation]:
+    """Containers that may run as root."""
+    pod = _security_context(site.spec).get("runAsNonRoot")
+    hint = (
+        "set spec.securityContext.runAsNonRoot: true with a non-zero runAsUser the image "
+        "can run as, " + _HINT.format(control="run_as_non_root")
+    )
+    if pod is False:
+        yield Violation(
+            site.at("spec.securityContext.runAsNonRoot"), "the pod may run as root", False, hint
+        )
+    for path, container in containers(site.spec):
+        own = _security_context(container).get("runAsNonRoot")
+        if own is False or (own is None and pod is not True):
+            yield Violation(
+                site.at(f"{path}.securityContext.runAsNonRoot"),
+                f"container {_name(container)} may run as root",
+                own if own is not None else NO_VALUE,
+                hint,
+            )
+
+
+def run_as_user(site: PodSite, ctx: RuleContext) -> Iterator[Violation]:
+    """An explicit root user id."""
+    places = [("spec", _security_context(site.spec))]
+    places += [(path, _security_context(c)) for path, c in containers(site.spec)]
+    for path, context in places:
+        if context.get("runAsUser") == 0:
+            yield Violation(
+                site.at(f"{path}.securityContext.runAsUser"),
+                "runs as user 0 (root)",
+                0,
+                "use a non-zero user id, " + _HINT.format(control="run_as_user"),
+            )
+
+
+def seccomp(site: PodSite, ctx: RuleContext) -> Iterator[Violation]:
+    """A seccomp profile must be set: RuntimeDefault or a Localhost profile."""
+    if not site.is_linux:
+        return
+    allowed = ("RuntimeDefault", "Localhost")
+    profile = _security_context(site.spec).get("seccompProfile")
+    pod = profile.get("type") if isinstance(profile, Mapping) else None
+    hint = "set spec.securityContext.seccompProfile.type: RuntimeDefault, " + _HINT.format(
+        control="seccomp"
+    )
+    if pod is not None and pod not in allowed:
+        yield Violation(
+            site.at("spec.securityContext.seccompProfile.type"), "no seccomp profile", pod, hint
+        )
+        return
+    if pod is not None:
+        return
+    for path, container in containers(site.spec):
+        own = _security_context(container).get("seccompProfile")
+        kind = own.get("type") if isinstance(own, Mapping) else None
+        if kind not in allowed:
+            yield Violation(
+                site.at(f"{path}.securityContext.seccompProfile.type"),
+                f"container {_name(container)} has no seccomp profile and the pod sets none",
+                kind if kind is not None else NO_VALUE,
+                hint,
+            )
+
+
+def capabilities(site: PodSite, ctx: RuleContext) -> Iterator[Violation]:
+    """Containers must drop ALL capabilities and may add back only NET_BIND_SERVICE."""
+    if not site.is_linux:
+        return
+    for path, container in containers(site.spec):
+        caps = _security_context(container).get("capabilities")
+        caps = caps if isinstance(caps, Mapping) else {}
+        drop = caps.get("drop")
+        if not isinstance(drop, list) or "ALL" not in drop:
+            yield Violation(
+                site.at(f"{path}.securityContext.capabilities.drop"),
+                f"container {_name(container)} does not drop ALL capabilities",
+                drop if drop is not None else NO_VALUE,
+                "set securityContext.capabilities.drop: [ALL], "
+                + _HINT.format(control="capabilities"),
+            )
+        added = caps.get("add")
+        for index, capability in enumerate(added if isinstance(added, list) else []):
+            if capability != "NET_BIND_SERVICE":
+                yield Violation(
+                    site.at(f"{path}.securityContext.capabilities.add[{index}]"),
+                    f"container {_name(container)} adds capability {capability}",
+                    capability,
+                    "add only NET_BIND_SERVICE, " + _HINT.format(control="capabilities"),
+                )

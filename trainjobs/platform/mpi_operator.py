@@ -1,0 +1,228 @@
+"""MPIOperator: the Kubeflow MPI Operator v0.8 install (MPIJob ``kubeflow.org/v2beta1``).
+
+Objects, as ``deploy/v2beta1/mpi-operator.yaml`` of kubeflow/mpi-operator release-0.8
+lists them (kubeflow-operators.md §6.2), every one labelled with the four upstream
+labels: Namespace ``mpi-operator``, the MPIJob CRD, ServiceAccount, the Kubeflow
+aggregated ClusterRoles ``kubeflow-mpijobs-admin|edit|view``, ClusterRole and
+ClusterRoleBinding ``mpi-operator`` and Deployment ``mpi-operator``. No Service, no
+webhook.
+
+RBAC: upstream grants ``*`` on MPIJobs, leases and PodGroups, and on Volcano queues and
+two retired scheduling groups the v0.8 controller never calls. trainjobs grants by
+default only the verbs the controller uses (``rbac: least-privilege``); ``rbac:
+upstream`` reproduces the upstream rules exactly, and a warning says so.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from trainjobs.errors import Finding
+from trainjobs.frameworks.base import Manifest
+from trainjobs.platform.base import PlatformResource
+from trainjobs.platform.install import (
+    WILDCARD,
+    Rule,
+    aggregated_cluster_role,
+    cluster_role,
+    cluster_role_binding,
+    crd,
+    deployment,
+    namespace,
+    service_account,
+)
+from trainjobs.platform.operator import (
+    GangScheduler,
+    OperatorKind,
+    OperatorSpec,
+    gang_prerequisite,
+    wildcard_findings,
+)
+
+__all__ = ["DEFAULT_IMAGE", "MPIOperator", "MPIOperatorKind", "MPIOperatorSpec"]
+
+NAME = "mpi-operator"
+DEFAULT_IMAGE = "mpioperator/mpi-operator:0.8.0"
+"""The v0.8.0 release image. Upstream's release-0.8 manifest names the floating tag
+``0.8``; trainjobs pins the release (override with ``spec.image``)."""
+CRD_FILE = "mpi-operator-v0.8/kubeflow.org_mpijobs.yaml"
+LABELS = {
+    "app": NAME,
+    "app.kubernetes.io/component": "mpijob",
+    "app.kubernetes.io/name": NAME,
+    "kustomize.component": NAME,
+}
+AGGREGATE = "rbac.authorization.kubeflow.org/aggregate-to-"
+JOB_VERBS = ("get", "list", "watch", "create", "delete", "deletecollection", "patch", "update")
+
+
+class MPIOperatorSpec(OperatorSpec):
+    """``spec`` of an MPIOperator."""
+
+    gang_scheduler: str | None = Field(
+        default=None,
+        description=(
+            "--gang-scheduling: 'volcano' for Volcano PodGroups, any other name for "
+            "scheduler-plugins coscheduling with that scheduler. Default off."
+        ),
+    )
+    rbac: Literal["least-privilege", "upstream"] = Field(
+        default="least-privilege",
+        description=(
+            "least-privilege (default): only the verbs the v0.8 controller uses. upstream: "
+            "the release's rules verbatim, '*' on MPIJobs, leases, PodGroups and queues."
+        ),
+    )
+    aggregate_roles: bool = Field(
+        default=True,
+        description=(
+            "Install the ClusterRoles kubeflow-mpijobs-admin|edit|view that Kubeflow's "
+            "user roles aggregate; default true, as upstream."
+        ),
+    )
+
+
+class MPIOperator(PlatformResource):
+    """An MPIOperator document."""
+
+    kind: Literal["MPIOperator"] = "MPIOperator"
+    spec: MPIOperatorSpec = Field(default_factory=MPIOperatorSpec)
+
+
+class MPIOperatorKind(OperatorKind):
+    """Renders the MPI Operator v0.8 install."""
+
+    kind = "MPIOperator"
+    model: ClassVar[type[PlatformResource]] = MPIOperator
+    title = "Kubeflow MPI Operator v0.8 (MPIJob kubeflow.org/v2beta1)"
+    default_namespace = "mpi-operator"
+    version = "v0.8"
+
+    def _spec(self, resource: PlatformResource) -> MPIOperatorSpec:
+        assert isinstance(resource, MPIOperator)
+        return resource.spec
+
+    def served_kinds(self, resource: PlatformResource) -> tuple[tuple[str, str], ...]:
+        return (("kubeflow.org/v2beta1", "MPIJob"),)
+
+    def gang(self, resource: PlatformResource) -> GangScheduler | None:
+        flag = self._spec(resource).gang_scheduler
+        return GangScheduler.from_flag(flag) if flag else None
+
+    def validate(self, resource: PlatformResource) -> list[Finding]:
+        return [
+            *wildcard_findings(
+                self.rules(resource),
+                "spec.rbac",
+                "use rbac: least-privilege unless the operator fails for a missing permission",
+            ),
+            *gang_prerequisite(self._spec(resource).gang_scheduler),
+        ]
+
+    def rules(self, resource: PlatformResource) -> list[Rule]:
+        """The ClusterRole ``mpi-operator``: upstream's, or only what v0.8 calls."""
+        upstream = self._spec(resource).rbac == "upstream"
+        every = (WILDCARD,)
+        common = [
+            Rule(
+                ("",), ("configmaps", "secrets", "services"), ("create", "list", "watch", "update")
+            ),
+            Rule(("",), ("pods",), ("create", "get", "list", "watch", "delete", "update", "patch")),
+            Rule(("",), ("pods/exec",), ("create",)),
+            Rule(("",), ("endpoints",), ("create", "get", "update")),
+            Rule(("",), ("events",), ("create", "patch")),
+            Rule(("batch",), ("jobs",), ("create", "list", "update", "watch")),
+            Rule(("apiextensions.k8s.io",), ("customresourcedefinitions",), ("create", "get")),
+        ]
+        priority = Rule(("scheduling.k8s.io",), ("priorityclasses",), ("get", "list", "watch"))
+        if upstream:
+            return [
+                *common,
+                Rule(("kubeflow.org",), ("mpijobs", "mpijobs/finalizers", "mpijobs/status"), every),
+                Rule(("coordination.k8s.io",), ("leases",), every),
+                Rule(
+                    ("scheduling.incubator.k8s.io", "scheduling.sigs.dev", "scheduling.volcano.sh"),
+                    ("queues", "podgroups"),
+                    every,
+                ),
+                Rule(("scheduling.x-k8s.io",), ("podgroups",), every),
+                priority,
+            ]
+        # The controller lists and watches MPIJobs, writes their status, owns objects
+        # through them (finalizers), elects a leader with a Lease, and manages PodGroups.
+        podgroup_verbs = ("create", "delete", "get", "list", "update", "watch")
+        return [
+            *common,
+            Rule(("kubeflow.org",), ("mpijobs",), ("get", "list", "watch", "update", "patch")),
+            Rule(("kubeflow.org",), ("mpijobs/finalizers",), ("update",)),
+            Rule(("kubeflow.org",), ("mpijobs/status",), ("get", "update", "patch")),
+            Rule(("coordination.k8s.io",), ("leases",), ("create", "get", "update")),
+            Rule(("scheduling.volcano.sh",), ("podgroups",), podgroup_verbs),
+            Rule(("scheduling.x-k8s.io",), ("podgroups",), podgroup_verbs),
+            priority,
+        ]
+
+    def manifests(self, resource: PlatformResource) -> list[Manifest]:
+        spec = self._spec(resource)
+        ns = str(self.namespace(resource))
+        objects: list[Manifest] = []
+        if spec.create_namespace:
+            objects.append(namespace(ns, LABELS))
+        objects.append(crd(CRD_FILE, LABELS))
+        objects.append(service_account(NAME, ns, LABELS))
+        if spec.aggregate_roles:
+            job_rule = Rule(("kubeflow.org",), ("mpijobs", "mpijobs/status"), JOB_VERBS)
+            view_rule = Rule(
+                ("kubeflow.org",), ("mpijobs", "mpijobs/status"), ("get", "list", "watch")
+            )
+            objects += [
+                aggregated_cluster_role(
+                    "kubeflow-mpijobs-admin",
+                    {f"{AGGREGATE}kubeflow-mpijobs-admin": "true"},
+                    {**LABELS, f"{AGGREGATE}kubeflow-admin": "true"},
+                ),
+                cluster_role(
+                    "kubeflow-mpijobs-edit",
+                    [job_rule],
+                    {
+                        **LABELS,
+                        f"{AGGREGATE}kubeflow-edit": "true",
+                        f"{AGGREGATE}kubeflow-mpijobs-admin": "true",
+                    },
+                ),
+                cluster_role(
+                    "kubeflow-mpijobs-view",
+                    [view_rule],
+                    {**LABELS, f"{AGGREGATE}kubeflow-view": "true"},
+                ),
+            ]
+        objects += [
+            cluster_role(NAME, self.rules(resource), LABELS),
+            cluster_role_binding(NAME, NAME, NAME, ns, LABELS),
+            deployment(
+                NAME,
+                ns,
+                LABELS,
+                self._pod_spec(resource, ns),
+                pod_annotations={"sidecar.istio.io/inject": "false"},
+            ),
+        ]
+        return objects
+
+    def _pod_spec(self, resource: PlatformResource, ns: str) -> dict[str, Any]:
+        spec = self._spec(resource)
+        args = ["-alsologtostderr", f"--lock-namespace={ns}"]
+        if spec.gang_scheduler:
+            args.append(f"--gang-scheduling={spec.gang_scheduler}")
+        container: dict[str, Any] = {
+            "args": args,
+            "image": spec.image or DEFAULT_IMAGE,
+            "name": NAME,
+        }
+        spec.apply_resources(container)
+        return {"containers": [container], "serviceAccountName": NAME}
+
+
+KIND = MPIOperatorKind()

@@ -1,0 +1,135 @@
+"""The operator contract: an installable controller that runs jobs of some kinds.
+
+Operator kinds (TrainingOperator, MPIOperator, Trainer, JobSet) are platform kinds of
+category ``operator``. Besides their objects they state what the rest of trainjobs
+needs to know about them: which job kinds they run (so a job can depend on the
+operator that runs it) and whether they were installed with gang scheduling on
+(so a job's ``runPolicy.schedulingPolicy`` is honoured, or a finding says it is not).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from trainjobs.errors import Finding, Severity
+from trainjobs.frameworks.base import K8sModel, deep_copy
+from trainjobs.frameworks.gang import (
+    DEFAULT_COSCHEDULER,
+    GANG_MECHANISMS,
+    VOLCANO,
+    GangMechanism,
+    GangScheduler,
+)
+from trainjobs.platform.base import Category, PlatformKind, PlatformResource
+from trainjobs.platform.install import Rule
+
+__all__ = [
+    "DEFAULT_COSCHEDULER",
+    "GANG_MECHANISMS",
+    "VOLCANO",
+    "GangMechanism",
+    "GangScheduler",
+    "OperatorKind",
+    "OperatorSpec",
+    "gang_prerequisite",
+    "wildcard_findings",
+]
+
+
+class OperatorSpec(K8sModel):
+    """Options every operator install has."""
+
+    image: str | None = Field(
+        default=None, description="Controller image; default the pinned upstream image."
+    )
+    create_namespace: bool = Field(
+        default=True,
+        description=(
+            "true: the install creates its Namespace, as the upstream standalone install "
+            "does; false: the namespace exists already (or the stack's namespaces list "
+            "creates it). Default true."
+        ),
+    )
+    resources: dict[str, dict[str, str | int]] | None = Field(
+        default=None,
+        description=(
+            "The controller container's resources (requests, limits). Default: what the "
+            "upstream install sets, which for TrainingOperator, MPIOperator and Trainer is "
+            "nothing (`trainjobs check` warns); set requests so the scheduler keeps room "
+            "for the controller."
+        ),
+    )
+
+    def apply_resources(self, container: dict[str, Any]) -> None:
+        """Write ``resources`` into the controller container when the user set them."""
+        if self.resources is not None:
+            container["resources"] = deep_copy(self.resources)
+
+
+class OperatorKind(PlatformKind):
+    """An operator install: its objects, the job kinds it runs, its gang scheduler."""
+
+    category: ClassVar[Category] = "operator"
+    job_target: ClassVar[str] = "operator"
+    """The target whose objects this operator consumes (``operator`` or ``trainer``)."""
+    version: ClassVar[str] = ""
+    """The upstream release the objects reproduce, e.g. ``v1.9.4``."""
+
+    def served_kinds(self, resource: PlatformResource) -> tuple[tuple[str, str], ...]:
+        """(apiVersion, kind) of every custom resource this install runs; default none."""
+        return ()
+
+    def serves(self, resource: PlatformResource, api_version: str, kind: str) -> bool:
+        """Whether this install runs custom resources of ``api_version``/``kind``."""
+        return (api_version, kind) in self.served_kinds(resource)
+
+    def gang(self, resource: PlatformResource) -> GangScheduler | None:
+        """The gang scheduler the install was configured with; None: gang scheduling off."""
+        return None
+
+    def describe(self, resource: PlatformResource) -> str:
+        """``TrainingOperator 'kubeflow' (v1.9.4)`` for messages."""
+        return f"{self.kind} {resource.name!r} ({self.version})"
+
+
+def wildcard_findings(rules: Sequence[Rule], path: str, fix: str) -> list[Finding]:
+    """A warning when an install grants wildcard RBAC (only on explicit request)."""
+    wild = [r for r in rules if r.is_wildcard]
+    if not wild:
+        return []
+    granted = sorted(
+        {f"{'/'.join(r.api_groups) or 'core'}: {', '.join(r.resources)}" for r in wild}
+    )
+    return [
+        Finding(
+            code="operator.rbac_wildcard",
+            path=path,
+            message=f"the operator is granted '*' on {'; '.join(granted)}",
+            value="upstream",
+            hint=fix,
+            severity=Severity.WARNING,
+        )
+    ]
+
+
+def gang_prerequisite(flag: str | None) -> list[Finding]:
+    """Advice that a gang-scheduling operator needs its scheduler's PodGroup CRD first."""
+    if not flag:
+        return []
+    scheduler = GangScheduler.from_flag(flag)
+    group = "scheduling.volcano.sh" if scheduler.mechanism == "volcano" else "scheduling.x-k8s.io"
+    what = "Volcano" if scheduler.mechanism == "volcano" else "scheduler-plugins (coscheduling)"
+    return [
+        Finding(
+            code="operator.gang_prerequisite",
+            path="spec.gangScheduler",
+            message=f"the operator stops at start unless the PodGroup CRD podgroups.{group} "
+            f"exists; {what} must be installed in the cluster",
+            value=flag,
+            hint=f"install {what} before this stack (its CRD is not part of the operator)",
+            severity=Severity.ADVICE,
+        )
+    ]

@@ -1,0 +1,332 @@
+"""Trainer: the Kubeflow Trainer v2.3.0 install (TrainJob, TrainingRuntime, ClusterTrainingRuntime).
+
+Objects, as ``manifests/overlays/manager`` of kubeflow/trainer v2.3.0 builds them
+(kubeflow-operators.md §6.3): Namespace ``kubeflow-system``, the three CRDs,
+ServiceAccount, ClusterRole and ClusterRoleBinding
+``kubeflow-trainer-controller-manager``, the public Role/RoleBinding/ConfigMap
+``kubeflow-trainer-public`` (the SDK reads the version from it), ConfigMap
+``kubeflow-trainer-config`` (the controller's ``Configuration``), the empty webhook
+certificate Secret, Service and Deployment ``kubeflow-trainer-controller-manager``,
+MutatingWebhookConfiguration ``defaulter.trainer.kubeflow.org`` and
+ValidatingWebhookConfiguration ``validator.trainer.kubeflow.org`` — and, unless
+``installJobSet: false``, the JobSet v0.12.0 controller in the same namespace
+(see ``platform.jobset``).
+
+The controller configuration is written from typed data, so its text differs from
+upstream's file (no licence header, no comments); its content is the same.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from trainjobs.errors import Finding, Severity
+from trainjobs.frameworks.base import Manifest
+from trainjobs.k8s.yamlio import dump_one
+from trainjobs.platform.base import PlatformResource
+from trainjobs.platform.install import (
+    Rule,
+    Webhook,
+    cluster_role,
+    cluster_role_binding,
+    config_map,
+    crd,
+    deployment,
+    group_role_binding,
+    namespace,
+    role,
+    secret,
+    service,
+    service_account,
+    webhook_configuration,
+)
+from trainjobs.platform.jobset import DEFAULT_IMAGE as JOBSET_IMAGE
+from trainjobs.platform.jobset import jobset_objects
+from trainjobs.platform.operator import OperatorKind, OperatorSpec
+
+__all__ = ["DEFAULT_IMAGE", "Trainer", "TrainerKind", "TrainerSpec"]
+
+VERSION = "v2.3.0"
+DEFAULT_IMAGE = f"ghcr.io/kubeflow/trainer/trainer-controller-manager:{VERSION}"
+NAME = "kubeflow-trainer-controller-manager"
+PUBLIC = "kubeflow-trainer-public"
+CONFIG = "kubeflow-trainer-config"
+CERT_SECRET = "kubeflow-trainer-webhook-cert"
+LABELS = {
+    "app.kubernetes.io/name": "trainer",
+    "app.kubernetes.io/component": "manager",
+    "app.kubernetes.io/part-of": "kubeflow",
+}
+CRD_FILES = tuple(
+    f"trainer-{VERSION}/trainer.kubeflow.org_{plural}.yaml"
+    for plural in ("clustertrainingruntimes", "trainingruntimes", "trainjobs")
+)
+API = "trainer.kubeflow.org"
+WEBHOOK_OPT_OUT = {
+    "matchExpressions": [
+        {"key": f"{API}/webhook-validation", "operator": "NotIn", "values": ["disabled"]}
+    ]
+}
+
+
+def controller_configuration() -> dict[str, Any]:
+    """The controller's ``Configuration`` (upstream's controller_manager_config.yaml)."""
+    return {
+        "apiVersion": "config.trainer.kubeflow.org/v1alpha1",
+        "kind": "Configuration",
+        "health": {
+            "healthProbeBindAddress": ":8081",
+            "readinessEndpointName": "readyz",
+            "livenessEndpointName": "healthz",
+        },
+        "metrics": {"bindAddress": ":8443", "secureServing": True},
+        "webhook": {"port": 9443, "host": ""},
+        "leaderElection": {
+            "leaderElect": True,
+            "resourceName": API,
+            "resourceNamespace": "",
+            "leaseDuration": "15s",
+            "renewDeadline": "10s",
+            "retryPeriod": "2s",
+        },
+        "controller": {
+            "groupKindConcurrency": {
+                f"TrainJob.{API}": 5,
+                f"TrainingRuntime.{API}": 1,
+                f"ClusterTrainingRuntime.{API}": 1,
+            }
+        },
+        "certManagement": {
+            "enable": True,
+            "webhookServiceName": NAME,
+            "webhookSecretName": CERT_SECRET,
+        },
+        "clientConnection": {"qps": 50, "burst": 100},
+        "statusServer": {"port": 10443, "qps": 5, "burst": 10},
+    }
+
+
+class TrainerSpec(OperatorSpec):
+    """``spec`` of a Trainer."""
+
+    install_jobset: bool = Field(
+        default=True,
+        alias="installJobSet",
+        description=(
+            "true (default): install the JobSet v0.12.0 controller beside Trainer, as the "
+            "upstream manager overlay does. false: JobSet is installed already (a JobSet "
+            "operator in this stack, or by the cluster's admins)."
+        ),
+    )
+    jobset_image: str = Field(
+        default=JOBSET_IMAGE,
+        alias="jobSetImage",
+        description=f"JobSet controller image; default {JOBSET_IMAGE}.",
+    )
+
+
+class Trainer(PlatformResource):
+    """A Trainer document."""
+
+    kind: Literal["Trainer"] = "Trainer"
+    spec: TrainerSpec = Field(default_factory=TrainerSpec)
+
+
+class TrainerKind(OperatorKind):
+    """Renders the Kubeflow Trainer v2.3.0 install."""
+
+    kind = "Trainer"
+    model: ClassVar[type[PlatformResource]] = Trainer
+    title = "Kubeflow Trainer v2.3.0 (TrainJob, ClusterTrainingRuntime) with JobSet"
+    default_namespace = "kubeflow-system"
+    job_target = "trainer"
+    version = VERSION
+
+    def _spec(self, resource: PlatformResource) -> TrainerSpec:
+        assert isinstance(resource, Trainer)
+        return resource.spec
+
+    def served_kinds(self, resource: PlatformResource) -> tuple[tuple[str, str], ...]:
+        kinds = (f"{API}/v1alpha1", "TrainJob")
+        return (kinds,)
+
+    def validate(self, resource: PlatformResource) -> list[Finding]:
+        if self._spec(resource).install_jobset:
+            return []
+        return [
+            Finding(
+                code="operator.jobset_external",
+                path="spec.installJobSet",
+                message="Trainer runs every TrainJob as a JobSet; JobSet v0.12.0 must be "
+                "installed before Trainer starts",
+                value=False,
+                hint="add a JobSet operator to this stack, or install JobSet in the cluster",
+                severity=Severity.ADVICE,
+            )
+        ]
+
+    def rules(self) -> list[Rule]:
+        """The ClusterRole ``kubeflow-trainer-controller-manager`` (role.yaml)."""
+        crud = ("create", "get", "list", "patch", "update", "watch")
+        return [
+            Rule(("",), ("configmaps", "secrets"), crud),
+            Rule(("",), ("limitranges",), ("get", "list", "watch")),
+            Rule(("", "events.k8s.io"), ("events",), ("create", "patch", "update", "watch")),
+            Rule(
+                ("admissionregistration.k8s.io",),
+                ("mutatingwebhookconfigurations", "validatingwebhookconfigurations"),
+                ("get", "list", "update", "watch"),
+            ),
+            Rule(("coordination.k8s.io",), ("leases",), ("create", "get", "list", "update")),
+            Rule(
+                ("jobset.x-k8s.io",),
+                ("jobsets",),
+                ("create", "delete", "get", "list", "patch", "update", "watch"),
+            ),
+            Rule(("node.k8s.io",), ("runtimeclasses",), ("get", "list", "watch")),
+            Rule(("scheduling.volcano.sh", "scheduling.x-k8s.io"), ("podgroups",), crud),
+            Rule(
+                (API,),
+                ("clustertrainingruntimes", "trainingruntimes", "trainjobs"),
+                ("get", "list", "patch", "update", "watch"),
+            ),
+            Rule(
+                (API,),
+                (
+                    "clustertrainingruntimes/finalizers",
+                    "trainingruntimes/finalizers",
+                    "trainjobs/finalizers",
+                    "trainjobs/status",
+                ),
+                ("get", "patch", "update"),
+            ),
+        ]
+
+    def manifests(self, resource: PlatformResource) -> list[Manifest]:
+        spec = self._spec(resource)
+        ns = str(self.namespace(resource))
+        objects: list[Manifest] = [namespace(ns)] if spec.create_namespace else []
+        objects += [crd(f) for f in CRD_FILES]
+        public_rule = Rule(("",), ("configmaps",), ("get", "list", "watch"), (PUBLIC,))
+        objects += [
+            service_account(NAME, ns),
+            role(PUBLIC, ns, [public_rule]),
+            cluster_role(NAME, self.rules()),
+            group_role_binding(PUBLIC, ns, PUBLIC, "system:authenticated"),
+            cluster_role_binding(NAME, NAME, NAME, ns),
+            config_map(
+                CONFIG, ns, {"controller_manager_config.yaml": dump_one(controller_configuration())}
+            ),
+            config_map(PUBLIC, ns, {"kubeflow_trainer_version": VERSION}),
+            secret(CERT_SECRET, ns, empty_data=True),
+            service(
+                NAME,
+                ns,
+                [
+                    {"name": "monitoring-port", "port": 8443, "targetPort": "metrics"},
+                    {
+                        "name": "webhook-server",
+                        "port": 443,
+                        "protocol": "TCP",
+                        "targetPort": "webhook",
+                    },
+                    {
+                        "name": "status-server",
+                        "port": 10443,
+                        "protocol": "TCP",
+                        "targetPort": "status-server",
+                    },
+                ],
+                {"app.kubernetes.io/component": "manager"},
+            ),
+            deployment(NAME, ns, LABELS, self._pod_spec(spec), replicas=None),
+            *self._webhooks(ns),
+        ]
+        if spec.install_jobset:
+            objects += jobset_objects(ns, spec.jobset_image)
+        return objects
+
+    def _pod_spec(self, spec: TrainerSpec) -> dict[str, Any]:
+        def probe(path: str, delay: int, period: int) -> dict[str, Any]:
+            return {
+                "httpGet": {"path": path, "port": "health"},
+                "initialDelaySeconds": delay,
+                "periodSeconds": period,
+                "timeoutSeconds": 3,
+            }
+
+        ports = [("health", 8081), ("metrics", 8443), ("webhook", 9443), ("status-server", 10443)]
+        container = {
+            "args": ["--config=/controller_manager_config.yaml", "--zap-log-level=2"],
+            "image": spec.image or DEFAULT_IMAGE,
+            "livenessProbe": probe("/healthz", 15, 20),
+            "name": "manager",
+            "ports": [{"containerPort": p, "name": n, "protocol": "TCP"} for n, p in ports],
+            "readinessProbe": probe("/readyz", 10, 15),
+            "securityContext": {
+                "allowPrivilegeEscalation": False,
+                "capabilities": {"drop": ["ALL"]},
+                "readOnlyRootFilesystem": True,
+                "runAsNonRoot": True,
+                "seccompProfile": {"type": "RuntimeDefault"},
+            },
+            "volumeMounts": [
+                {
+                    "mountPath": "/controller_manager_config.yaml",
+                    "name": CONFIG,
+                    "readOnly": True,
+                    "subPath": "controller_manager_config.yaml",
+                },
+                {
+                    "mountPath": "/tmp/k8s-webhook-server/serving-certs",
+                    "name": "cert",
+                    "readOnly": True,
+                },
+            ],
+        }
+        spec.apply_resources(container)
+        return {
+            "containers": [container],
+            "serviceAccountName": NAME,
+            "volumes": [
+                {"configMap": {"name": CONFIG}, "name": CONFIG},
+                {"name": "cert", "secret": {"defaultMode": 420, "secretName": CERT_SECRET}},
+            ],
+        }
+
+    def _webhooks(self, ns: str) -> list[Manifest]:
+        def hook(kind: str, verb: str, plural: str, opt_out: bool) -> Webhook:
+            return Webhook(
+                name=f"{verb}.{kind}.{API}",
+                path=f"/{'mutate' if verb == 'defaulter' else 'validate'}-trainer-kubeflow-org-v1alpha1-{kind}",  # noqa: E501
+                api_group=API,
+                api_versions=("v1alpha1",),
+                resources=(plural,),
+                object_selector=WEBHOOK_OPT_OUT if opt_out else None,
+            )
+
+        return [
+            webhook_configuration(
+                "MutatingWebhookConfiguration",
+                f"defaulter.{API}",
+                NAME,
+                ns,
+                [hook("trainjob", "defaulter", "trainjobs", False)],
+            ),
+            webhook_configuration(
+                "ValidatingWebhookConfiguration",
+                f"validator.{API}",
+                NAME,
+                ns,
+                [
+                    hook("clustertrainingruntime", "validator", "clustertrainingruntimes", True),
+                    hook("trainingruntime", "validator", "trainingruntimes", True),
+                    hook("trainjob", "validator", "trainjobs", False),
+                ],
+            ),
+        ]
+
+
+KIND = TrainerKind()

@@ -1,0 +1,365 @@
+"""TrainingOperator: the Kubeflow Training Operator v1 install (standalone overlay).
+
+Objects, as ``manifests/overlays/standalone`` of kubeflow/trainer at the chosen tag
+builds them (kubeflow-operators.md §6.1): Namespace ``kubeflow``, one CRD per
+enabled job kind, ServiceAccount, ClusterRole and ClusterRoleBinding
+``training-operator``, the empty Secret the operator writes its webhook certificate
+into, Service ``training-operator`` (metrics 8080, webhook 443→9443), Deployment
+``training-operator`` and ValidatingWebhookConfiguration
+``validator.training-operator.kubeflow.org``.
+
+``version: v1.8.1`` is the last release with MXJob (its webhook replaces JAXJob's,
+and it has no JAXJob at all); everything else is the same shape with v1.8.1's image
+and CRDs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from trainjobs.errors import Finding
+from trainjobs.frameworks.base import Manifest
+from trainjobs.platform.base import PlatformResource
+from trainjobs.platform.install import (
+    Rule,
+    Webhook,
+    cluster_role,
+    cluster_role_binding,
+    crd,
+    deployment,
+    namespace,
+    secret,
+    service,
+    service_account,
+    webhook_configuration,
+)
+from trainjobs.platform.operator import (
+    GangScheduler,
+    OperatorKind,
+    OperatorSpec,
+    gang_prerequisite,
+)
+
+__all__ = ["IMAGES", "SCHEMES", "TrainingOperator", "TrainingOperatorKind", "TrainingOperatorSpec"]
+
+Version = Literal["v1.9.4", "v1.8.1"]
+NAME = "training-operator"
+"""Name of the ServiceAccount, RBAC, Service and Deployment (fixed upstream: the
+operator's certificate rotator looks its Service and Secret up by these names)."""
+CERT_SECRET = "training-operator-webhook-cert"
+WEBHOOK_CONFIG = "validator.training-operator.kubeflow.org"
+SELECTOR = {"control-plane": "kubeflow-training-operator"}
+APP = {"app": NAME}
+
+IMAGES: dict[str, str] = {
+    "v1.9.4": "ghcr.io/kubeflow/training-v1/training-operator:v1-93c5489",
+    "v1.8.1": "kubeflow/training-operator:v1-04f9f13",
+}
+"""The image each release's standalone overlay pins."""
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """One job kind the operator can run (``--enable-scheme``)."""
+
+    kind: str
+    plural: str
+    webhook: bool = True
+    """Whether a validating webhook admits it (MPIJob v1 is checked in the controller)."""
+    webhook_deletes: bool = False
+    """Whether the webhook also sees DELETE (v1.8.1's MXJob webhook does)."""
+
+    def crd_file(self, version: str) -> str:
+        return f"training-operator-{version}/kubeflow.org_{self.plural}.yaml"
+
+
+SCHEMES: dict[str, tuple[Scheme, ...]] = {
+    "v1.9.4": (
+        Scheme("TFJob", "tfjobs"),
+        Scheme("PyTorchJob", "pytorchjobs"),
+        Scheme("XGBoostJob", "xgboostjobs"),
+        Scheme("MPIJob", "mpijobs", webhook=False),
+        Scheme("PaddleJob", "paddlejobs"),
+        Scheme("JAXJob", "jaxjobs"),
+    ),
+    "v1.8.1": (
+        Scheme("TFJob", "tfjobs"),
+        Scheme("MXJob", "mxjobs", webhook_deletes=True),
+        Scheme("PyTorchJob", "pytorchjobs"),
+        Scheme("XGBoostJob", "xgboostjobs"),
+        Scheme("MPIJob", "mpijobs", webhook=False),
+        Scheme("PaddleJob", "paddlejobs"),
+    ),
+}
+"""The kinds each release runs, in the order its install lists their CRDs."""
+
+ALL_VERBS = ("create", "delete", "get", "list", "patch", "update", "watch")
+
+
+class TrainingOperatorSpec(OperatorSpec):
+    """``spec`` of a TrainingOperator."""
+
+    version: Version = Field(
+        default="v1.9.4",
+        description="Release to install: v1.9.4 (default) or v1.8.1 (the last with MXJob).",
+    )
+    enabled_schemes: list[str] | None = Field(
+        default=None,
+        description=(
+            "Job kinds the operator runs (--enable-scheme), e.g. [TFJob, PyTorchJob]; only "
+            "their CRDs, webhooks and RBAC are installed. Default every kind of the release "
+            "(v1.9.4: TFJob, PyTorchJob, XGBoostJob, MPIJob, PaddleJob, JAXJob)."
+        ),
+    )
+    gang_scheduler: str | None = Field(
+        default=None,
+        description=(
+            "--gang-scheduler-name: 'volcano' for Volcano PodGroups, any other name for "
+            "scheduler-plugins coscheduling with that scheduler (e.g. "
+            "scheduler-plugins-scheduler). The PodGroup CRD must be installed. Default off."
+        ),
+    )
+
+
+class TrainingOperator(PlatformResource):
+    """A TrainingOperator document."""
+
+    kind: Literal["TrainingOperator"] = "TrainingOperator"
+    spec: TrainingOperatorSpec = Field(default_factory=TrainingOperatorSpec)
+
+
+class TrainingOperatorKind(OperatorKind):
+    """Renders the Training Operator v1 install."""
+
+    kind = "TrainingOperator"
+    model: ClassVar[type[PlatformResource]] = TrainingOperator
+    title = "Kubeflow Training Operator v1 (TFJob, PyTorchJob, XGBoostJob, MPIJob v1 …)"
+    default_namespace = "kubeflow"
+    version = "v1.9.4 or v1.8.1"
+
+    def _spec(self, resource: PlatformResource) -> TrainingOperatorSpec:
+        assert isinstance(resource, TrainingOperator)
+        return resource.spec
+
+    def describe(self, resource: PlatformResource) -> str:
+        return f"{self.kind} {resource.name!r} ({self._spec(resource).version})"
+
+    def schemes(self, resource: PlatformResource) -> tuple[Scheme, ...]:
+        """The enabled schemes, in the release's order."""
+        spec = self._spec(resource)
+        every = SCHEMES[spec.version]
+        if spec.enabled_schemes is None:
+            return every
+        wanted = {s.lower() for s in spec.enabled_schemes}
+        return tuple(s for s in every if s.kind.lower() in wanted)
+
+    def validate(self, resource: PlatformResource) -> list[Finding]:
+        spec = self._spec(resource)
+        if spec.enabled_schemes is None:
+            return gang_prerequisite(spec.gang_scheduler)
+        known = {s.kind.lower(): s.kind for s in SCHEMES[spec.version]}
+        findings = []
+        if not spec.enabled_schemes:
+            findings.append(
+                Finding(
+                    code="operator.schemes_empty",
+                    path="spec.enabledSchemes",
+                    message="an operator that runs no job kind installs nothing useful",
+                    value=[],
+                    hint=f"name at least one of {', '.join(known.values())}, or drop the field",
+                )
+            )
+        for i, name in enumerate(spec.enabled_schemes):
+            if name.lower() in known:
+                continue
+            other = next(v for v in SCHEMES if v != spec.version)
+            elsewhere = any(s.kind.lower() == name.lower() for s in SCHEMES[other])
+            hint = (
+                f"{name} needs version: {other}"
+                if elsewhere
+                else f"use one of {', '.join(known.values())}"
+            )
+            findings.append(
+                Finding(
+                    code="operator.scheme_unknown",
+                    path=f"spec.enabledSchemes[{i}]",
+                    message=f"Training Operator {spec.version} does not run {name}",
+                    value=name,
+                    hint=hint,
+                )
+            )
+        return [*findings, *gang_prerequisite(spec.gang_scheduler)]
+
+    def served_kinds(self, resource: PlatformResource) -> tuple[tuple[str, str], ...]:
+        return tuple(("kubeflow.org/v1", s.kind) for s in self.schemes(resource))
+
+    def gang(self, resource: PlatformResource) -> GangScheduler | None:
+        flag = self._spec(resource).gang_scheduler
+        return GangScheduler.from_flag(flag) if flag else None
+
+    def rules(self, resource: PlatformResource) -> list[Rule]:
+        """The ClusterRole's rules (role.yaml), job rules for the enabled kinds only."""
+        core = [
+            Rule(("",), ("configmaps",), ("create", "list", "update", "watch")),
+            Rule(("",), ("events",), ALL_VERBS),
+            Rule(("",), ("pods",), ALL_VERBS),
+            Rule(("",), ("pods/exec",), ("create",)),
+            Rule(("",), ("secrets",), ("get", "list", "update", "watch")),
+            Rule(("",), ("serviceaccounts",), ("create", "get", "list", "watch")),
+            Rule(("",), ("services",), ("create", "delete", "get", "list", "watch")),
+            Rule(
+                ("admissionregistration.k8s.io",),
+                ("validatingwebhookconfigurations",),
+                ("get", "list", "update", "watch"),
+            ),
+            Rule(("autoscaling",), ("horizontalpodautoscalers",), ALL_VERBS),
+        ]
+        jobs: list[Rule] = []
+        for plural in sorted(s.plural for s in self.schemes(resource)):
+            jobs += [
+                Rule(("kubeflow.org",), (plural,), ALL_VERBS),
+                Rule(("kubeflow.org",), (f"{plural}/finalizers",), ("update",)),
+                Rule(("kubeflow.org",), (f"{plural}/status",), ("get", "patch", "update")),
+            ]
+        rest = [
+            Rule(
+                ("rbac.authorization.k8s.io",),
+                ("rolebindings",),
+                ("create", "list", "update", "watch"),
+            ),
+            Rule(("rbac.authorization.k8s.io",), ("roles",), ("create", "list", "update", "watch")),
+            Rule(("scheduling.volcano.sh",), ("podgroups",), ALL_VERBS),
+            Rule(("scheduling.x-k8s.io",), ("podgroups",), ALL_VERBS),
+        ]
+        return [*core, *jobs, *rest]
+
+    def _args(self, resource: PlatformResource) -> list[str]:
+        spec = self._spec(resource)
+        args = []
+        if spec.enabled_schemes is not None and len(self.schemes(resource)) < len(
+            SCHEMES[spec.version]
+        ):
+            args += [f"--enable-scheme={s.kind.lower()}" for s in self.schemes(resource)]
+        if spec.gang_scheduler:
+            args.append(f"--gang-scheduler-name={spec.gang_scheduler}")
+        return args
+
+    def _pod_spec(self, resource: PlatformResource) -> dict[str, Any]:
+        spec = self._spec(resource)
+        container: dict[str, Any] = {"command": ["/manager"]}
+        args = self._args(resource)
+        if args:
+            container["args"] = args
+        container.update(
+            {
+                "image": spec.image or IMAGES[spec.version],
+                "name": NAME,
+                "ports": [
+                    {"containerPort": 8080},
+                    {"containerPort": 9443, "name": "webhook-server", "protocol": "TCP"},
+                ],
+                "env": [
+                    {
+                        "name": "MY_POD_NAMESPACE",
+                        "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}},
+                    },
+                    {
+                        "name": "MY_POD_NAME",
+                        "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}},
+                    },
+                ],
+                "securityContext": {"allowPrivilegeEscalation": False},
+                "volumeMounts": [
+                    {
+                        "mountPath": "/tmp/k8s-webhook-server/serving-certs",
+                        "name": "cert",
+                        "readOnly": True,
+                    }
+                ],
+                "livenessProbe": _probe("/healthz", 15, 20),
+                "readinessProbe": _probe("/readyz", 10, 15),
+            }
+        )
+        spec.apply_resources(container)
+        return {
+            "containers": [container],
+            "serviceAccountName": NAME,
+            "terminationGracePeriodSeconds": 10,
+            "volumes": [
+                {"name": "cert", "secret": {"defaultMode": 420, "secretName": CERT_SECRET}}
+            ],
+        }
+
+    def manifests(self, resource: PlatformResource) -> list[Manifest]:
+        spec = self._spec(resource)
+        ns = str(self.namespace(resource))
+        objects: list[Manifest] = []
+        if spec.create_namespace:
+            objects.append(namespace(ns))
+        schemes = self.schemes(resource)
+        objects += [crd(s.crd_file(spec.version)) for s in schemes]
+        objects += [
+            service_account(NAME, ns, APP),
+            cluster_role(NAME, self.rules(resource)),
+            cluster_role_binding(NAME, NAME, NAME, ns, APP),
+            secret(CERT_SECRET, ns, empty_data=True),
+            service(
+                NAME,
+                ns,
+                [
+                    {"name": "monitoring-port", "port": 8080, "targetPort": 8080},
+                    {"name": "webhook-server", "port": 443, "protocol": "TCP", "targetPort": 9443},
+                ],
+                SELECTOR,
+                labels=APP,
+                annotations={
+                    "prometheus.io/path": "/metrics",
+                    "prometheus.io/scrape": "true",
+                    "prometheus.io/port": "8080",
+                },
+                service_type="ClusterIP",
+            ),
+            deployment(
+                NAME,
+                ns,
+                SELECTOR,
+                self._pod_spec(resource),
+                pod_annotations={"sidecar.istio.io/inject": "false"},
+            ),
+        ]
+        hooks = [
+            Webhook(
+                name=f"validator.{s.kind.lower()}.training-operator.kubeflow.org",
+                path=f"/validate-kubeflow-org-v1-{s.kind.lower()}",
+                api_group="kubeflow.org",
+                api_versions=("v1",),
+                resources=(s.plural,),
+                operations=("CREATE", "UPDATE", "DELETE")
+                if s.webhook_deletes
+                else ("CREATE", "UPDATE"),
+            )
+            for s in sorted(schemes, key=lambda s: s.plural)
+            if s.webhook
+        ]
+        if hooks:
+            objects.append(
+                webhook_configuration(
+                    "ValidatingWebhookConfiguration", WEBHOOK_CONFIG, NAME, ns, hooks, SELECTOR
+                )
+            )
+        return objects
+
+
+def _probe(path: str, delay: int, period: int) -> dict[str, Any]:
+    return {
+        "httpGet": {"path": path, "port": 8081},
+        "initialDelaySeconds": delay,
+        "periodSeconds": period,
+        "timeoutSeconds": 3,
+    }
+
+
+KIND = TrainingOperatorKind()

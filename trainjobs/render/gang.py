@@ -1,0 +1,300 @@
+"""Gang scheduling of one job: which mechanism, who creates the PodGroup, is it coherent.
+
+The mechanism is the job's ``trainjobs.gang`` option, else the gang scheduler of the
+stack's operator that runs the job's kind. On the ``pods`` target trainjobs creates
+the PodGroup and decorates the pods (``frameworks.gang``); on the ``operator`` target
+the operator does both, so only the checks run. Every finding names the field to
+change, with the numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from trainjobs.errors import NO_VALUE, Finding, Severity
+from trainjobs.frameworks.base import Framework, GangFacts, JobResource, Manifest
+from trainjobs.frameworks.gang import (
+    DEFAULT_COSCHEDULER,
+    GangScheduler,
+    gang_templates,
+    min_member,
+    pod_group,
+)
+from trainjobs.platform.operator import OperatorKind
+from trainjobs.render.resolve import PlatformIndex
+from trainjobs.spec.entry import OPTIONS_KEY, JobEntry, PlatformEntry, Target
+
+__all__ = ["KUEUE_QUEUE_LABEL", "GangEffect", "apply_gang"]
+
+POLICY = "spec.runPolicy.schedulingPolicy"
+KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+
+
+@dataclass(frozen=True)
+class GangEffect:
+    """The job after gang scheduling, the objects it adds, and the findings."""
+
+    job: JobResource
+    manifests: list[Manifest] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+
+def _operator(entry: JobEntry, index: PlatformIndex) -> PlatformEntry | None:
+    kind = entry.framework.kind
+    for found in index.entries:
+        plugin = found.plugin
+        if isinstance(plugin, OperatorKind) and plugin.serves(
+            found.resource, kind.api_version, kind.kind
+        ):
+            return found
+    return None
+
+
+def _named(found: PlatformEntry) -> str:
+    return f"{found.path} ({found.plugin.kind} {found.resource.name!r})"
+
+
+def apply_gang(
+    entry: JobEntry, job: JobResource, target: Target, index: PlatformIndex
+) -> GangEffect:
+    """Gang-schedule the (defaulted) job on ``target``; paths are relative to the job."""
+    framework = entry.framework
+    policy = framework.scheduling_policy(job)
+    asked = entry.options.gang
+    if target == "trainer":
+        # The runtime's podGroupPolicy carries the gang (targets.TrainerTarget).
+        if policy is None:
+            return GangEffect(job)
+        if not asked:
+            return GangEffect(job, findings=[_no_mechanism()])
+        ignored = [k for k in ("minAvailable", "priorityClass", "minResources") if k in policy]
+        return GangEffect(
+            job,
+            findings=[
+                Finding(
+                    code="gang.ignored_field",
+                    path=f"{POLICY}.{key}",
+                    message=f"Trainer v2 gangs every pod of the TrainJob; {key} is ignored",
+                    value=policy[key],
+                    hint=f"remove {key}, or use the operator or pods target",
+                    severity=Severity.ADVICE,
+                )
+                for key in ignored
+            ],
+        )
+    operator = _operator(entry, index)
+    installed = (
+        operator.plugin.gang(operator.resource)
+        if operator and isinstance(operator.plugin, OperatorKind)
+        else None
+    )
+    if target == "operator" and operator is None and asked is None:
+        if policy is None:
+            return GangEffect(job)
+        return GangEffect(job, findings=[_unenforced_policy(None)])
+    mechanism = asked or (installed.mechanism if installed else None)
+    findings: list[Finding] = []
+    if target == "operator" and operator is not None:
+        findings += _operator_mismatch(operator, installed, asked, policy)
+    if mechanism is None:
+        if policy is not None and target == "pods":
+            findings.append(_unenforced_policy("pods"))
+        return GangEffect(job, findings=findings)
+    scheduler = (
+        installed
+        if installed and installed.mechanism == mechanism
+        else GangScheduler.default(mechanism)
+    )
+    facts = framework.gang_facts(job)
+    if facts.unsupported or not facts.members:
+        reason = facts.unsupported or "its pods come from no pod template trainjobs can mark"
+        findings.append(
+            Finding(
+                code="gang.unsupported",
+                path=f"{OPTIONS_KEY}.gang",
+                message=f"a {framework.kind.kind} cannot be gang-scheduled: {reason}",
+                value=mechanism,
+                hint=f"remove {OPTIONS_KEY}.gang",
+            )
+        )
+        return GangEffect(job, findings=findings)
+    findings += _coherence(entry, framework, job, facts, policy or {}, scheduler, target)
+    if target != "pods" or any(f.severity is Severity.ERROR for f in findings):
+        return GangEffect(job, findings=findings)
+    decorated = gang_templates(framework, job, scheduler)
+    return GangEffect(decorated, [pod_group(framework, job, scheduler)], findings)
+
+
+def _no_mechanism(target: str = "trainer") -> Finding:
+    return Finding(
+        code="gang.no_mechanism",
+        path=POLICY,
+        message=f"schedulingPolicy has no effect on the {target} target unless the job names "
+        "a gang mechanism",
+        hint=f"set {OPTIONS_KEY}.gang: volcano or scheduler-plugins",
+        severity=Severity.WARNING,
+    )
+
+
+def _unenforced_policy(target: str | None) -> Finding:
+    if target == "pods":
+        return _no_mechanism("pods")
+    return Finding(
+        code="gang.operator_unknown",
+        path=POLICY,
+        message="schedulingPolicy takes effect only if the cluster's operator runs with gang "
+        "scheduling, and no operator in this stack runs this kind",
+        hint="declare the operator in the stack with spec.gangScheduler, or set "
+        f"{OPTIONS_KEY}.gang to say which mechanism the cluster's operator uses",
+        severity=Severity.ADVICE,
+    )
+
+
+def _operator_mismatch(
+    operator: PlatformEntry,
+    installed: GangScheduler | None,
+    asked: str | None,
+    policy: Mapping[str, Any] | None,
+) -> list[Finding]:
+    if installed is None and (asked is not None or policy is not None):
+        wanted = asked if asked == "volcano" else DEFAULT_COSCHEDULER if asked else "volcano"
+        return [
+            Finding(
+                code="gang.operator_off",
+                path=f"{OPTIONS_KEY}.gang" if asked else POLICY,
+                message=f"{_named(operator)} runs this job without gang scheduling, so "
+                + ("the job's gang option" if asked else "its schedulingPolicy")
+                + " has no effect",
+                value=asked if asked else NO_VALUE,
+                hint=f"set spec.gangScheduler on {operator.path}: {wanted!r}, or the name "
+                "of a scheduler-plugins scheduler",
+                severity=Severity.WARNING,
+            )
+        ]
+    if installed is not None and asked is not None and installed.mechanism != asked:
+        return [
+            Finding(
+                code="gang.two_mechanisms",
+                path=f"{OPTIONS_KEY}.gang",
+                message=f"the job asks for {asked}, but {_named(operator)} gang-schedules "
+                f"with {installed.mechanism}; a job has one gang mechanism",
+                value=asked,
+                hint=f"drop {OPTIONS_KEY}.gang, or change the operator's spec.gangScheduler",
+            )
+        ]
+    return []
+
+
+def _coherence(
+    entry: JobEntry,
+    framework: Framework,
+    job: JobResource,
+    facts: GangFacts,
+    policy: Mapping[str, Any],
+    scheduler: GangScheduler,
+    target: Target,
+) -> list[Finding]:
+    findings: list[Finding] = []
+    members = min_member(facts, policy)
+    where = f"{POLICY}.minAvailable"
+    counts = " + ".join(f"{m.role} {m.pods}" for m in facts.members)
+    if members > facts.pods:
+        findings.append(
+            Finding(
+                code="gang.min_available",
+                path=where,
+                message=f"the gang waits for {members} pods to start together, but the job "
+                f"has {facts.pods} ({counts}), so it never starts",
+                value=members,
+                hint=f"lower minAvailable to at most {facts.pods}, or add replicas",
+            )
+        )
+    elif members < 1:
+        findings.append(
+            Finding(
+                code="gang.min_available",
+                path=where,
+                message="a gang of 0 pods schedules nothing together",
+                value=members,
+                hint=f"set minAvailable to at least 1, or remove it (default {facts.min_member})",
+            )
+        )
+    late = [m for m in facts.members if m.role in facts.started_late]
+    early = facts.pods - sum(m.pods for m in late)
+    if target == "operator" and late and early < members <= facts.pods:
+        roles = ", ".join(m.role for m in late)
+        findings.append(
+            Finding(
+                code="gang.deadlock",
+                path=where,
+                message=f"the operator creates the {roles} only once the other {early} pods "
+                f"are Ready, but the gang holds those pods until {members} pods exist, the "
+                f"{roles} among them: the job never starts",
+                value=members,
+                hint=f"set minAvailable to {early} (the pods created first), or "
+                "launcherCreationPolicy: AtStartup",
+            )
+        )
+    for ref in framework.pod_templates(job):
+        own = (ref.template.get("spec") or {}).get("schedulerName")
+        if not own or own == scheduler.scheduler_name:
+            continue
+        path = f"{ref.path}.spec.schedulerName"
+        if facts.replace_scheduler_name:
+            findings.append(
+                Finding(
+                    code="gang.scheduler_replaced",
+                    path=path,
+                    message=f"the operator replaces this schedulerName with "
+                    f"{scheduler.scheduler_name!r} for gang scheduling",
+                    value=own,
+                    hint="remove schedulerName",
+                    severity=Severity.WARNING,
+                )
+            )
+        else:
+            findings.append(
+                Finding(
+                    code="gang.scheduler_name",
+                    path=path,
+                    message=f"{ref.role} pods name their own scheduler, but only "
+                    f"{scheduler.scheduler_name!r} honours the job's {scheduler.mechanism} "
+                    "gang; the operator keeps the template's name, so these pods would not "
+                    "wait for the gang",
+                    value=own,
+                    hint=f"remove schedulerName, or set it to {scheduler.scheduler_name!r}",
+                )
+            )
+    kueue = entry.options.queue or (job.metadata.labels or {}).get(KUEUE_QUEUE_LABEL)
+    if scheduler.mechanism == "volcano" and policy.get("queue") and kueue:
+        findings.append(
+            Finding(
+                code="gang.two_queues",
+                path=f"{POLICY}.queue",
+                message=f"the job is queued twice: by Kueue (queue {kueue!r}) and by Volcano "
+                f"(queue {policy['queue']!r}); each admits it on its own quota",
+                value=policy["queue"],
+                hint="drop schedulingPolicy.queue (Kueue admits, Volcano gangs), or the "
+                "Kueue queue",
+            )
+        )
+    ignored = (
+        ["scheduleTimeoutSeconds"]
+        if scheduler.mechanism == "volcano"
+        else [k for k in ("queue", "priorityClass") if k in policy]
+    )
+    for key in ignored:
+        if key in policy:
+            findings.append(
+                Finding(
+                    code="gang.ignored_field",
+                    path=f"{POLICY}.{key}",
+                    message=f"a {scheduler.mechanism} PodGroup has no {key}; it is ignored",
+                    value=policy[key],
+                    hint=f"remove {key}",
+                    severity=Severity.ADVICE,
+                )
+            )
+    return findings
