@@ -59,14 +59,36 @@ def _wildcards(rule: dict[str, Any]) -> list[str]:
     ]
 
 
+def _assert_aggregates_own_roles(
+    role: dict[str, Any], manifests: list[dict[str, Any]], where: tuple[str, ...]
+) -> None:
+    """An aggregated ClusterRole (upstream's admin/edit/view roles for a job kind) gains
+    the rules of every ClusterRole its selectors match: each selector must match a role
+    of the same render, whose rules the wildcard test reads, and never Kubernetes' own
+    aggregation labels, which would pull in the built-in admin roles."""
+    for selector in (role.get("aggregationRule") or {}).get("clusterRoleSelectors", []):
+        labels = selector.get("matchLabels") or {}
+        assert labels, where
+        assert not any(k.startswith("rbac.authorization.k8s.io/") for k in labels), where
+        matched = [
+            m
+            for m in manifests
+            if m["kind"] == "ClusterRole"
+            and m is not role
+            and labels.items() <= (m["metadata"].get("labels") or {}).items()
+        ]
+        assert matched, (where, labels)
+
+
 def test_no_wildcard_rbac_and_no_broad_role_bindings() -> None:
     roles = 0
     for name, stack, target in _stacks():
-        for manifest in render(stack, target).manifests:
+        manifests = render(stack, target).manifests
+        for manifest in manifests:
             where = (name, target, manifest["kind"], manifest["metadata"]["name"])
             if manifest["kind"] in ("Role", "ClusterRole"):
                 roles += 1
-                assert "aggregationRule" not in manifest, where
+                _assert_aggregates_own_roles(manifest, manifests, where)
                 for rule in manifest.get("rules") or []:
                     assert not _wildcards(rule), (where, rule)
             if manifest["kind"] in ("RoleBinding", "ClusterRoleBinding"):
