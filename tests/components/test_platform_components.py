@@ -105,14 +105,15 @@ def test_the_stack_program_creates_units_after_their_dependencies(
     }
     resources = run_program(program, config)
     names = {r.name: r for r in resources if not r.custom}
-    assert set(names) == {"redis", "ml/tf"}
+    assert set(names) == {"ml/redis", "ml/tf"}
+    assert names["ml/redis"].options["aliases"] == ["redis"]
     job_deps = sorted(d.split("$", 1)[1] for d in names["ml/tf"].options["dependencies"])
     assert job_deps == [
         "kubernetes:apps/v1:Deployment::ml/redis",
         "kubernetes:core/v1:Namespace::ml",
         "kubernetes:core/v1:Service::ml/redis",
     ]
-    backend_deps = [d.split("$", 1)[1] for d in names["redis"].options["dependencies"]]
+    backend_deps = [d.split("$", 1)[1] for d in names["ml/redis"].options["dependencies"]]
     assert backend_deps == ["kubernetes:core/v1:Namespace::ml"]
 
 
@@ -133,3 +134,13 @@ def test_a_unit_is_created_in_steps() -> None:
     # ready pod could only time out; the Deployment carries readiness instead.
     assert service.inputs["metadata"]["annotations"] == {"pulumi.com/skipAwait": "true"}
     assert "annotations" not in deployment.inputs["metadata"]
+
+
+def test_same_named_backends_in_two_namespaces_are_two_urns() -> None:
+    backends = [
+        {"kind": "RedisBackend", "metadata": {"name": "redis", "namespace": ns}}
+        for ns in ("team-a", "team-b")
+    ]
+    resources = run_program(program, {"trainjobs:backends": backends})
+    components = [r.name for r in resources if r.type == "trainjobs:index:RedisBackend"]
+    assert sorted(components) == ["team-a/redis", "team-b/redis"]

@@ -69,8 +69,14 @@ class TrainingStack:
                 self.components[unit.ref] = register_manifest(obj.manifest, opts)
             else:
                 entry = entries[unit.origin]
+                # ``namespace/name``, as jobs are named: two backends called redis in
+                # different namespaces are two URNs. The alias keeps stacks made when
+                # components had the bare name.
+                if entry.key != entry.resource.name:
+                    alias = pulumi.ResourceOptions(aliases=[pulumi.Alias(name=entry.resource.name)])
+                    opts = pulumi.ResourceOptions.merge(opts, alias)
                 component = PlatformComponent.for_kind(entry.plugin.kind)(
-                    entry.resource.name, rendered=(entry, unit), opts=opts
+                    entry.key, rendered=(entry, unit), opts=opts
                 )
                 if unit.outputs:
                     pulumi.export(str(unit.ref), component.outputs)
