@@ -146,7 +146,8 @@ def _pods(docs: Sequence[dict[str, Any]]) -> int | None:
         return None
 
 
-def _passes(docs: Sequence[dict[str, Any]], targets: Sequence[Target]) -> bool:
+def passes(docs: Sequence[dict[str, Any]], targets: Sequence[Target]) -> bool:
+    """Whether the documents render and pass every check on each of ``targets``."""
     try:
         stack = stack_of(docs)
         for target in targets:
@@ -210,7 +211,7 @@ def knob_values(example: Example, knob: Knob) -> tuple[int, ...]:
     docs = example.copy_docs()
     for candidate in sorted({knob.base, *KNOB_VALUES}):
         knob.apply(docs, candidate)
-        if _passes(docs, example.targets):
+        if passes(docs, example.targets):
             values.append(candidate)
     return tuple(values)
 
@@ -230,7 +231,7 @@ def scaled(example: Example, pods: int) -> list[dict[str, Any]] | None:
         return None
     docs = example.copy_docs()
     knob.apply(docs, value)
-    if _pods(docs) != pods or not _passes(docs, example.targets):
+    if _pods(docs) != pods or not passes(docs, example.targets):
         return None  # e.g. more pods than the node pool the example names can hold
     return docs
 

@@ -16,9 +16,15 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from tests.support.corpus import Example, examples, is_job, knob_values, knobs, stack_of
-from trainjobs.check import run
-from trainjobs.errors import SpecError, format_path
+from tests.support.corpus import (
+    Example,
+    examples,
+    is_job,
+    knob_values,
+    knobs,
+    passes,
+)
+from trainjobs.errors import format_path
 from trainjobs.k8s.names import LABEL_MAX
 from trainjobs.platform import PLATFORM
 from trainjobs.spec import Target
@@ -78,16 +84,6 @@ def with_namespace(docs: list[dict[str, Any]], namespace: str) -> None:
         doc["metadata"] = {**doc["metadata"], "namespace": namespace}
 
 
-def _passes(docs: list[dict[str, Any]], targets: tuple[Target, ...]) -> bool:
-    try:
-        stack = stack_of(docs)
-        for target in targets:
-            run(stack, target=target)
-    except SpecError:
-        return False
-    return True
-
-
 def _at_most(example: Example) -> list[dict[str, Any]]:
     """The example with every knob at its largest value (the longest object names)."""
     docs = example.copy_docs()
@@ -103,7 +99,7 @@ def max_name_length(example: Example) -> int:
     for length in range(LABEL_MAX, 0, -1):
         docs = _at_most(example)
         with_names(docs, "n" * length)
-        if _passes(docs, example.targets):
+        if passes(docs, example.targets):
             return length
     raise AssertionError(f"{example.name}: no job name is accepted")
 
@@ -117,7 +113,7 @@ def valid_waits(example: Example, target: Target) -> tuple[str, ...]:
         for doc in docs:
             if is_job(doc):
                 doc[OPTIONS_KEY] = {**(doc.get(OPTIONS_KEY) or {}), "wait": wait}
-        if _passes(docs, (target,)):
+        if passes(docs, (target,)):
             found.append(wait)
     return tuple(found)
 

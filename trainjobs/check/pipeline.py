@@ -20,6 +20,21 @@ from trainjobs.spec.stack import Profile, StackSpec
 __all__ = ["manifest_findings", "run", "template_findings"]
 
 
+def _quantity_findings(pod_spec: object, where: str, prefix: str, source: str) -> list[Finding]:
+    """``quantity.invalid`` for each bad quantity of ``pod_spec``, its path after ``prefix``."""
+    return [
+        Finding(
+            code="quantity.invalid",
+            path=f"{prefix}{path}",
+            message=message,
+            value=value,
+            hint=QUANTITY_HINT,
+            source=source,
+        )
+        for path, message, value in quantity_problems(pod_spec, where)
+    ]
+
+
 def template_findings(entries: Sequence[JobEntry], version: str) -> list[Finding]:
     """Every pod template in the input against the Kubernetes PodTemplateSpec schema, its
     label and annotation keys, and its resource quantities."""
@@ -51,17 +66,9 @@ def template_findings(entries: Sequence[JobEntry], version: str) -> list[Finding
                     )
                 )
             pod_spec = ref.template.get("spec")
-            for path, message, value in quantity_problems(pod_spec, f"{ref.path}.spec"):
-                findings.append(
-                    Finding(
-                        code="quantity.invalid",
-                        path=f"{entry.path}.{path}",
-                        message=message,
-                        value=value,
-                        hint=QUANTITY_HINT,
-                        source=entry.source,
-                    )
-                )
+            findings += _quantity_findings(
+                pod_spec, f"{ref.path}.spec", f"{entry.path}.", entry.source
+            )
     return findings
 
 
@@ -100,17 +107,8 @@ def manifest_findings(
             )
     for obj in objects:
         for where, pod_spec in pod_spec_paths(obj.manifest):
-            for path, message, value in quantity_problems(pod_spec, where):
-                findings.append(
-                    Finding(
-                        code="quantity.invalid",
-                        path=f"{obj.origin} → {obj.title}: {path}",
-                        message=message,
-                        value=value,
-                        hint=QUANTITY_HINT,
-                        source=obj.source,
-                    )
-                )
+            prefix = f"{obj.origin} → {obj.title}: "
+            findings += _quantity_findings(pod_spec, where, prefix, obj.source)
     batch = k8s_schema.problems_many([o.manifest for o in builtin], version)
     checked += [(obj, "schema.k8s", found) for obj, found in zip(builtin, batch, strict=True)]
     for obj, code, found in checked:

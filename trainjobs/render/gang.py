@@ -43,7 +43,7 @@ class GangEffect:
 
 def _operator(entry: JobEntry, index: PlatformIndex) -> PlatformEntry | None:
     kind = entry.framework.kind
-    for found in index.entries:
+    for found in index.of_category("operator"):
         plugin = found.plugin
         if isinstance(plugin, OperatorKind) and plugin.serves(
             found.resource, kind.api_version, kind.kind

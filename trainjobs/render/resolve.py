@@ -17,6 +17,15 @@ class PlatformIndex:
     def __init__(self, entries: Sequence[PlatformEntry]) -> None:
         self.entries = tuple(entries)
         self.resources = tuple(e.resource for e in self.entries)
+        # Every job looks its references up here: group once, not per job.
+        grouped: dict[str, list[PlatformEntry]] = {}
+        for entry in self.entries:
+            grouped.setdefault(entry.plugin.category, []).append(entry)
+        self._by_category = {k: tuple(v) for k, v in grouped.items()}
+
+    def of_category(self, category: str) -> tuple[PlatformEntry, ...]:
+        """The entries of one category (``operator`` …), in input order."""
+        return self._by_category.get(category, ())
 
     def resolve(
         self, ref: Reference, namespace: str | None, source: str = ""
@@ -25,7 +34,7 @@ class PlatformIndex:
 
         ``name`` matches a resource's name; ``namespace/name`` its namespace too.
         """
-        same = [e for e in self.entries if e.plugin.category == ref.category]
+        same = self.of_category(ref.category)
         if "/" in ref.name:
             found = [e for e in same if e.key == ref.name]
         else:
