@@ -63,7 +63,8 @@ class PlatformComponent(pulumi.ComponentResource):
         redis = RedisBackend("redis", {"password": True}, namespace="training")
 
     Args:
-        name: the resource's name (``metadata.name``) and the component's Pulumi name.
+        name: the resource's name (``metadata.name``) and the component's Pulumi name;
+            with ``rendered``, only the Pulumi name (the stack program's ``namespace/name``).
         spec: the kind's ``spec`` — its pydantic model or plain data; default all defaults.
         namespace: where its objects go; default per kind.
         rendered: an already rendered unit and its entry (used by the stack program).
