@@ -78,7 +78,7 @@ def test_render_writes_only_inside_dir_and_its_temporary_siblings(
         listings.append(sorted(os.listdir(workspace)))
         return real_write(manifest)
 
-    monkeypatch.setattr("trainjobs.cli.dump_one", dump_and_look)
+    monkeypatch.setattr("trainjobs.cli.render.dump_one", dump_and_look)
     assert main(["render", STACK, "-o", str(out), "-q"]) == 0
     assert touched and listings
     for path in touched:
@@ -136,7 +136,9 @@ def test_a_file_that_cannot_be_written_leaves_everything_as_it_was(
 ) -> None:
     before = _tree(workspace)
     full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-    monkeypatch.setattr("trainjobs.cli.dump_one", _fail_on_call(failing_file, full, dump_one))
+    monkeypatch.setattr(
+        "trainjobs.cli.render.dump_one", _fail_on_call(failing_file, full, dump_one)
+    )
     assert main(["render", STACK, "-o", str(workspace / "out")]) == 2
     err = capsys.readouterr().err
     assert "No space left on device; nothing was written" in err
@@ -167,7 +169,9 @@ def test_an_interrupt_while_writing_leaves_everything_as_it_was(
     workspace: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     before = _tree(workspace)
-    monkeypatch.setattr("trainjobs.cli.dump_one", _fail_on_call(2, KeyboardInterrupt(), dump_one))
+    monkeypatch.setattr(
+        "trainjobs.cli.render.dump_one", _fail_on_call(2, KeyboardInterrupt(), dump_one)
+    )
     assert main(["render", STACK, "-o", str(workspace / "out")]) == 130
     assert capsys.readouterr().err.strip() == "interrupted"
     assert _tree(workspace) == before

@@ -1,0 +1,70 @@
+"""The ``trainjobs`` command line.
+
+Every command calls the library (``spec`` → ``check.run``, ``preview``); none
+re-implements logic. One module per command (or pair of commands), each
+registering its own parser. Exit codes: 0 success (``diff``/``preview``: no
+changes), 1 ``diff``/``preview`` found changes, 2 bad input (one line per
+finding, no traceback, nothing written), 3 an internal error (a bug: please
+report it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+from trainjobs.cli import check, edl, frameworks, graph, preview, render
+from trainjobs.cli.common import EXIT_BAD_INPUT, EXIT_CODES, EXIT_INTERNAL, print_findings
+from trainjobs.errors import SpecError, TrainjobsError
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of every command, in the order ``--help`` lists them."""
+    parser = argparse.ArgumentParser(
+        prog="trainjobs",
+        description="Render, check and preview distributed training jobs on Kubernetes.",
+        epilog=EXIT_CODES
+        + " Colour only on a terminal; NO_COLOR=1 turns it off, FORCE_COLOR=1 on.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    render.add_command(sub)
+    check.add_command(sub)
+    graph.add_command(sub)
+    frameworks.add_run_local(sub)
+    preview.add_commands(sub)
+    frameworks.add_commands(sub)
+    edl.add_command(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; its exit code (see the module docstring)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func: Callable[[argparse.Namespace], int] = args.func
+    try:
+        return func(args)
+    except SpecError as exc:
+        print_findings(exc.findings, sys.stderr)
+        count = len(exc.errors)
+        print(f"{count} error{'s' * (count != 1)}; nothing was written", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except TrainjobsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug: say so in one line, traceback only on request
+        if os.environ.get("TRAINJOBS_DEBUG"):
+            raise
+        print(
+            f"internal error: {type(exc).__name__}: {exc} "
+            "(set TRAINJOBS_DEBUG=1 for the traceback and please report it)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL

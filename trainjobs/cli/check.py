@@ -1,0 +1,75 @@
+"""``trainjobs check``: every check, a summary line, and the list of rules."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from rich.text import Text
+
+from trainjobs import terminal
+from trainjobs.check.rules import RULES
+from trainjobs.cli.common import (
+    EXIT_OK,
+    add_paths_and_checks,
+    add_profile,
+    print_findings,
+    render_paths,
+)
+from trainjobs.errors import Severity, TrainjobsError
+
+__all__ = ["add_command", "cmd_check"]
+
+
+def _rules_list() -> str:
+    rows = [("RULE", "SEVERITY", "PROFILE", "CHECKS")]
+    rows += [(r.code, r.severity.value, r.level or "any", r.title) for r in RULES]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    return "\n".join(
+        "  ".join([*(c.ljust(widths[i]) for i, c in enumerate(row[:3])), row[3]]).rstrip()
+        for row in rows
+    )
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    if args.list_rules:
+        print(_rules_list())
+        print(
+            "\nSilence a rule for one job with `trainjobs: {ignore: [CODE]}` beside it, or for a "
+            "stack with `trainjobs:ignore: [CODE]`; a code may be a group such as pss.restricted."
+        )
+        return EXIT_OK
+    if not args.paths:
+        raise TrainjobsError("check needs a PATH (or --list-rules)")
+    renderings = render_paths(args.paths, args.target, args.k8s_version, args.quiet, args.profile)
+    if args.quiet:
+        return EXIT_OK
+    warnings = [f for r in renderings for f in r.findings if f.severity is not Severity.ERROR]
+    print_findings(warnings, sys.stdout)
+    objects = sum(len(r.objects) for r in renderings)
+    jobs = sum(len(r.jobs) for r in renderings)
+    terminal.console(sys.stdout).print(
+        Text(
+            f"ok: {jobs} job{'s' * (jobs != 1)}, {objects} object{'s' * (objects != 1)}, "
+            f"0 errors, {len(warnings)} warning{'s' * (len(warnings) != 1)}",
+            style="green",
+        )
+    )
+    return EXIT_OK
+
+
+def add_command(sub: Any) -> None:
+    """Register ``check`` with the subcommand parsers ``sub``."""
+    check = sub.add_parser(
+        "check",
+        help="run every check; exit 0 when clean",
+        description=(
+            "Render and run every check: schemas, names, operator rules and the rule set "
+            "(--list-rules). Errors exit 2; warnings and advice print and exit 0."
+        ),
+    )
+    add_paths_and_checks(check, optional=True)
+    add_profile(check)
+    check.add_argument("--list-rules", action="store_true", help="list the check rules and exit")
+    check.set_defaults(func=cmd_check)

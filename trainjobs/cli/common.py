@@ -1,0 +1,146 @@
+"""What every command shares: exit codes, rendering many paths, printing findings,
+writing a file whole, and the options several commands take."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from rich.text import Text
+
+from trainjobs import terminal
+from trainjobs.check import run
+from trainjobs.check.k8s_schema import available_versions
+from trainjobs.errors import Finding, Severity, SpecError
+from trainjobs.render import Rendering
+from trainjobs.spec import load_path
+from trainjobs.spec.entry import TARGETS, Target
+from trainjobs.spec.stack import DEFAULT_K8S_VERSION, PROFILES, Profile
+
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "EXIT_CHANGES",
+    "EXIT_CODES",
+    "EXIT_INTERNAL",
+    "EXIT_OK",
+    "add_paths_and_checks",
+    "add_profile",
+    "add_quiet",
+    "print_findings",
+    "progress_over",
+    "render_paths",
+    "write_file",
+]
+
+EXIT_OK = 0
+EXIT_CHANGES = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 3
+
+EXIT_CODES = (
+    "Exit codes: 0 success (diff/preview: no changes), 1 diff/preview: changes, "
+    "2 bad input (every finding listed), 3 internal error."
+)
+
+
+def progress_over(paths: Sequence[str], verb: str, quiet: bool) -> Iterator[str]:
+    """``paths`` with a progress bar on stderr when there are several and it is a terminal."""
+    return terminal.progress(
+        paths,
+        f"{verb} {len(paths)} stacks",
+        terminal.console(sys.stderr),
+        total=len(paths),
+        enabled=len(paths) > 1 and not quiet,
+    )
+
+
+def render_paths(
+    paths: Sequence[str],
+    target: Target | None,
+    k8s_version: str | None,
+    quiet: bool = True,
+    profile: Profile | None = None,
+) -> list[Rendering]:
+    """Load and render every path; one SpecError with the findings of all of them."""
+    renderings: list[Rendering] = []
+    findings: list[Finding] = []
+    for path in progress_over(paths, "rendering", quiet):
+        try:
+            stack = load_path(path)
+            renderings.append(run(stack, target=target, k8s_version=k8s_version, profile=profile))
+        except SpecError as exc:
+            findings.extend(exc.findings)
+    if findings:
+        raise SpecError.from_findings(findings)
+    return renderings
+
+
+_SEVERITY_STYLES = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.ADVICE: "cyan"}
+
+
+def print_findings(findings: Sequence[Finding], out: TextIO) -> None:
+    """One line per finding, coloured by severity on a terminal."""
+    console = terminal.console(out)
+    for finding in findings:
+        console.print(Text(str(finding), style=_SEVERITY_STYLES.get(finding.severity, "")))
+
+
+def write_file(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all (a temporary file, then a rename)."""
+    path = path.resolve()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, staging = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w") as out:
+            out.write(text)
+        os.replace(staging, path)
+    except BaseException:
+        Path(staging).unlink(missing_ok=True)
+        raise
+
+
+def add_quiet(p: argparse.ArgumentParser) -> None:
+    """``-q/--quiet``."""
+    p.add_argument(
+        "-q", "--quiet", action="store_true", help="print only errors; the exit code tells"
+    )
+
+
+def add_paths_and_checks(
+    p: argparse.ArgumentParser,
+    paths_help: str = "a stack config (stacks/Pulumi.<name>.yaml) or a YAML file of jobs",
+    optional: bool = False,
+) -> None:
+    """``PATH...``, ``-q``, ``--target`` and ``--k8s-version``."""
+    p.add_argument("paths", nargs="*" if optional else "+", metavar="PATH", help=paths_help)
+    add_quiet(p)
+    p.add_argument(
+        "--target",
+        choices=TARGETS,
+        help="render every job to this target, overriding the jobs' own",
+    )
+    p.add_argument(
+        "--k8s-version",
+        metavar="X.Y",
+        help=(
+            f"Kubernetes version to check against (default: the stack's, else "
+            f"{DEFAULT_K8S_VERSION}; bundled: {', '.join(available_versions())})"
+        ),
+    )
+
+
+def add_profile(p: argparse.ArgumentParser) -> None:
+    """``--profile``: the Pod Security level."""
+    p.add_argument(
+        "--profile",
+        choices=PROFILES,
+        help=(
+            "Pod Security Standards level every pod is checked against (default: the "
+            "stack's trainjobs:podSecurity, else baseline)"
+        ),
+    )

@@ -1,0 +1,141 @@
+"""``trainjobs diff`` and ``trainjobs preview``: what applying would change."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from trainjobs import preview, terminal
+from trainjobs.cli.common import EXIT_CHANGES, EXIT_OK, add_paths_and_checks, progress_over
+from trainjobs.errors import Finding, SpecError, TrainjobsError
+
+__all__ = ["add_commands", "cmd_diff", "cmd_preview"]
+
+_EXIT_CODES = "Exit codes: 0 no changes, 1 changes, 2 bad input, 3 internal error."
+
+
+def _show_plans(plans: Sequence[tuple[preview.Plan, str | None]], args: argparse.Namespace) -> int:
+    """Print plans as JSON or for people; the exit code says whether anything changes."""
+    changed = any(plan.changed for plan, _ in plans)
+    if args.json:
+        sys.stdout.write(preview.plans_document(plans))
+    elif not args.quiet:
+        out: Console = terminal.console(sys.stdout)
+        for index, (plan, stack) in enumerate(plans):
+            if index:
+                out.print()
+            heading = f"{stack}: " if stack else ""
+            heading += f"{plan.old_label} → {plan.new_label}"
+            preview.print_plan(plan, out, heading=heading, diffs=not args.no_diff)
+    return EXIT_CHANGES if changed else EXIT_OK
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    if args.against is None:
+        if len(args.paths) != 2:
+            raise TrainjobsError(
+                "diff takes two render outputs (OLD NEW), or stack files with --against REF"
+            )
+        return _show_plans([(preview.diff_outputs(args.paths[0], args.paths[1]), None)], args)
+    plans: list[tuple[preview.Plan, str | None]] = []
+    findings: list[Finding] = []
+    for path in progress_over(args.paths, "comparing", args.quiet):
+        try:
+            plan = preview.diff_against(
+                Path(path), args.against, target=args.target, k8s_version=args.k8s_version
+            )
+            plans.append((plan, None))
+        except SpecError as exc:
+            findings.extend(exc.findings)
+    if findings:
+        raise SpecError.from_findings(findings)
+    return _show_plans(plans, args)
+
+
+def cmd_preview(args: argparse.Namespace) -> int:
+    kubectl = (
+        preview.Kubectl(kubeconfig=args.kubeconfig, context=args.context) if args.live else None
+    )
+    previews: list[preview.StackPreview] = []
+    findings: list[Finding] = []
+    for path in progress_over(args.paths, "previewing", args.quiet):
+        try:
+            previews.append(
+                preview.preview_stack(
+                    Path(path),
+                    target=args.target,
+                    k8s_version=args.k8s_version,
+                    state_dir=Path(args.state_dir) if args.state_dir else None,
+                    kubectl=kubectl,
+                )
+            )
+        except SpecError as exc:
+            findings.extend(exc.findings)
+    if findings:
+        raise SpecError.from_findings(findings)
+    code = _show_plans([(p.plan, p.store.stack) for p in previews], args)
+    for stack_preview in previews:
+        stack_preview.save()
+    return code
+
+
+def _plan_output(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the plan as JSON (schema: trainjobs/preview/plan.schema.json)",
+    )
+    p.add_argument("--no-diff", action="store_true", help="leave out the YAML diff of each object")
+
+
+def add_commands(sub: Any) -> None:
+    """Register ``diff`` and ``preview`` with the subcommand parsers ``sub``."""
+    diff = sub.add_parser(
+        "diff",
+        help="what would change between two renders, or a stack and its version at a git ref",
+        description=(
+            "trainjobs diff OLD NEW: compare two render outputs (directories written by "
+            "`render -o`, YAML streams, or - for stdin). trainjobs diff --against REF PATH...: "
+            "compare each stack or job file with the same file (and the files it references) "
+            "at git REF. Per object: + create, ~ update, - delete, +- replace (by the Pulumi "
+            "Kubernetes provider's rules), in words per job; Secret values never shown. "
+            "--target and --k8s-version apply to the renders --against makes."
+        ),
+        epilog=_EXIT_CODES,
+    )
+    add_paths_and_checks(diff, "OLD NEW render outputs; with --against, stack or job files")
+    diff.add_argument(
+        "--against", metavar="REF", help="compare PATH with its version at this git ref"
+    )
+    _plan_output(diff)
+    diff.set_defaults(func=cmd_diff)
+
+    preview_cmd = sub.add_parser(
+        "preview",
+        help="what would change since the last preview of a stack (or against the cluster)",
+        description=(
+            "Render each stack and compare it with the render the last preview of that stack "
+            "stored (<project>/.trainjobs/<stack>/last.yaml, git-ignored), then store this "
+            "one. With --live, compare with what the cluster holds instead, read with "
+            "`kubectl get -o json` (never written to)."
+        ),
+        epilog=_EXIT_CODES,
+    )
+    add_paths_and_checks(preview_cmd)
+    _plan_output(preview_cmd)
+    preview_cmd.add_argument(
+        "--live", action="store_true", help="compare with the cluster (needs kubectl)"
+    )
+    preview_cmd.add_argument("--kubeconfig", metavar="FILE", help="kubeconfig for --live")
+    preview_cmd.add_argument("--context", metavar="NAME", help="kubeconfig context for --live")
+    preview_cmd.add_argument(
+        "--state-dir",
+        metavar="DIR",
+        help="keep last renders here instead of <project>/.trainjobs",
+    )
+    preview_cmd.set_defaults(func=cmd_preview)
