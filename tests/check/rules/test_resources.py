@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.check.rules.helpers import container, paths, pod, violations
+from tests.check.rules.helpers import container, paths, pod, violations, workload
 from trainjobs.check.rules.resources import image_problem, is_device
 
 
@@ -102,4 +102,16 @@ def test_requests_count_limits_and_skip_init_containers() -> None:
     memory_only = {**bare, "resources": {"requests": {"memory": "1Gi"}}}
     assert paths("resources.requests", pod(memory_only)) == [
         "spec.containers[0].resources.requests"
+    ]
+
+
+def test_requests_of_a_workload_that_is_no_training_replica() -> None:
+    # An operator's or backend's Deployment: no job stalls, and its kind sets requests.
+    deployment = workload("apps/v1", "Deployment")
+    deployment["spec"]["template"]["spec"]["containers"][0].pop("resources")
+    assert violations("resources.requests", deployment) == [
+        "spec.template.spec.containers[0].resources.requests: container 'trainer' requests no "
+        "cpu or memory: the scheduler may pack it onto a full node, and it is evicted first "
+        "when memory runs short (got ['cpu', 'memory']); fix: set requests for cpu and memory "
+        "(for a backend or operator of the stack: its spec.resources)"
     ]

@@ -106,11 +106,17 @@ def requests(site: PodSite, ctx: RuleContext) -> Iterator[Violation]:
         given = set(_amounts(resources, "requests")) | set(_amounts(resources, "limits"))
         missing = [r for r in ("cpu", "memory") if r not in given]
         if missing:
+            # A job's own pods are replicas of one computation; anything else (an
+            # operator, a backend) is set up through its kind's spec.resources.
+            replica = site.framework is not None or site.owner == ("v1", "Pod")
             yield Violation(
                 site.at(f"{path}.resources.requests"),
                 f"container {container.get('name')!r} requests no {' or '.join(missing)}: the "
                 "scheduler may pack it onto a full node, and it is evicted first when memory "
-                "runs short — a lost replica stalls the whole job",
+                "runs short" + (" — a lost replica stalls the whole job" if replica else ""),
                 missing,
-                "set resources.requests.cpu and .memory to what one replica needs",
+                "set resources.requests.cpu and .memory to what one replica needs"
+                if replica
+                else "set requests for cpu and memory (for a backend or operator of the stack: "
+                "its spec.resources)",
             )
