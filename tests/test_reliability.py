@@ -34,7 +34,7 @@ from tests.support.strategies import (
 from trainjobs.check import run
 from trainjobs.check.names import LABEL_NAMED
 from trainjobs.cli import main
-from trainjobs.errors import SpecError, format_path
+from trainjobs.errors import Finding, SpecError, format_path
 from trainjobs.k8s.names import (
     dns1123_label_problem,
     dns1123_subdomain_problem,
@@ -61,9 +61,9 @@ def _settings(examples: int) -> settings:
     )
 
 
-def _errors(docs: list[dict[str, Any]]) -> list[str] | None:
-    """The normalised paths of every error the file gives on each of its targets, or
-    None when it renders on all of them. Any other exception fails the test."""
+def _error_findings(docs: list[dict[str, Any]]) -> list[Finding] | None:
+    """Every error the file gives on each of its targets, or None when it renders on
+    all of them. Any other exception fails the test."""
     try:
         stack = stack_of(docs)
         targets = {e.framework.targets for e in stack.jobs}
@@ -72,20 +72,19 @@ def _errors(docs: list[dict[str, Any]]) -> list[str] | None:
                 run(stack, target=target)
     except SpecError as exc:
         assert exc.errors, "a SpecError always carries an error"
-        return [normalised(f.path) for f in exc.errors]
+        return list(exc.errors)
     return None
 
 
+def _errors(docs: list[dict[str, Any]]) -> list[str] | None:
+    """The normalised paths of :func:`_error_findings`."""
+    found = _error_findings(docs)
+    return None if found is None else [normalised(f.path) for f in found]
+
+
 def _hints(docs: list[dict[str, Any]]) -> list[str]:
-    """The fixes of every error the file gives (on the targets of :func:`_errors`)."""
-    try:
-        stack = stack_of(docs)
-        for target in ("operator", "pods"):
-            if all(target in e.framework.targets for e in stack.jobs):
-                run(stack, target=target)
-    except SpecError as exc:
-        return [f.hint for f in exc.errors]
-    return []
+    """The fixes of :func:`_error_findings`."""
+    return [f.hint for f in _error_findings(docs) or []]
 
 
 # ----- valid input ---------------------------------------------------------
