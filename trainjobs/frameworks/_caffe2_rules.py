@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from trainjobs.errors import Finding, Severity
+from trainjobs.frameworks._container_rules import image_findings
 from trainjobs.frameworks._seed import containers, mount_findings
 from trainjobs.frameworks.base import PodTemplate
 
@@ -94,16 +95,9 @@ def template_findings(template: PodTemplate) -> list[Finding]:
                 hint="add a container running the Caffe2 trainer",
             )
         )
-    for i, container in enumerate(found):
-        if not container.get("image"):
-            findings.append(
-                Finding(
-                    code="template.image",
-                    path=f"{TEMPLATE_PATH}.spec.containers[{i}].image",
-                    message="every container needs an image",
-                    hint="e.g. image: kubeflow/caffe2:py2-cuda9.0-cudnn7-ubuntu16.04",
-                )
-            )
+    findings += image_findings(
+        found, TEMPLATE_PATH, "e.g. image: kubeflow/caffe2:py2-cuda9.0-cudnn7-ubuntu16.04"
+    )
     findings += mount_findings(template, TEMPLATE_PATH)
     pod = template.get("spec") or {}
     if pod.get("hostNetwork") and pod.get("dnsPolicy") == "ClusterFirst":

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from trainjobs.errors import Finding, Severity
+from trainjobs.frameworks._container_rules import default_container_findings, image_findings
 from trainjobs.frameworks._seed import containers, mount_findings
 
 if TYPE_CHECKING:
@@ -172,30 +173,9 @@ def replica_findings(job: MSJob) -> list[Finding]:
 def template_findings(job: MSJob, replica: MSReplicaSpec, path: str) -> list[Finding]:
     template = replica.template
     found = containers(template)
-    findings: list[Finding] = []
-    if not any(c.get("name") == DEFAULT_CONTAINER for c in found):
-        findings.append(
-            Finding(
-                code="template.default_container",
-                path=f"{path}.spec.containers",
-                message=(
-                    f"no container is named {DEFAULT_CONTAINER!r}; the operator refuses the "
-                    "job and injects its env only into that container"
-                ),
-                value=[c.get("name") for c in found],
-                hint=f"name the training container {DEFAULT_CONTAINER!r}",
-            )
-        )
-    for i, container in enumerate(found):
-        if not container.get("image"):
-            findings.append(
-                Finding(
-                    code="template.image",
-                    path=f"{path}.spec.containers[{i}].image",
-                    message="every container needs an image",
-                    hint="e.g. image: mindspore/mindspore-cpu:0.1.0-alpha",
-                )
-            )
+    why = "the operator refuses the job and injects its env only into that container"
+    findings = default_container_findings(found, path, DEFAULT_CONTAINER, why)
+    findings += image_findings(found, path, "e.g. image: mindspore/mindspore-cpu:0.1.0-alpha")
     findings += mount_findings(template, path)
     meta = template.get("metadata") or {}
     ignored = [k for k in ("labels", "annotations") if meta.get(k)]

@@ -21,6 +21,11 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Severity
+from trainjobs.frameworks._container_rules import (
+    PINNED_IMAGE_HINT,
+    default_container_findings,
+    image_findings,
+)
 from trainjobs.frameworks.base import (
     Framework,
     JobResource,
@@ -423,30 +428,9 @@ class KubeflowV1Framework(Framework):
                     hint=f"add a container named {self.default_container!r}",
                 )
             ]
-        findings = []
-        if not any(c.get("name") == self.default_container for c in containers):
-            findings.append(
-                Finding(
-                    code="template.default_container",
-                    path=f"{path}.spec.containers",
-                    message=(
-                        f"no container is named {self.default_container!r}; the operator "
-                        "reads ports and exit codes from that container"
-                    ),
-                    value=[c.get("name") for c in containers],
-                    hint=f"name the training container {self.default_container!r}",
-                )
-            )
-        for i, container in enumerate(containers):
-            if not container.get("image"):
-                findings.append(
-                    Finding(
-                        code="template.image",
-                        path=f"{path}.spec.containers[{i}].image",
-                        message="every container needs an image",
-                        hint="set image to a pinned tag, e.g. 'repo/trainer:1.0'",
-                    )
-                )
+        why = "the operator reads ports and exit codes from that container"
+        findings = default_container_findings(containers, path, self.default_container, why)
+        findings += image_findings(containers, path, PINNED_IMAGE_HINT)
         if (spec.template.get("spec") or {}).get("restartPolicy"):
             findings.append(
                 Finding(

@@ -41,6 +41,10 @@ from pydantic import Field
 
 from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks import mpi_pods
+from trainjobs.frameworks._container_rules import (
+    PINNED_IMAGE_HINT,
+    image_findings,
+)
 from trainjobs.frameworks._mpi import containers, launcher_name, worker_name
 from trainjobs.frameworks.base import (
     Framework,
@@ -417,16 +421,7 @@ def _template_findings(template: Mapping[str, Any], path: str) -> list[Finding]:
                 hint="add the MPI container first: container[0] gets the SSH mount and env",
             )
         ]
-    findings = [
-        Finding(
-            code="template.image",
-            path=f"{path}.spec.containers[{i}].image",
-            message="every container needs an image",
-            hint="set image to a pinned tag, e.g. 'repo/trainer:1.0'",
-        )
-        for i, container in enumerate(found)
-        if not container.get("image")
-    ]
+    findings = image_findings(found, path, PINNED_IMAGE_HINT)
     if spec.get("restartPolicy"):
         findings.append(
             Finding(
