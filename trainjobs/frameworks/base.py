@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
 from trainjobs.errors import Finding
@@ -39,6 +39,7 @@ __all__ = [
     "PodTemplate",
     "TemplateRef",
     "deep_copy",
+    "drop_nulls",
     "with_backend",
 ]
 
@@ -129,6 +130,14 @@ class JobResource(K8sModel):
     kind: str
     metadata: ObjectMeta
     status: Any = Field(default=None, exclude=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unset_nulls(cls, data: Any) -> Any:
+        # `command:` with no value is null in YAML; the API server prunes a null
+        # field of a custom resource before defaulting (nullable is false in every
+        # Kubeflow CRD), so to the operator it is an unset field.
+        return drop_nulls(data) if isinstance(data, Mapping) else data
 
     @property
     def name(self) -> str:
@@ -435,6 +444,21 @@ def deep_copy(value: Mapping[str, Any]) -> dict[str, Any]:
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def drop_nulls(value: Any) -> Any:
+    """``value`` without the null fields of its mappings, at every depth.
+
+    The API server prunes a null field of a custom resource whose schema does
+    not say ``nullable: true`` before defaulting and validation, so ``args:
+    null`` and a bare ``command:`` mean "unset". Items of lists stay, nulls too
+    (the schema then rejects a null item, as the server does).
+    """
+    if isinstance(value, Mapping):
+        return {k: drop_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [drop_nulls(item) for item in value]
+    return value
 
 
 def _copy_json(value: Any) -> Any:

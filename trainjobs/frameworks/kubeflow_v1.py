@@ -527,6 +527,10 @@ class KubeflowV1Framework(Framework):
         }
         if meta.get("annotations"):
             metadata["annotations"] = dict(meta["annotations"])
+        if meta.get("finalizers"):
+            # The controller copies the template's finalizers to the pod, as it does
+            # its labels and annotations (control/pod_control.go, GetPodFromTemplate).
+            metadata["finalizers"] = list(meta["finalizers"])
         pod_spec = template.get("spec") or {}
         env = envs(rtype, index) if envs is not None else self.cluster_env(job, rtype, index)
         if env:

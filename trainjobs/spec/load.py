@@ -40,6 +40,7 @@ __all__ = [
     "LIST_KEYS",
     "STACK_KEYS",
     "Parsed",
+    "expand_lists",
     "load_path",
     "parse_documents",
     "parse_entry",
@@ -370,9 +371,37 @@ def read_documents(path: Path) -> list[Any]:
         raise fail(
             str(exc).removeprefix(f"{source}: "), "fix the YAML syntax at that place"
         ) from None
+    docs = expand_lists(docs)
     if not docs:
         raise fail("holds no YAML documents", "add a job or a stack config")
     return docs
+
+
+def expand_lists(docs: Sequence[Any]) -> list[Any]:
+    """Documents with each kubectl ``List`` replaced by its items, in order.
+
+    ``kubectl get -o yaml`` of several objects prints one ``{apiVersion: v1,
+    kind: List, items: [...]}``; to kubectl (and so to trainjobs) that is the
+    same as the items as separate documents. Lists inside lists are unpacked too.
+    """
+    out: list[Any] = []
+    pending = list(reversed(docs))
+    while pending:
+        doc = pending.pop()
+        if _is_list(doc):
+            pending.extend(reversed(doc["items"]))
+        else:
+            out.append(doc)
+    return out
+
+
+def _is_list(doc: Any) -> bool:
+    return (
+        isinstance(doc, Mapping)
+        and doc.get("apiVersion") == "v1"
+        and doc.get("kind") == "List"
+        and isinstance(doc.get("items"), list)
+    )
 
 
 def parse_documents(
