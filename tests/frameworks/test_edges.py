@@ -10,15 +10,25 @@ Sources (read, never copied):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.preview.jobs import example
+from tests.preview.jobs import render as preview_render
 from tests.support.v1jobs import document, render_checked, replica
+from trainjobs.errors import Severity, SpecError
+from trainjobs.frameworks.jax import FRAMEWORK as JAX
+from trainjobs.frameworks.mpi import FRAMEWORK as MPI
+from trainjobs.frameworks.paddle import FRAMEWORK as PADDLE
 from trainjobs.frameworks.pytorch import FRAMEWORK as PT
 from trainjobs.frameworks.tensorflow import FRAMEWORK as TF
+from trainjobs.frameworks.xgboost import FRAMEWORK as XGB
 from trainjobs.k8s.yamlio import dump_all
+from trainjobs.preview.plan import make_plan
+from trainjobs.preview.words import explain
 from trainjobs.spec import load_path
 
 TARGETS = ("operator", "pods")
@@ -97,3 +107,112 @@ def test_a_kubectl_list_is_a_stream_of_its_items(tmp_path: Path) -> None:
     )
     assert [e.job.name for e in load_path(listed).jobs] == ["first", "second"]
     assert [e.job for e in load_path(listed).jobs] == [e.job for e in load_path(stream).jobs]
+
+
+SUSPEND_FIX = (
+    "fix: remove suspend (the pods start when the stack is applied), or use the operator "
+    "target and resume with: kubectl patch <kind> <name> --type=merge "
+    '-p \'{"spec":{"runPolicy":{"suspend":false}}}\''
+)
+
+
+def _refusals(doc: dict[str, Any]) -> list[str]:
+    with pytest.raises(SpecError) as caught:
+        render_checked(doc, "pods")
+    return [f.render() for f in caught.value.findings if f.severity is Severity.ERROR]
+
+
+@pytest.mark.parametrize(
+    ("fw", "container", "types"),
+    [(TF, "tensorflow", ("Worker",)), (PT, "pytorch", ("Master",)), (MPI, "", ())],
+)
+def test_a_suspended_job_is_refused_on_the_pods_target(
+    fw: Any, container: str, types: tuple[str, ...]
+) -> None:
+    # TO pkg/controller.v1/common/job.go#L146-L165: a suspended job's pods and services
+    # are deleted and none are created until suspend is false.
+    # MPI pkg/controller/mpi_job_controller.go#L665 and #L1547: no workers, the launcher
+    # Job suspended. Nothing resumes it without the operator, so the target refuses.
+    if fw is MPI:
+        doc = _mpijob(runPolicy={"suspend": True})
+    else:
+        doc = document(fw, {t: replica(container, 1) for t in types}, "held")
+        doc["spec"]["runPolicy"] = {"suspend": True}
+    assert _refusals(doc) == [
+        "error: jobs[0].spec.runPolicy.suspend: a suspended job has no pods until it is "
+        "resumed, and on the pods target no operator is there to resume it and create them "
+        f"(got True); {SUSPEND_FIX}"
+    ]
+    rendering, _ = render_checked(doc, "operator")
+    (resource,) = rendering.manifests
+    assert resource["spec"]["runPolicy"]["suspend"] is True
+
+
+def _mpijob(**spec: Any) -> dict[str, Any]:
+    def role(replicas: int) -> dict[str, Any]:
+        return {"replicas": replicas, **replica("mpi", image="mpi:1")}
+
+    return {
+        "apiVersion": "kubeflow.org/v2beta1",
+        "kind": "MPIJob",
+        "metadata": {"name": "pi", "namespace": "kubeflow"},
+        "spec": {"mpiReplicaSpecs": {"Launcher": role(1), "Worker": role(2)}, **spec},
+    }
+
+
+@pytest.mark.parametrize("fw", [TF, PT, XGB, PADDLE, MPI])
+def test_a_multikueue_job_is_refused_on_the_pods_target(fw: Any) -> None:
+    # TO pkg/controller.v1/common/job.go#L459 (ManagedByExternalController) and e.g.
+    # pkg/controller.v1/pytorch/pytorchjob_controller.go#L135: the controller skips a
+    # job another controller manages. MPI pkg/controller/mpi_job_controller.go#L598.
+    if fw is MPI:
+        doc = _mpijob(runPolicy={"managedBy": "kueue.x-k8s.io/multikueue"})
+        own = "kubeflow.org/mpi-operator"
+    else:
+        doc = document(fw, {fw.replica_types[0]: replica(fw.default_container, 1)}, "remote")
+        doc["spec"]["runPolicy"] = {"managedBy": "kueue.x-k8s.io/multikueue"}
+        own = "kubeflow.org/training-operator"
+    assert _refusals(doc) == [
+        "error: jobs[0].spec.runPolicy.managedBy: the job is managed by "
+        "kueue.x-k8s.io/multikueue, not by its operator: the operator creates no pods for it "
+        "in this cluster, so the pods target cannot either (got 'kueue.x-k8s.io/multikueue'); "
+        "fix: use the operator target (the manager dispatches the job to a worker cluster), "
+        f"or remove managedBy (default {own}) to run it here"
+    ]
+    render_checked(doc, "operator")
+
+
+def test_jaxjob_managed_by_is_ignored_so_the_pods_target_renders_it() -> None:
+    # TO pkg/controller.v1/jax/jaxjob_controller.go has no ManagedByExternalController
+    # call: the JAX controller runs every job whatever managedBy says.
+    doc = document(JAX, {"Worker": replica("jax", 2)}, "j")
+    doc["spec"]["runPolicy"] = {"managedBy": "kueue.x-k8s.io/multikueue"}
+    rendering, _ = render_checked(doc, "pods")
+    assert sum(m["kind"] == "Pod" for m in rendering.manifests) == 2
+
+
+def _suspend(value: bool | None) -> Callable[[dict[str, Any]], None]:
+    def edit(job: dict[str, Any]) -> None:
+        policy = job["spec"].setdefault("runPolicy", {})
+        if value is None:
+            policy.pop("suspend", None)
+        else:
+            policy["suspend"] = value
+
+    return edit
+
+
+def test_preview_says_resuming_starts_the_job() -> None:
+    bench = [example("tf-benchmarks")]
+    held = preview_render(bench, target="operator", edit=_suspend(True))
+    running = preview_render(bench, target="operator", edit=_suspend(None))
+    ((_, resumed),) = [(s.job, list(s.summary)) for s in explain(make_plan(held, running))]
+    assert resumed == [
+        "job tf-benchmarks is resumed: its operator creates its Pods and the job starts "
+        "(from its last checkpoint, if it ran before)"
+    ]
+    ((_, suspended),) = [(s.job, list(s.summary)) for s in explain(make_plan(running, held))]
+    assert suspended == [
+        "job tf-benchmarks is suspended: its operator deletes its Pods and the job stops "
+        "until it is resumed; the work since its last checkpoint is lost"
+    ]

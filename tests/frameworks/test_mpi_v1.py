@@ -409,10 +409,6 @@ def test_warnings() -> None:
         "warning: spec.cleanPodPolicy: the deprecated spec.cleanPodPolicy differs from "
         "runPolicy.cleanPodPolicy; the operator applies runPolicy's (Running) (got 'All'); "
         "fix: remove spec.cleanPodPolicy and keep runPolicy.cleanPodPolicy",
-        "warning: spec.runPolicy.managedBy: the Training Operator skips jobs another controller "
-        "manages; the pods target would still create its pods here (got "
-        "'kueue.x-k8s.io/multikueue'); fix: remove managedBy, or set "
-        "kubeflow.org/training-operator",
         "warning: spec.mainContainer: no Worker container has this name, so kubectl exec "
         "--container fails (got 'trainer'); fix: use one of ['mpi'] or remove mainContainer",
     ]

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
 from trainjobs.errors import Finding
+from trainjobs.frameworks import pods_refusals
 from trainjobs.frameworks.lifecycle import Lifecycle, SuccessPolicy
 from trainjobs.k8s.structural import kubernetes_type
 
@@ -315,6 +316,10 @@ class Framework(ABC):
     restart_policies: ClassVar[tuple[str, ...]] = ("Always", "OnFailure", "Never", "ExitCode")
     """The replica ``restartPolicy`` values the operator accepts; default the four of
     Kubeflow's common ReplicaSpec. The ``restart.framework`` check rule reads it."""
+    reconciled_managed_by: ClassVar[str | None] = None
+    """The ``runPolicy.managedBy`` value under which the operator runs a job itself
+    (unset counts too); the pods target refuses any other. None: the operator never
+    reads the field."""
     listens_on_all_addresses: ClassVar[bool] = False
     """True when the runtime's servers bind their port on every address (TensorFlow's
     gRPC server binds ``0.0.0.0:<port>``), so replicas sharing one machine cannot share
@@ -349,6 +354,17 @@ class Framework(ABC):
     @abstractmethod
     def expand_pods(self, job: JobResource) -> list[Manifest]:
         """The objects the operator would create for the (defaulted) job."""
+
+    def pods_refusals(self, job: JobResource) -> list[Finding]:
+        """Errors when the operator would create no pods for the (defaulted) job now.
+
+        Default: a suspended run policy, and a ``managedBy`` other than
+        :attr:`reconciled_managed_by`. See ``frameworks.pods_refusals``.
+        """
+        return [
+            *pods_refusals.suspended(job),
+            *pods_refusals.managed_elsewhere(job, self.reconciled_managed_by),
+        ]
 
     def bind_backend(self, job: JobResource, binding: BackendBinding) -> JobResource:
         """The job with a backend's env, volumes and mounts added to every pod template.

@@ -60,6 +60,7 @@ class JAX(KubeflowV1Framework):
     default_restart_policy = "Never"
     operator_name = "jaxjob-controller"
     webhook_checks_managed_by = False
+    reconciled_managed_by = None  # its controller never reads managedBy
     success_rule = "when every Worker succeeds"
 
     def success_policy(self, job: JobResource) -> SuccessPolicy:

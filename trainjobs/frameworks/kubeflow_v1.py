@@ -227,6 +227,7 @@ class KubeflowV1Framework(Framework):
 
     The JAXJob webhook does not, and its controller ignores the field altogether.
     """
+    reconciled_managed_by: ClassVar[str | None] = MANAGED_BY_OPERATOR
     default_container: ClassVar[str]
     default_port_name: ClassVar[str]
     default_port: ClassVar[int]

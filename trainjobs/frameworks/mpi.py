@@ -153,6 +153,7 @@ class MPI(Framework):
     targets = ("operator", "pods", "trainer")
     replica_types: ClassVar[tuple[str, ...]] = _REPLICA_TYPES
     restart_policies: ClassVar[tuple[str, ...]] = _RESTART_POLICIES
+    reconciled_managed_by = OPERATOR_MANAGER
 
     def default(self, job: JobResource) -> JobResource:
         assert isinstance(job, MPIJob)
@@ -441,19 +442,8 @@ def _run_policy_findings(policy: MPIRunPolicy | None) -> list[Finding]:
     if managed_by is None or managed_by == OPERATOR_MANAGER:
         return []
     if managed_by == MULTIKUEUE_MANAGER:
-        return [
-            Finding(
-                code="mpi.managed_externally",
-                path="spec.runPolicy.managedBy",
-                message=(
-                    "MultiKueue runs this job in a worker cluster and this cluster's MPI "
-                    "Operator skips it; the pods target would still create its pods here"
-                ),
-                value=managed_by,
-                hint="use the operator target with MultiKueue, or remove managedBy",
-                severity=Severity.WARNING,
-            )
-        ]
+        # A MultiKueue job is valid; the pods target refuses it (pods_refusals).
+        return []
     return [
         Finding(
             code="mpi.managed_by",

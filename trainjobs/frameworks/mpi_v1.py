@@ -275,21 +275,6 @@ def _spec_warnings(job: MPIJobV1) -> list[Finding]:
                 severity=Severity.WARNING,
             )
         )
-    managed_by = spec.run_policy.managed_by if spec.run_policy else None
-    if managed_by not in (None, TRAINING_OPERATOR_MANAGER):
-        findings.append(
-            Finding(
-                code="mpi.managed_externally",
-                path="spec.runPolicy.managedBy",
-                message=(
-                    "the Training Operator skips jobs another controller manages; "
-                    "the pods target would still create its pods here"
-                ),
-                value=managed_by,
-                hint=f"remove managedBy, or set {TRAINING_OPERATOR_MANAGER}",
-                severity=Severity.WARNING,
-            )
-        )
     main = spec.main_container
     worker = spec.mpi_replica_specs.get("Worker")
     if main and worker is not None:

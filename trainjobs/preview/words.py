@@ -9,7 +9,7 @@ words say which jobs restart, which Pods are recreated and why.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from trainjobs.frameworks.registry import REGISTRY
@@ -189,8 +189,36 @@ def _is_job_resource(plan: ObjectPlan) -> bool:
     return REGISTRY.by_kind(api_version, plan.kind) is not None and plan.key[3] == plan.job
 
 
+# runPolicy.suspend of the v1 kinds and MPIJob v2beta1.
+_SUSPEND = ("spec", "runPolicy", "suspend")
+
+
+def _suspend_line(job: str, plan: ObjectPlan) -> str | None:
+    """What flipping ``runPolicy.suspend`` does: the operator creates or deletes every Pod
+    (Training Operator v1.9 common/job.go ReconcileJobs; MPI Operator v0.8 launcher Job)."""
+    for changed in plan.fields:
+        if tuple(changed.change.path) == _SUSPEND:
+            if changed.change.old is True and changed.change.new is not True:
+                return (
+                    f"job {job} is resumed: its operator creates its Pods and the job starts "
+                    "(from its last checkpoint, if it ran before)"
+                )
+            if changed.change.new is True and changed.change.old is not True:
+                return (
+                    f"job {job} is suspended: its operator deletes its Pods and the job stops "
+                    "until it is resumed; the work since its last checkpoint is lost"
+                )
+    return None
+
+
 def _own_resource_lines(job: str, plan: ObjectPlan) -> list[str]:
     """Sentences for a change to the job's own custom resource (the operator target)."""
+    suspend = _suspend_line(job, plan) if plan.action == "update" else None
+    if suspend is not None:
+        rest = [f for f in plan.fields if tuple(f.change.path) != _SUSPEND]
+        if not rest:
+            return [suspend]
+        return [suspend, *_own_resource_lines(job, replace(plan, fields=tuple(rest)))]
     if plan.action == "create":
         return [f"job {job} is handed to its operator: creates its {plan.kind}"]
     if plan.action == "delete":

@@ -44,6 +44,12 @@ class PodsTarget(TargetPlugin):
     def manifests(self, entry: JobEntry, job: JobResource) -> list[Manifest]:
         return entry.framework.expand_pods(job)
 
+    def render(self, entry: JobEntry, job: JobResource) -> tuple[list[Manifest], list[Finding]]:
+        refusals = entry.framework.pods_refusals(job)
+        if refusals:
+            return [], refusals
+        return self.manifests(entry, job), []
+
 
 class TrainerTarget(TargetPlugin):
     name = "trainer"
