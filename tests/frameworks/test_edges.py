@@ -10,6 +10,7 @@ Sources (read, never copied):
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -216,3 +217,34 @@ def test_preview_says_resuming_starts_the_job() -> None:
         "job tf-benchmarks is suspended: its operator deletes its Pods and the job stops "
         "until it is resumed; the work since its last checkpoint is lost"
     ]
+
+
+def test_a_replica_name_over_63_characters_is_refused_not_hashed() -> None:
+    # TO pkg/controller.v1/common/util.go#L50-L53 (GenGeneralName) and
+    # pkg/controller.v1/common/service.go#L243: the Service is named
+    # <job>-<type>-<index> with no shortening; the API server refuses a Service name
+    # that is not a DNS-1035 label (at most 63), so the operator never runs the job.
+    name = "n" * 52  # with "-worker-11": 62 characters, fits
+    fits = document(
+        TF, {"Chief": replica("tensorflow", 1), "Worker": replica("tensorflow", 12)}, name
+    )
+    rendering, _ = render_checked(fits, "pods")
+    tf_config = json.loads(
+        next(
+            e["value"]
+            for m in rendering.manifests
+            if m["kind"] == "Pod" and m["metadata"]["name"] == f"{name}-chief-0"
+            for e in m["spec"]["containers"][0]["env"]
+            if e["name"] == "TF_CONFIG"
+        )
+    )
+    assert tf_config["cluster"]["worker"][11] == f"{name}-worker-11.kubeflow.svc:2222"
+    over = document(TF, {"Worker": replica("tensorflow", 101)}, name + "x")
+    for target in TARGETS:
+        with pytest.raises(SpecError) as caught:
+            render_checked(over, target)
+        assert [f.render() for f in caught.value.findings] == [
+            f"error: jobs[0].metadata.name: the Service and Pod name '{name}x-worker-100' has "
+            "64 characters; a DNS-1035 label has at most 63, so the operator cannot create it "
+            f"(got '{name}x'); fix: shorten the job name to at most 52 characters"
+        ]

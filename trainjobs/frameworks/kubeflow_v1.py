@@ -36,7 +36,7 @@ from trainjobs.frameworks.base import (
     deep_copy,
 )
 from trainjobs.frameworks.lifecycle import Lifecycle, Replica
-from trainjobs.k8s.names import dns1035_label_problem, shorten
+from trainjobs.k8s.names import LABEL_MAX, dns1035_label_problem
 
 __all__ = [
     "LABEL_JOB_NAME",
@@ -162,13 +162,14 @@ class V1Job(JobResource):
 
 
 def replica_name(job: str, rtype: str, index: int) -> str:
-    """``<job>-<type>-<index>``: the name of a replica's Pod and Service.
+    """``<job>-<type>-<index>``: the name of a replica's Pod and Service, never shortened.
 
-    The operator would fail to create a Service whose name passes 63 characters;
-    trainjobs shortens such names deterministically (a prefix and a hash, see
-    ``k8s.names.shorten``) and uses the same name wherever the replica is addressed.
+    It is also the replica's hostname in TF_CONFIG, MASTER_ADDR …, so it must be
+    exactly the operator's (``GenGeneralName``, training-operator
+    pkg/controller.v1/common/util.go). A name longer than a DNS-1035 label is
+    refused by validation (``name.too_long``), as the operator's Service create fails.
     """
-    return shorten(f"{job}-{rtype.lower()}-{index}".replace("/", "-"))
+    return f"{job}-{rtype.lower()}-{index}".replace("/", "-")
 
 
 def env_var(name: str, value: str) -> dict[str, Any]:
@@ -357,6 +358,8 @@ class KubeflowV1Framework(Framework):
                     hint="rename the job; every pod and service is named after it",
                 )
             )
+        else:
+            findings.extend(self._replica_name_findings(job))
         alias = self.replica_alias
         if not job.replica_specs:
             example = "Worker" if "Worker" in self.replica_types else self.replica_types[-1]
@@ -384,6 +387,36 @@ class KubeflowV1Framework(Framework):
         findings.extend(self._validate_managed_by(job))
         findings.extend(self.validate_spec(job))
         return findings
+
+    def _replica_name_findings(self, job: V1Job) -> list[Finding]:
+        """The longest Pod/Service name (last index of each type) must fit a DNS-1035 label.
+
+        The operator names the Service ``GenGeneralName(job, type, index)`` with no
+        shortening (training-operator pkg/controller.v1/common/service.go), and the
+        API server refuses a Service name over 63 characters, so the job never runs.
+        """
+        longest = [
+            self.pod_name(job, rtype, count - 1)
+            for rtype in self.ordered_types(job)
+            for count in (job.replicas(rtype),)
+            if count > 0
+        ]
+        too_long = max(longest, key=len, default="")
+        if len(too_long) <= LABEL_MAX:
+            return []
+        room = LABEL_MAX - (len(too_long) - len(job.name))
+        return [
+            Finding(
+                code="name.too_long",
+                path="metadata.name",
+                message=(
+                    f"the Service and Pod name {too_long!r} has {len(too_long)} characters; a "
+                    f"DNS-1035 label has at most {LABEL_MAX}, so the operator cannot create it"
+                ),
+                value=job.name,
+                hint=f"shorten the job name to at most {room} characters",
+            )
+        ]
 
     def _validate_managed_by(self, job: V1Job) -> list[Finding]:
         # None as well for a kind whose run policy has no managedBy (MXJob).
