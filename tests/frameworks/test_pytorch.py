@@ -148,7 +148,9 @@ def test_elastic_bounds_default_from_workers() -> None:
     assert (job.spec.elastic_policy.min_replicas, job.spec.elastic_policy.max_replicas) == (3, 3)
 
 
-def test_elastic_metrics_create_an_hpa() -> None:
+def test_elastic_metrics_make_no_hpa_on_the_pods_target() -> None:
+    # training-operator@078ec30f pkg/controller.v1/pytorch/hpa.go#L80-L92: the HPA's
+    # scaleTargetRef is the PyTorchJob, which the pods target does not create.
     metric = {
         "type": "Resource",
         "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}},
@@ -157,22 +159,15 @@ def test_elastic_metrics_create_an_hpa() -> None:
         {"Worker": _replica(2)},
         elasticPolicy={"minReplicas": 1, "maxReplicas": 3, "metrics": [metric]},
     )
-    hpa = _objects(job)[("HorizontalPodAutoscaler", "mnist")]
-    assert hpa == {
-        "apiVersion": "autoscaling/v2",
-        "kind": "HorizontalPodAutoscaler",
-        "metadata": {"name": "mnist", "namespace": "kubeflow"},
-        "spec": {
-            "scaleTargetRef": {
-                "apiVersion": "kubeflow.org/v1",
-                "kind": "PyTorchJob",
-                "name": "mnist",
-            },
-            "minReplicas": 1,
-            "maxReplicas": 3,
-            "metrics": [metric],
-        },
-    }
+    assert [kind for kind, _ in _objects(job)].count("HorizontalPodAutoscaler") == 0
+    (finding,) = PT.pods_findings(PT.default(job))
+    assert finding.render() == (
+        "warning: spec.elasticPolicy.metrics: the operator would scale the Workers with an "
+        "HPA on the PyTorchJob; on the pods target there is no PyTorchJob, so no HPA: the "
+        "Worker count stays as rendered (torchrun still tolerates workers leaving and "
+        "rejoining within minReplicas..maxReplicas); fix: change Worker replicas in the stack "
+        "to scale, or use the operator target for autoscaling; remove metrics to silence this"
+    )
 
 
 def test_webhook_rules() -> None:
@@ -265,25 +260,12 @@ def test_elastic_bounds_default_from_each_other() -> None:
         assert bounds == expected
 
 
-def test_empty_metrics_still_make_an_hpa_without_metrics() -> None:
-    # The operator tests metrics for nil, so [] gets an HPA; Kubernetes then scales on CPU.
+def test_empty_metrics_still_count_as_metrics() -> None:
+    # hpa.go#L36 tests metrics for nil, so [] would get an HPA from the operator.
     job = ptjob({"Worker": _replica(2)}, elasticPolicy={"maxReplicas": 3, "metrics": []})
-    hpa = _objects(job)[("HorizontalPodAutoscaler", "mnist")]
-    assert hpa["spec"] == {
-        "scaleTargetRef": {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "name": "mnist"},
-        "minReplicas": 3,
-        "maxReplicas": 3,
-    }
+    assert [f.code for f in PT.pods_findings(PT.default(job))] == ["pytorch.elastic_hpa"]
     no_metrics = ptjob({"Worker": _replica(2)}, elasticPolicy={"maxReplicas": 3})
-    assert [kind for kind, _ in _objects(no_metrics)].count("HorizontalPodAutoscaler") == 0
-
-
-def test_hpa_metrics_are_copies() -> None:
-    metric = {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization"}}}
-    job = ptjob({"Worker": _replica(2)}, elasticPolicy={"metrics": [metric]})
-    hpa = _objects(job)[("HorizontalPodAutoscaler", "mnist")]
-    hpa["spec"]["metrics"][0]["resource"]["name"] = "memory"
-    assert metric["resource"]["name"] == "cpu"  # type: ignore[index]
+    assert PT.pods_findings(PT.default(no_metrics)) == []
 
 
 def test_non_ascii_digits_are_not_a_process_count() -> None:

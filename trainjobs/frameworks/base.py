@@ -355,11 +355,11 @@ class Framework(ABC):
     def expand_pods(self, job: JobResource) -> list[Manifest]:
         """The objects the operator would create for the (defaulted) job."""
 
-    def pods_refusals(self, job: JobResource) -> list[Finding]:
-        """Errors when the operator would create no pods for the (defaulted) job now.
+    def pods_findings(self, job: JobResource) -> list[Finding]:
+        """Findings of the ``pods`` target only: what it cannot do as the operator would.
 
-        Default: a suspended run policy, and a ``managedBy`` other than
-        :attr:`reconciled_managed_by`. See ``frameworks.pods_refusals``.
+        Errors refuse the job on that target. Default: a suspended run policy and a
+        ``managedBy`` other than :attr:`reconciled_managed_by` (``frameworks.pods_refusals``).
         """
         return [
             *pods_refusals.suspended(job),

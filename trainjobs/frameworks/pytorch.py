@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Severity
-from trainjobs.frameworks.base import JobResource, K8sModel, KindRef, Manifest, deep_copy
+from trainjobs.frameworks.base import JobResource, K8sModel, KindRef
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     ReplicaSpec,
@@ -80,8 +80,8 @@ class ElasticPolicy(K8sModel):
     metrics: list[dict[str, Any]] | None = Field(
         default=None,
         description=(
-            "autoscaling/v2 MetricSpecs; when set (even to []) an HPA scales the workers; "
-            "unset = no HPA."
+            "autoscaling/v2 MetricSpecs; when set (even to []) the operator's HPA scales the "
+            "workers (none on the pods target: no PyTorchJob to scale); unset = no HPA."
         ),
     )
 
@@ -325,32 +325,36 @@ class PyTorch(KubeflowV1Framework):
             }
         ]
 
-    def extra_objects(self, job: V1Job) -> list[Manifest]:
+    def pods_findings(self, job: JobResource) -> list[Finding]:
+        """Besides the defaults: elastic ``metrics`` make no HPA on the pods target.
+
+        The operator's HPA scales the PyTorchJob (``scaleTargetRef`` is the job,
+        training-operator pkg/controller.v1/pytorch/hpa.go); without the operator
+        there is no PyTorchJob to scale, so trainjobs emits none.
+        """
         assert isinstance(job, PyTorchJob)
+        findings = super().pods_findings(job)
         elastic = job.spec.elastic_policy
-        # The operator tests for nil, so `metrics: []` still makes an HPA; one
-        # without metrics scales on 80% average CPU (Kubernetes' default).
-        if elastic is None or elastic.metrics is None:
-            return []
-        spec: dict[str, Any] = {
-            "scaleTargetRef": {
-                "apiVersion": self.kind.api_version,
-                "kind": self.kind.kind,
-                "name": job.name,
-            },
-            "minReplicas": elastic.min_replicas,
-            "maxReplicas": elastic.max_replicas,
-        }
-        if elastic.metrics:
-            spec["metrics"] = [deep_copy(m) for m in elastic.metrics]
-        return [
-            {
-                "apiVersion": "autoscaling/v2",
-                "kind": "HorizontalPodAutoscaler",
-                "metadata": {"name": job.name, "namespace": job.namespace},
-                "spec": spec,
-            }
-        ]
+        # The operator tests for nil: `metrics: []` would still make an HPA.
+        if elastic is not None and elastic.metrics is not None:
+            findings.append(
+                Finding(
+                    code="pytorch.elastic_hpa",
+                    path="spec.elasticPolicy.metrics",
+                    message=(
+                        "the operator would scale the Workers with an HPA on the PyTorchJob; "
+                        "on the pods target there is no PyTorchJob, so no HPA: the Worker "
+                        "count stays as rendered (torchrun still tolerates workers leaving "
+                        "and rejoining within minReplicas..maxReplicas)"
+                    ),
+                    hint=(
+                        "change Worker replicas in the stack to scale, or use the operator "
+                        "target for autoscaling; remove metrics to silence this"
+                    ),
+                    severity=Severity.WARNING,
+                )
+            )
+        return findings
 
     def trainer_plan(self, job: JobResource) -> tuple[TrainerPlan | None, list[Finding]]:
         """Every replica becomes a node of the runtime's ``torch`` policy (Master as node

@@ -45,10 +45,10 @@ class PodsTarget(TargetPlugin):
         return entry.framework.expand_pods(job)
 
     def render(self, entry: JobEntry, job: JobResource) -> tuple[list[Manifest], list[Finding]]:
-        refusals = entry.framework.pods_refusals(job)
-        if refusals:
-            return [], refusals
-        return self.manifests(entry, job), []
+        findings = entry.framework.pods_findings(job)
+        if any(f.severity is Severity.ERROR for f in findings):
+            return [], findings
+        return self.manifests(entry, job), findings
 
 
 class TrainerTarget(TargetPlugin):
