@@ -248,3 +248,68 @@ def test_a_replica_name_over_63_characters_is_refused_not_hashed() -> None:
             "64 characters; a DNS-1035 label has at most 63, so the operator cannot create it "
             f"(got '{name}x'); fix: shorten the job name to at most 52 characters"
         ]
+
+
+def _tf_config(specs: dict[str, Any], **spec: Any) -> dict[str, str]:
+    doc = document(TF, specs, "tf", "ns", **spec)
+    rendering, _ = render_checked(doc, "pods")
+    return {
+        m["metadata"]["name"]: e["value"]
+        for m in rendering.manifests
+        if m["kind"] == "Pod"
+        for e in m["spec"]["containers"][0].get("env", [])
+        if e["name"] == "TF_CONFIG"
+    }
+
+
+def test_tf_config_dense_is_byte_equal_to_the_operator() -> None:
+    # TO pkg/controller.v1/tensorflow/tensorflow.go#L112-L155 and #L157-L187:
+    # TFConfig{cluster, task, environment:"cloud"} marshalled by json.Marshal (struct
+    # field order; the ClusterSpec map's keys sorted); 0 replicas give [] (make(..., 0)).
+    values = _tf_config(
+        {
+            "Worker": replica("tensorflow", 2),
+            "PS": replica("tensorflow", 0),
+            "Chief": replica("tensorflow", 1),
+        }
+    )
+    assert values["tf-worker-1"] == (
+        '{"cluster":{"chief":["tf-chief-0.ns.svc:2222"],"ps":[],'
+        '"worker":["tf-worker-0.ns.svc:2222","tf-worker-1.ns.svc:2222"]},'
+        '"task":{"type":"worker","index":1},"environment":"cloud"}'
+    )
+
+
+def test_tf_config_sparse_ps_is_null_without_a_ps_type() -> None:
+    # TO pkg/controller.v1/tensorflow/tensorflow.go#L74-L84 convertClusterSpecToSparseClusterSpec:
+    # a worker's PS = clusterSpec["ps"], nil when the job has no PS type -> "ps":null;
+    # the chief keeps the initial []string{} -> "ps":[]. SparseTFConfig has no environment.
+    values = _tf_config(
+        {"Chief": replica("tensorflow", 1), "Worker": replica("tensorflow", 2)},
+        enableDynamicWorker=True,
+    )
+    assert values == {
+        "tf-chief-0": '{"cluster":{"worker":{},"ps":[]},"task":{"type":"chief","index":0}}',
+        "tf-worker-0": '{"cluster":{"worker":{"0":"tf-worker-0.ns.svc:2222"},"ps":null},'
+        '"task":{"type":"worker","index":0}}',
+        "tf-worker-1": '{"cluster":{"worker":{"1":"tf-worker-1.ns.svc:2222"},"ps":null},'
+        '"task":{"type":"worker","index":1}}',
+    }
+    with_ps = _tf_config(
+        {"PS": replica("tensorflow", 1), "Worker": replica("tensorflow", 1)},
+        enableDynamicWorker=True,
+    )
+    assert with_ps == {
+        "tf-ps-0": '{"cluster":{"worker":{},"ps":["tf-ps-0.ns.svc:2222"]},'
+        '"task":{"type":"ps","index":0}}',
+        "tf-worker-0": '{"cluster":{"worker":{"0":"tf-worker-0.ns.svc:2222"},'
+        '"ps":["tf-ps-0.ns.svc:2222"]},"task":{"type":"worker","index":0}}',
+    }
+
+
+def test_tf_config_is_not_set_for_a_single_replica() -> None:
+    # TO pkg/controller.v1/tensorflow/util.go#L74-L95 isDistributed: exactly one replica
+    # over Chief, Evaluator, Master, PS and Worker means no TF_CONFIG.
+    assert _tf_config({"Worker": replica("tensorflow", 1)}) == {}
+    two = {"Worker": replica("tensorflow", 1), "PS": replica("tensorflow", 1)}
+    assert sorted(_tf_config(two)) == ["tf-ps-0", "tf-worker-0"]

@@ -162,7 +162,10 @@ class TensorFlow(KubeflowV1Framework):
         # The operator marshals a struct here, so the order is worker, then ps.
         all_ps = [self._host(job, "PS", i) for i in range(job.replicas("PS"))]
         if rtype == "Worker":
-            return {"worker": {str(index): self._host(job, rtype, index)}, "ps": all_ps}
+            # A worker gets the cluster's ps list itself: a job without a PS type has
+            # none (a nil Go slice), which json.Marshal writes as null, not [].
+            ps = all_ps if "PS" in job.replica_specs else None
+            return {"worker": {str(index): self._host(job, rtype, index)}, "ps": ps}
         if rtype == "PS":
             return {"worker": {}, "ps": [self._host(job, rtype, index)]}
         return {"worker": {}, "ps": []}
