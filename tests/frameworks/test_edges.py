@@ -313,3 +313,60 @@ def test_tf_config_is_not_set_for_a_single_replica() -> None:
     assert _tf_config({"Worker": replica("tensorflow", 1)}) == {}
     two = {"Worker": replica("tensorflow", 1), "PS": replica("tensorflow", 1)}
     assert sorted(_tf_config(two)) == ["tf-ps-0", "tf-worker-0"]
+
+
+def _errors(doc: dict[str, Any], target: str = "pods") -> list[str]:
+    with pytest.raises(SpecError) as caught:
+        render_checked(doc, target)
+    return [f.render() for f in caught.value.findings]
+
+
+def test_several_service_ports_must_be_named() -> None:
+    # TO pkg/core/service.go#L83-L101 GetPortsFromJob: every port of the default
+    # container goes to the replica's headless Service, keyed by name; the API server
+    # refuses a multi-port Service with an unnamed port (core/v1 validation,
+    # "spec.ports[0].name: Required value").
+    worker = replica("tensorflow", 2)
+    worker["template"]["spec"]["containers"][0]["ports"] = [
+        {"containerPort": 8080},
+        {"name": "metrics", "containerPort": 9090},
+    ]
+    doc = document(TF, {"Worker": worker}, "ports")
+    for target in TARGETS:
+        assert _errors(doc, target) == [
+            "error: jobs[0].spec.tfReplicaSpecs.Worker.template.spec.containers: container "
+            "'tensorflow' has several ports and one without a name; the replica's Service gets "
+            "them all, and the API server refuses a Service with several ports unless every "
+            "one is named (got [8080]); fix: name every port of container 'tensorflow', e.g. "
+            "{name: port-8080, containerPort: 8080}"
+        ]
+    worker["template"]["spec"]["containers"][0]["ports"][0]["name"] = "http"
+    rendering, _ = render_checked(doc, "pods")
+    (service, *_) = [m for m in rendering.manifests if m["kind"] == "Service"]
+    assert service["spec"]["ports"] == [
+        {"name": "http", "port": 8080},
+        {"name": "metrics", "port": 9090},
+        {"name": "tfjob-port", "port": 2222},
+    ]
+
+
+def test_a_v1_field_outside_run_policy_names_its_real_place() -> None:
+    # TO pkg/apis/kubeflow.org/v1/common_types.go#L194-L197 RunPolicy: cleanPodPolicy and
+    # ttlSecondsAfterFinished live in spec.runPolicy (v1beta2 had them in spec).
+    doc = document(TF, {"Worker": replica("tensorflow", 1)}, "moved")
+    doc["spec"]["cleanPodPolicy"] = "All"
+    assert _errors(doc) == [
+        "error: jobs[0].spec.cleanPodPolicy: unknown field (got 'All'); fix: move it to "
+        "spec.runPolicy.cleanPodPolicy; it is not a field here"
+    ]
+
+
+def test_a_replica_without_a_pod_template_is_told_what_to_add() -> None:
+    # TO pkg/apis/kubeflow.org/v1/common_types.go#L96-L104 ReplicaSpec.Template: pods of a
+    # replica type are created from it; a replica without one has nothing to run.
+    doc = document(PT, {"Master": {"replicas": 1}}, "bare")
+    assert _errors(doc) == [
+        "error: jobs[0].spec.pytorchReplicaSpecs.Master.template: required field is missing; "
+        "fix: add template: {spec: {containers: [{name: …, image: …}]}} — the pod template "
+        "every replica of this type runs"
+    ]

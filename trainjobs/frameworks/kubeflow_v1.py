@@ -384,6 +384,7 @@ class KubeflowV1Framework(Framework):
                     )
                 )
             findings.extend(self._validate_template(spec, f"{base}.template"))
+            findings.extend(self._port_name_findings(spec, f"{base}.template"))
         findings.extend(self._validate_managed_by(job))
         findings.extend(self.validate_spec(job))
         return findings
@@ -415,6 +416,38 @@ class KubeflowV1Framework(Framework):
                 ),
                 value=job.name,
                 hint=f"shorten the job name to at most {room} characters",
+            )
+        ]
+
+    def _service_ports(self, spec: ReplicaSpec) -> dict[str, Any]:
+        """The replica Service's ports: the default container's, by name, the last of a
+        name winning (the operator collects them in a map, core/service.go
+        GetPortsFromJob); in first-seen order where Go's map order is random."""
+        ports: dict[str, Any] = {}
+        for container in _containers(spec.template):
+            if container.get("name") == self.default_container:
+                for port in container.get("ports") or []:
+                    ports[str(port.get("name") or "")] = port.get("containerPort")
+                break
+        return ports
+
+    def _port_name_findings(self, spec: ReplicaSpec, path: str) -> list[Finding]:
+        ports = self._service_ports(spec)
+        if len(ports) < 2 or "" not in ports:
+            return []
+        numbers = [p for name, p in ports.items() if not name]
+        return [
+            Finding(
+                code="service.port_names",
+                path=f"{path}.spec.containers",
+                message=(
+                    f"container {self.default_container!r} has several ports and one without "
+                    "a name; the replica's Service gets them all, and the API server refuses "
+                    "a Service with several ports unless every one is named"
+                ),
+                value=numbers,
+                hint=f"name every port of container {self.default_container!r}, e.g. "
+                f"{{name: port-{numbers[0]}, containerPort: {numbers[0]}}}",
             )
         ]
 
@@ -587,14 +620,10 @@ class KubeflowV1Framework(Framework):
     def _service(self, job: V1Job, rtype: str, index: int, spec: ReplicaSpec) -> Manifest:
         labels = self.labels(job, rtype, index)
         ports: list[dict[str, Any]] = []
-        for container in _containers(spec.template):
-            if container.get("name") == self.default_container:
-                for port in container.get("ports") or []:
-                    entry: dict[str, Any] = {}
-                    if port.get("name"):
-                        entry["name"] = port["name"]
-                    entry["port"] = port.get("containerPort")
-                    ports.append(entry)
+        for name, number in self._service_ports(spec).items():
+            entry: dict[str, Any] = {"name": name} if name else {}
+            entry["port"] = number
+            ports.append(entry)
         return {
             "apiVersion": "v1",
             "kind": "Service",

@@ -35,6 +35,31 @@ def known_fields(model: type[BaseModel]) -> set[str]:
     return names
 
 
+def field_homes(model: type[BaseModel]) -> dict[str, str]:
+    """Each wire name in ``model`` → the first dotted path where it is a field.
+
+    Lets an unknown field that exists elsewhere point at its real place (a v1 job's
+    ``spec.cleanPodPolicy`` belongs under ``spec.runPolicy``). Map-valued fields
+    (replica specs) are not walked: their keys are the user's.
+    """
+    homes: dict[str, str] = {}
+    pending: list[tuple[type[BaseModel], str]] = [(model, "")]
+    seen: set[type[BaseModel]] = set()
+    while pending:
+        current, prefix = pending.pop(0)
+        if current in seen:
+            continue
+        seen.add(current)
+        for name, info in current.model_fields.items():
+            wire = info.alias or name
+            path = f"{prefix}{wire}"
+            homes.setdefault(wire, path)
+            if getattr(info.annotation, "__origin__", None) is dict:
+                continue
+            pending += [(sub, f"{path}.") for sub in _models_in(info.annotation)]
+    return homes
+
+
 def _models_in(annotation: Any) -> Iterator[type[BaseModel]]:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         yield annotation
@@ -43,12 +68,21 @@ def _models_in(annotation: Any) -> Iterator[type[BaseModel]]:
         yield from _models_in(arg)
 
 
-def _hint(error: dict[str, Any], names: set[str]) -> str:
+def _hint(error: dict[str, Any], names: set[str], homes: dict[str, str]) -> str:
     kind = error["type"]
     loc = error["loc"]
     last = loc[-1] if loc else ""
+    if kind == "missing" and last == "template" and len(loc) > 1:
+        # The operator creates each replica's pods from this PodTemplateSpec.
+        return (
+            "add template: {spec: {containers: [{name: …, image: …}]}} — the pod "
+            "template every replica of this type runs"
+        )
     if kind == "missing":
         return f"add the required field {last!r}"
+    home = homes.get(str(last))
+    if kind == "extra_forbidden" and home and home.startswith("spec.") and home != format_path(loc):
+        return f"move it to {home}; it is not a field here"
     if kind == "extra_forbidden":
         close = difflib.get_close_matches(str(last), sorted(names), n=1, cutoff=0.75)
         if close:
@@ -77,6 +111,7 @@ def findings_from_validation_error(
 ) -> list[Finding]:
     """One finding per distinct problem; paths relative to the validated document."""
     names = known_fields(model)
+    homes = field_homes(model)
     findings: list[Finding] = []
     seen: set[tuple[str, str]] = set()
     for details in exc.errors(include_url=False):
@@ -103,7 +138,7 @@ def findings_from_validation_error(
                 path=path,
                 message=message[0].lower() + message[1:] if message else message,
                 value=value,
-                hint=_hint(error, names),
+                hint=_hint(error, names, homes),
             )
         )
     return findings

@@ -149,7 +149,8 @@ def test_a_field_written_in_any_template_is_found_where_it_was_written(
     containers = get_path(doc, ref.path)["spec"]["containers"]
     index = pick % len(containers)
     ports = containers[index].setdefault("ports", [])
-    ports.append({"containerPort": port, "hostPort": port})
+    # Named: several ports of a Service must be (the API server refuses it otherwise).
+    ports.append({"name": "host", "containerPort": port, "hostPort": port})
     stack = parse_documents(docs)
     written = f"{stack.jobs[0].path}.{ref.path}.spec.containers[{index}].ports[{len(ports) - 1}]"
     rendering = render(stack, target)  # type: ignore[arg-type]
