@@ -84,8 +84,8 @@ GPU = "nvidia.com/gpu"
 _W = "jobs[0].spec.tfReplicaSpecs.Worker"
 CASES = {
     "gpus per pod": (
-        _gpu_job(limits={GPU: 8}),
-        f'{_W}: 8 GPUs per pod, but pool "a100" nodes have 4',
+        _gpu_job(limits={GPU: 16}),
+        f'{_W}: 16 GPUs per pod, but pool "a100" nodes have 8',
     ),
     "cpu per pod": (
         _gpu_job(limits={GPU: 1, "cpu": "64"}),
@@ -96,9 +96,9 @@ CASES = {
         f'{_W}: 1Ti memory per pod, but pool "a100" nodes offer 500Gi',
     ),
     "gang": (
-        _gpu_job(replicas=3),
-        f'{_W}.replicas: the job runs 3 pods with 12 GPUs at once on pool "a100", which packs '
-        "them onto 3 nodes, but the pool has at most 2 nodes of 4 GPUs",
+        _gpu_job(replicas=5),
+        f'{_W}.replicas: the job runs 5 pods with 20 GPUs at once on pool "a100", which packs '
+        "them onto 3 nodes, but the pool has at most 2 nodes of 8 GPUs",
     ),
     "requests differ from limits": (
         _gpu_job(requests={GPU: 2}, limits={GPU: 4}),

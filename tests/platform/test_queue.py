@@ -78,7 +78,7 @@ def test_a_queue_is_a_flavor_a_cluster_queue_and_local_queues() -> None:
                         "resources": [
                             {"name": "cpu", "nominalQuota": "92"},
                             {"name": "memory", "nominalQuota": "1000Gi"},
-                            {"name": "nvidia.com/gpu", "nominalQuota": 8},
+                            {"name": "nvidia.com/gpu", "nominalQuota": 16},
                         ],
                     }
                 ],

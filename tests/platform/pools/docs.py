@@ -32,7 +32,7 @@ def placement_findings(*docs: dict[str, Any]) -> list[str]:
 
 
 def pool_doc(name: str = "a100", provider: str = "karpenter", **spec: Any) -> dict[str, Any]:
-    """A GpuNodePool document: 4 A100 80GB per node, at most 2 nodes, provider settings."""
+    """A GpuNodePool document: A100 80GB (8 per node on AWS, else 4), at most 2 nodes."""
     by_provider: dict[str, dict[str, Any]] = {
         "karpenter": {"karpenter": {"clusterName": "training", "role": "NodeRole"}},
         "static": {},
@@ -63,7 +63,9 @@ def pool_doc(name: str = "a100", provider: str = "karpenter", **spec: Any) -> di
     body = {
         "provider": provider,
         "gpu": "a100-80gb",
-        "gpusPerNode": 4,
+        # p4de.24xlarge, the only A100 80GB EC2 size, has 8 (the shape check holds
+        # pools to real instances); a2-ultragpu-4g and NC96ads_A100_v4 have 4.
+        "gpusPerNode": 8 if provider in ("karpenter", "eks") else 4,
         "cpu": 46,
         "memory": "500Gi",
         "maxNodes": 2,

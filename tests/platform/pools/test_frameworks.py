@@ -69,7 +69,7 @@ def test_every_replica_type_named_lands_on_the_pool(
         "target": target,
     }
     # A generous pool, so the schedulability rule passes every example.
-    big = pool_doc("big", gpusPerNode=8, cpu=512, memory="4Ti", maxNodes=64)
+    big = pool_doc("big", gpusPerNode=8, cpu=94, memory="1100Gi", maxNodes=64)
     (rendered,) = run(parse_documents([*platform, big, {**doc, "trainjobs": options}])).jobs
     for template in rendered.entry.framework.pod_templates(rendered.job):
         spec = template.template["spec"]
@@ -86,7 +86,7 @@ def test_the_mpi_launcher_without_gpus_stays_off_the_pool() -> None:
     (doc,) = load_all(
         (example_job_files()[0].parents[1] / "mpi-horovod-benchmarks" / "mpijob.yaml").read_text()
     )
-    big = pool_doc("big", gpusPerNode=8, cpu=512, memory="4Ti", maxNodes=4)
+    big = pool_doc("big", gpusPerNode=8, cpu=94, memory="1100Gi", maxNodes=4)
     rendering = run(
         parse_documents([big, {**doc, "trainjobs": {"nodePool": "big"}}]), target="pods"
     )

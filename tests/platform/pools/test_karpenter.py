@@ -15,7 +15,7 @@ def test_node_pool_asks_for_the_gpu_and_never_disrupts_running_work() -> None:
     assert {r["key"]: (r["operator"], r["values"]) for r in template["spec"]["requirements"]} == {
         "karpenter.k8s.aws/instance-family": ("In", ["p4de"]),
         "karpenter.k8s.aws/instance-gpu-name": ("In", ["a100"]),
-        "karpenter.k8s.aws/instance-gpu-count": ("In", ["4"]),
+        "karpenter.k8s.aws/instance-gpu-count": ("In", ["8"]),
         "karpenter.k8s.aws/instance-cpu": ("Gt", ["45"]),
         "karpenter.k8s.aws/instance-memory": ("Gt", ["511999"]),
         "karpenter.sh/capacity-type": ("In", ["spot"]),
@@ -31,7 +31,7 @@ def test_node_pool_asks_for_the_gpu_and_never_disrupts_running_work() -> None:
         "consolidateAfter": "10m",
         "budgets": [{"nodes": "0", "reasons": ["Drifted"]}],
     }
-    assert spec["limits"] == {"nvidia.com/gpu": 8, "cpu": "92", "memory": "1024000Mi"}
+    assert spec["limits"] == {"nvidia.com/gpu": 16, "cpu": "92", "memory": "1024000Mi"}
 
 
 def test_node_class_finds_the_cluster_by_its_discovery_tag() -> None:

@@ -30,6 +30,7 @@ from trainjobs.platform.pools.placement import (
     place_template,
     placement_of,
 )
+from trainjobs.platform.pools.shape_check import shape_findings
 from trainjobs.platform.pools.spec import GpuNodePool
 
 __all__ = ["KIND", "GpuNodePoolKind"]
@@ -116,6 +117,7 @@ class GpuNodePoolKind(PlatformKind):
                     hint="use one of a100-40gb, a100-80gb, h100-80gb, l4, t4",
                 )
             )
+        findings += shape_findings(pool)
         if spec.provider == "aks" and not any(c.isalnum() for c in pool.name):
             findings.append(
                 Finding(

@@ -1,0 +1,214 @@
+"""A small catalog of GPU instance shapes per provider, and the pool checks it drives.
+
+A GpuNodePool states ``gpusPerNode``, ``cpu`` and ``memory`` itself; the cloud only
+has certain shapes. A Karpenter pool asking for 4 H100 per node maps to family p5,
+whose only size has 8: Karpenter can never launch a node, and the jobs wait forever.
+The catalog lets ``check`` say so, naming the sizes that exist.
+
+Numbers are the providers' published specifications (GPUs per node, GPU model and
+memory, vCPUs, memory as sold; a node's allocatable is a little less):
+
+* AWS — https://aws.amazon.com/ec2/instance-types/p4/ (p4d, p4de),
+  https://aws.amazon.com/ec2/instance-types/p5/ (p5, p5e),
+  https://aws.amazon.com/ec2/instance-types/g5/, https://aws.amazon.com/ec2/instance-types/g6/
+* GCP — https://cloud.google.com/compute/docs/accelerator-optimized-machines
+  (A2 standard and ultra, A3 High, G2)
+* Azure — https://learn.microsoft.com/azure/virtual-machines/sizes/gpu-accelerated/nca100v4-series,
+  .../ndasra100v4-series, .../ndma100v4-series, .../nd-h100-v5-series,
+  .../ncadsh100v5-series, .../ncast4v3-series
+
+Only the shapes listed are known: a machine type outside the catalog is not judged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["SHAPES", "Cloud", "InstanceShape", "family_shapes", "shape"]
+
+Cloud = Literal["aws", "gcp", "azure"]
+
+
+@dataclass(frozen=True)
+class InstanceShape:
+    """One instance type / machine type / VM size with GPUs.
+
+    Attributes:
+        cloud: aws, gcp or azure.
+        name: the provider's name for it (``p5.48xlarge``, ``a2-highgpu-4g``).
+        family: the family (``p5``, ``a2``, ``NC_A100_v4``).
+        gpus: GPUs per node.
+        gpu: the GPU, as pools name it (``h100-80gb``); a name no pool can use
+            (``h200-141gb``) for GPUs outside ``gputypes``.
+        gpu_memory_gib: memory of one GPU in GiB, as sold.
+        vcpus: vCPUs of the node.
+        memory_gib: memory of the node in GiB (GCP sells GB; listed as sold).
+    """
+
+    cloud: Cloud
+    name: str
+    family: str
+    gpus: int
+    gpu: str
+    gpu_memory_gib: int
+    vcpus: int
+    memory_gib: int
+
+
+def _sizes(
+    cloud: Cloud,
+    family: str,
+    gpu: str,
+    gpu_memory: int,
+    rows: tuple[tuple[str, int, int, int], ...],
+) -> tuple[InstanceShape, ...]:
+    return tuple(
+        InstanceShape(cloud, name, family, gpus, gpu, gpu_memory, vcpus, memory)
+        for name, gpus, vcpus, memory in rows
+    )
+
+
+_AWS = (
+    *_sizes("aws", "p4d", "a100-40gb", 40, (("p4d.24xlarge", 8, 96, 1152),)),
+    *_sizes("aws", "p4de", "a100-80gb", 80, (("p4de.24xlarge", 8, 96, 1152),)),
+    *_sizes("aws", "p5", "h100-80gb", 80, (("p5.48xlarge", 8, 192, 2048),)),
+    *_sizes("aws", "p5e", "h200-141gb", 141, (("p5e.48xlarge", 8, 192, 2048),)),
+    *_sizes(
+        "aws",
+        "g5",
+        "a10g",
+        24,
+        (
+            ("g5.xlarge", 1, 4, 16),
+            ("g5.2xlarge", 1, 8, 32),
+            ("g5.4xlarge", 1, 16, 64),
+            ("g5.8xlarge", 1, 32, 128),
+            ("g5.16xlarge", 1, 64, 256),
+            ("g5.12xlarge", 4, 48, 192),
+            ("g5.24xlarge", 4, 96, 384),
+            ("g5.48xlarge", 8, 192, 768),
+        ),
+    ),
+    *_sizes(
+        "aws",
+        "g6",
+        "l4",
+        24,
+        (
+            ("g6.xlarge", 1, 4, 16),
+            ("g6.2xlarge", 1, 8, 32),
+            ("g6.4xlarge", 1, 16, 64),
+            ("g6.8xlarge", 1, 32, 128),
+            ("g6.16xlarge", 1, 64, 256),
+            ("g6.12xlarge", 4, 48, 192),
+            ("g6.24xlarge", 4, 96, 384),
+            ("g6.48xlarge", 8, 192, 768),
+        ),
+    ),
+)
+
+_GCP = (
+    *_sizes(
+        "gcp",
+        "a2",
+        "a100-40gb",
+        40,
+        (
+            ("a2-highgpu-1g", 1, 12, 85),
+            ("a2-highgpu-2g", 2, 24, 170),
+            ("a2-highgpu-4g", 4, 48, 340),
+            ("a2-highgpu-8g", 8, 96, 680),
+            ("a2-megagpu-16g", 16, 96, 1360),
+        ),
+    ),
+    *_sizes(
+        "gcp",
+        "a2",
+        "a100-80gb",
+        80,
+        (
+            ("a2-ultragpu-1g", 1, 12, 170),
+            ("a2-ultragpu-2g", 2, 24, 340),
+            ("a2-ultragpu-4g", 4, 48, 680),
+            ("a2-ultragpu-8g", 8, 96, 1360),
+        ),
+    ),
+    *_sizes(
+        "gcp",
+        "a3",
+        "h100-80gb",
+        80,
+        (
+            ("a3-highgpu-1g", 1, 26, 234),
+            ("a3-highgpu-2g", 2, 52, 468),
+            ("a3-highgpu-4g", 4, 104, 936),
+            ("a3-highgpu-8g", 8, 208, 1872),
+        ),
+    ),
+    *_sizes(
+        "gcp",
+        "g2",
+        "l4",
+        24,
+        (
+            ("g2-standard-4", 1, 4, 16),
+            ("g2-standard-8", 1, 8, 32),
+            ("g2-standard-12", 1, 12, 48),
+            ("g2-standard-16", 1, 16, 64),
+            ("g2-standard-24", 2, 24, 96),
+            ("g2-standard-32", 1, 32, 128),
+            ("g2-standard-48", 4, 48, 192),
+            ("g2-standard-96", 8, 96, 384),
+        ),
+    ),
+)
+
+_AZURE = (
+    *_sizes(
+        "azure",
+        "NC_A100_v4",
+        "a100-80gb",
+        80,
+        (
+            ("Standard_NC24ads_A100_v4", 1, 24, 220),
+            ("Standard_NC48ads_A100_v4", 2, 48, 440),
+            ("Standard_NC96ads_A100_v4", 4, 96, 880),
+        ),
+    ),
+    *_sizes("azure", "ND_A100_v4", "a100-40gb", 40, (("Standard_ND96asr_v4", 8, 96, 900),)),
+    *_sizes("azure", "NDm_A100_v4", "a100-80gb", 80, (("Standard_ND96amsr_A100_v4", 8, 96, 1900),)),
+    *_sizes("azure", "ND_H100_v5", "h100-80gb", 80, (("Standard_ND96isr_H100_v5", 8, 96, 1900),)),
+    *_sizes(
+        "azure",
+        "NCads_H100_v5",
+        "h100-nvl-94gb",
+        94,
+        (("Standard_NC40ads_H100_v5", 1, 40, 320), ("Standard_NC80adis_H100_v5", 2, 80, 640)),
+    ),
+    *_sizes(
+        "azure",
+        "NCasT4_v3",
+        "t4",
+        16,
+        (
+            ("Standard_NC4as_T4_v3", 1, 4, 28),
+            ("Standard_NC8as_T4_v3", 1, 8, 56),
+            ("Standard_NC16as_T4_v3", 1, 16, 110),
+            ("Standard_NC64as_T4_v3", 4, 64, 440),
+        ),
+    ),
+)
+
+SHAPES: dict[str, InstanceShape] = {s.name: s for s in (*_AWS, *_GCP, *_AZURE)}
+"""Every known shape by its provider name (names do not clash across providers)."""
+
+
+def shape(name: str) -> InstanceShape | None:
+    """The shape called ``name``; None when the catalog does not know it."""
+    return SHAPES.get(name)
+
+
+def family_shapes(cloud: Cloud, families: tuple[str, ...]) -> list[InstanceShape]:
+    """The known shapes of ``families`` on ``cloud``, in catalog order."""
+    return [s for s in SHAPES.values() if s.cloud == cloud and s.family in families]
