@@ -370,3 +370,36 @@ def test_a_replica_without_a_pod_template_is_told_what_to_add() -> None:
         "fix: add template: {spec: {containers: [{name: …, image: …}]}} — the pod template "
         "every replica of this type runs"
     ]
+
+
+def test_defaulting_runs_before_the_webhook_validation() -> None:
+    # The API server runs mutating admission (TO pkg/apis/kubeflow.org/v1/
+    # pytorch_defaults.go#L77-L90: type names to CamelCase #L58, replicas default 1,
+    # restartPolicy #L88, the default port #L30-L36) before validating admission
+    # (pkg/webhooks/pytorch/pytorchjob_webhook.go#L152-L155: Master replicas "must be 1").
+    # So a lowercase `master` key is first renamed, then held to the Master rule.
+    doc = document(PT, {"master": replica("pytorch", 2), "worker": replica("pytorch")}, "order")
+    (error,) = [line for line in _errors(doc) if line.startswith("error:")]
+    assert "spec.pytorchReplicaSpecs.Master.replicas" in error
+    doc = document(PT, {"master": replica("pytorch", 1), "worker": replica("pytorch")}, "order")
+    rendering, _ = render_checked(doc, "operator")
+    (resource,) = rendering.manifests
+    specs = resource["spec"]["pytorchReplicaSpecs"]
+    assert list(specs) == ["Master", "Worker"]
+    assert specs["Worker"]["replicas"] == 1
+    assert specs["Worker"]["restartPolicy"] == "OnFailure"
+    ports = specs["Master"]["template"]["spec"]["containers"][0]["ports"]
+    assert ports == [{"name": "pytorchjob-port", "containerPort": 23456}]
+
+
+def test_the_webhook_rules_of_v1_9() -> None:
+    # pytorchjob_webhook.go#L80 NameIsDNS1035Label(job name); #L144-L150 a container
+    # named pytorch; tfjob webhook: at most one of Chief/Master.
+    bad_name = document(PT, {"Master": replica("pytorch", 1)}, "Bad_Name")
+    assert any("metadata.name" in e for e in _errors(bad_name))
+    no_pytorch = document(PT, {"Master": replica("trainer", 1)}, "nocontainer")
+    assert any("no container is named 'pytorch'" in e for e in _errors(no_pytorch))
+    both = document(
+        TF, {"Chief": replica("tensorflow", 1), "Master": replica("tensorflow", 1)}, "two"
+    )
+    assert any("a TFJob may have a Chief or a Master, not both" in e for e in _errors(both))
