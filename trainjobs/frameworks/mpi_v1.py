@@ -44,7 +44,6 @@ from trainjobs.frameworks.mpi_v1_pods import KUBECTL_DELIVERY_IMAGE
 
 __all__ = ["FRAMEWORK", "KUBECTL_DELIVERY_IMAGE", "MPIJobV1", "MPIJobV1Spec", "MPIv1"]
 
-TRAINING_OPERATOR_MANAGER = "kubeflow.org/training-operator"
 _DEFAULT_REPLICAS = {"Launcher": 1, "Worker": 0}
 
 
