@@ -107,6 +107,9 @@ def test_a_kubectl_list_is_a_stream_of_its_items(tmp_path: Path) -> None:
         )
     )
     assert [e.job.name for e in load_path(listed).jobs] == ["first", "second"]
+    stack = tmp_path / "Pulumi.dev.yaml"
+    stack.write_text("config:\n  trainjobs:jobs:\n    - file: list.yaml\n")
+    assert [e.job.name for e in load_path(stack).jobs] == ["first", "second"]
     assert [e.job for e in load_path(listed).jobs] == [e.job for e in load_path(stream).jobs]
 
 
