@@ -79,7 +79,9 @@ def _parse_config(objects: dict[Key, Any], key: Key) -> None:
 @pytest.mark.parametrize("version", ["v1.9.4", "v1.8.1"])
 def test_training_operator_is_the_standalone_overlay(version: str) -> None:
     _assert_same(
-        _render("TrainingOperator", {"version": version}),
+        _render(
+            "TrainingOperator", {"version": version, "rbac": "upstream", "podSecurity": "upstream"}
+        ),
         _upstream(f"training-operator-{version}"),
     )
 
@@ -87,7 +89,10 @@ def test_training_operator_is_the_standalone_overlay(version: str) -> None:
 def test_mpi_operator_with_upstream_rbac_is_the_release_manifest() -> None:
     # Deviation: the image is pinned to the v0.8.0 release by default; upstream's
     # release-0.8 manifest names the floating tag 0.8.
-    ours = _render("MPIOperator", {"rbac": "upstream", "image": "mpioperator/mpi-operator:0.8"})
+    ours = _render(
+        "MPIOperator",
+        {"rbac": "upstream", "podSecurity": "upstream", "image": "mpioperator/mpi-operator:0.8"},
+    )
     _assert_same(ours, _upstream("mpi-operator-v0.8"))
 
 

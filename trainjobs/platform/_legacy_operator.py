@@ -19,12 +19,9 @@ from trainjobs.frameworks.base import Framework, K8sModel, Manifest
 from trainjobs.platform import install
 from trainjobs.platform.base import PlatformResource
 from trainjobs.platform.install import Rule
-from trainjobs.platform.workload import component_labels, restricted_container
+from trainjobs.platform.workload import NONROOT_UID, component_labels, restricted_container
 
 __all__ = ["NONROOT_UID", "LegacyOperator", "LegacyOperatorSpec", "default_resources"]
-
-NONROOT_UID = 65532
-"""The operator runs as this non-root user; its binary only needs to be world-executable."""
 
 
 def default_resources() -> dict[str, dict[str, str | int]]:

@@ -27,6 +27,7 @@ __all__ = [
     "crd",
     "deployment",
     "group_role_binding",
+    "merge_rules",
     "namespace",
     "role",
     "role_binding",
@@ -71,6 +72,19 @@ class Rule:
             out["resourceNames"] = list(self.resource_names)
         out["verbs"] = list(self.verbs)
         return out
+
+
+def merge_rules(rules: Sequence[Rule]) -> list[Rule]:
+    """One rule per (groups, resources, names): verbs unioned and sorted, rules sorted
+    by group then resource, as controller-gen writes a role from its markers."""
+    verbs: dict[tuple[tuple[str, ...], ...], set[str]] = {}
+    for rule in rules:
+        key = (rule.api_groups, rule.resources, rule.resource_names, rule.non_resource_urls)
+        verbs.setdefault(key, set()).update(rule.verbs)
+    return [
+        Rule(groups, resources, tuple(sorted(granted)), names, urls)
+        for (groups, resources, names, urls), granted in sorted(verbs.items())
+    ]
 
 
 @dataclass(frozen=True)

@@ -222,7 +222,7 @@ class MPIOperatorKind(OperatorKind):
             "name": NAME,
         }
         spec.apply_resources(container)
-        return {"containers": [container], "serviceAccountName": NAME}
+        return spec.finish_pod_spec({"containers": [container], "serviceAccountName": NAME})
 
 
 KIND = MPIOperatorKind()

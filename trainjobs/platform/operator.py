@@ -10,7 +10,7 @@ operator that runs it) and whether they were installed with gang scheduling on
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -25,6 +25,7 @@ from trainjobs.frameworks.gang import (
 )
 from trainjobs.platform.base import Category, PlatformKind, PlatformResource
 from trainjobs.platform.install import Rule
+from trainjobs.platform.workload import harden_pod_spec
 
 __all__ = [
     "DEFAULT_COSCHEDULER",
@@ -53,6 +54,16 @@ class OperatorSpec(K8sModel):
             "creates it). Default true."
         ),
     )
+    pod_security: Literal["restricted", "upstream"] = Field(
+        default="restricted",
+        description=(
+            "The controller pod's security settings. restricted (default): it meets the "
+            "restricted Pod Security level (non-root uid 65532 unless upstream names a "
+            "user, seccomp RuntimeDefault, no privilege escalation, all capabilities "
+            "dropped), where the release does not already (TrainingOperator, "
+            "MPIOperator); upstream: exactly as the release ships it."
+        ),
+    )
     resources: dict[str, dict[str, str | int]] | None = Field(
         default=None,
         description=(
@@ -62,6 +73,10 @@ class OperatorSpec(K8sModel):
             "for the controller."
         ),
     )
+
+    def finish_pod_spec(self, pod_spec: dict[str, Any]) -> dict[str, Any]:
+        """The controller's pod spec with the chosen security settings applied."""
+        return harden_pod_spec(pod_spec) if self.pod_security == "restricted" else pod_spec
 
     def apply_resources(self, container: dict[str, Any]) -> None:
         """Write ``resources`` into the controller container when the user set them."""

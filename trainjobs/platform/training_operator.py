@@ -11,6 +11,17 @@ into, Service ``training-operator`` (metrics 8080, webhook 443→9443), Deployme
 ``version: v1.8.1`` is the last release with MXJob (its webhook replaces JAXJob's,
 and it has no JAXJob at all); everything else is the same shape with v1.8.1's image
 and CRDs.
+
+RBAC: upstream's ClusterRole is the union of what every controller of the release
+declares (the ``+kubebuilder:rbac`` markers of ``pkg/controller.v1/<kind>/`` and
+``pkg/cert/cert.go``), cluster-wide. By default (``rbac: least-privilege``) trainjobs
+grants what the enabled kinds' controllers declare and nothing else: MPIJob's launcher
+Role, RoleBinding, ServiceAccount, hostfile ConfigMap and ``pods/exec`` only when MPIJob
+is enabled, HPAs only with PyTorchJob, PodGroup writes only for the gang scheduler in
+use; the certificate rotator's Secret access is a Role in the operator's namespace
+(its cache watches only that namespace), and it may update only its own
+ValidatingWebhookConfiguration. ``rbac: upstream`` installs upstream's ClusterRole
+verbatim.
 """
 
 from __future__ import annotations
@@ -30,7 +41,10 @@ from trainjobs.platform.install import (
     cluster_role_binding,
     crd,
     deployment,
+    merge_rules,
     namespace,
+    role,
+    role_binding,
     secret,
     service,
     service_account,
@@ -97,6 +111,35 @@ SCHEMES: dict[str, tuple[Scheme, ...]] = {
 """The kinds each release runs, in the order its install lists their CRDs."""
 
 ALL_VERBS = ("create", "delete", "get", "list", "patch", "update", "watch")
+READ = ("get", "list", "watch")
+
+# What every v1 job controller declares (pkg/controller.v1/<kind>/*_controller.go,
+# v1.9.4 and v1.8.1 alike): its pods and events.
+CONTROLLER_RULES = (Rule(("",), ("events",), ALL_VERBS), Rule(("",), ("pods",), ALL_VERBS))
+SERVICES = Rule(("",), ("services",), ("create", "delete", "get", "list", "watch"))
+# What one controller declares beyond that: the per-replica Services of every kind but
+# MPIJob v1 (its launcher reaches workers through pods/exec); PyTorchJob's elastic HPA;
+# MPIJob v1's launcher ServiceAccount, Role and RoleBinding (a Role can only grant what
+# its creator holds, hence pods/exec) and its hostfile ConfigMap.
+KIND_RULES: dict[str, tuple[Rule, ...]] = {
+    "TFJob": (SERVICES,),
+    "PyTorchJob": (SERVICES, Rule(("autoscaling",), ("horizontalpodautoscalers",), ALL_VERBS)),
+    "XGBoostJob": (SERVICES,),
+    "PaddleJob": (SERVICES,),
+    "JAXJob": (SERVICES,),
+    "MXJob": (SERVICES,),
+    "MPIJob": (
+        Rule(("",), ("configmaps",), ("create", "list", "update", "watch")),
+        Rule(("",), ("pods/exec",), ("create",)),
+        Rule(("",), ("serviceaccounts",), ("create", "get", "list", "watch")),
+        Rule(
+            ("rbac.authorization.k8s.io",), ("rolebindings",), ("create", "list", "update", "watch")
+        ),
+        Rule(("rbac.authorization.k8s.io",), ("roles",), ("create", "list", "update", "watch")),
+    ),
+}
+PODGROUP_GROUPS = {"volcano": "scheduling.volcano.sh", "scheduler-plugins": "scheduling.x-k8s.io"}
+"""The API group of the PodGroups each gang mechanism uses."""
 
 
 class TrainingOperatorSpec(OperatorSpec):
@@ -120,6 +163,15 @@ class TrainingOperatorSpec(OperatorSpec):
             "--gang-scheduler-name: 'volcano' for Volcano PodGroups, any other name for "
             "scheduler-plugins coscheduling with that scheduler (e.g. "
             "scheduler-plugins-scheduler). The PodGroup CRD must be installed. Default off."
+        ),
+    )
+    rbac: Literal["least-privilege", "upstream"] = Field(
+        default="least-privilege",
+        description=(
+            "least-privilege (default): only what the enabled kinds' controllers and the "
+            "certificate rotator declare, the webhook Secret in a namespaced Role. "
+            "upstream: the release's ClusterRole verbatim (every kind, pods/exec, Roles, "
+            "Secrets cluster-wide)."
         ),
     )
 
@@ -201,40 +253,46 @@ class TrainingOperatorKind(OperatorKind):
         return GangScheduler.from_flag(flag) if flag else None
 
     def rules(self, resource: PlatformResource) -> list[Rule]:
-        """The ClusterRole's rules (role.yaml), job rules for the enabled kinds only."""
-        core = [
-            Rule(("",), ("configmaps",), ("create", "list", "update", "watch")),
-            Rule(("",), ("events",), ALL_VERBS),
-            Rule(("",), ("pods",), ALL_VERBS),
-            Rule(("",), ("pods/exec",), ("create",)),
-            Rule(("",), ("secrets",), ("get", "list", "update", "watch")),
-            Rule(("",), ("serviceaccounts",), ("create", "get", "list", "watch")),
-            Rule(("",), ("services",), ("create", "delete", "get", "list", "watch")),
+        """The ClusterRole's rules: upstream's role.yaml, or what the enabled kinds need."""
+        spec = self._spec(resource)
+        if spec.rbac == "upstream":
+            return _upstream_rules(SCHEMES[spec.version])
+        schemes = self.schemes(resource)
+        needed = [*CONTROLLER_RULES]
+        for scheme in schemes:
+            needed += KIND_RULES.get(scheme.kind, ())
+            needed += _job_rules(scheme.plural)
+        gang = self.gang(resource)
+        for group in sorted(PODGROUP_GROUPS.values()):
+            # Every controller watches PodGroups whenever their CRD is installed (its
+            # SetupWithManager asks the RESTMapper), gang scheduling on or not; only
+            # the gang scheduler in use has its PodGroups written.
+            writes = gang is not None and PODGROUP_GROUPS[gang.mechanism] == group
+            needed.append(Rule((group,), ("podgroups",), ALL_VERBS if writes else READ))
+        needed += [
             Rule(
                 ("admissionregistration.k8s.io",),
                 ("validatingwebhookconfigurations",),
-                ("get", "list", "update", "watch"),
+                ("list", "watch"),
             ),
-            Rule(("autoscaling",), ("horizontalpodautoscalers",), ALL_VERBS),
-        ]
-        jobs: list[Rule] = []
-        for plural in sorted(s.plural for s in self.schemes(resource)):
-            jobs += [
-                Rule(("kubeflow.org",), (plural,), ALL_VERBS),
-                Rule(("kubeflow.org",), (f"{plural}/finalizers",), ("update",)),
-                Rule(("kubeflow.org",), (f"{plural}/status",), ("get", "patch", "update")),
-            ]
-        rest = [
             Rule(
-                ("rbac.authorization.k8s.io",),
-                ("rolebindings",),
-                ("create", "list", "update", "watch"),
+                ("admissionregistration.k8s.io",),
+                ("validatingwebhookconfigurations",),
+                ("get", "update"),
+                resource_names=(WEBHOOK_CONFIG,),
             ),
-            Rule(("rbac.authorization.k8s.io",), ("roles",), ("create", "list", "update", "watch")),
-            Rule(("scheduling.volcano.sh",), ("podgroups",), ALL_VERBS),
-            Rule(("scheduling.x-k8s.io",), ("podgroups",), ALL_VERBS),
         ]
-        return [*core, *jobs, *rest]
+        return merge_rules(needed)
+
+    def namespaced_rules(self, resource: PlatformResource) -> list[Rule]:
+        """The Role in the operator's namespace (least-privilege only): the certificate
+        rotator reads Secrets there through a cache of that namespace and writes one."""
+        if self._spec(resource).rbac == "upstream":
+            return []
+        return [
+            Rule(("",), ("secrets",), ("list", "watch")),
+            Rule(("",), ("secrets",), ("get", "update"), resource_names=(CERT_SECRET,)),
+        ]
 
     def _args(self, resource: PlatformResource) -> list[str]:
         spec = self._spec(resource)
@@ -284,14 +342,16 @@ class TrainingOperatorKind(OperatorKind):
             }
         )
         spec.apply_resources(container)
-        return {
-            "containers": [container],
-            "serviceAccountName": NAME,
-            "terminationGracePeriodSeconds": 10,
-            "volumes": [
-                {"name": "cert", "secret": {"defaultMode": 420, "secretName": CERT_SECRET}}
-            ],
-        }
+        return spec.finish_pod_spec(
+            {
+                "containers": [container],
+                "serviceAccountName": NAME,
+                "terminationGracePeriodSeconds": 10,
+                "volumes": [
+                    {"name": "cert", "secret": {"defaultMode": 420, "secretName": CERT_SECRET}}
+                ],
+            }
+        )
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
         spec = self._spec(resource)
@@ -305,6 +365,11 @@ class TrainingOperatorKind(OperatorKind):
             service_account(NAME, ns, APP),
             cluster_role(NAME, self.rules(resource)),
             cluster_role_binding(NAME, NAME, NAME, ns, APP),
+        ]
+        namespaced = self.namespaced_rules(resource)
+        if namespaced:
+            objects += [role(NAME, ns, namespaced, APP), role_binding(NAME, ns, NAME, NAME, APP)]
+        objects += [
             secret(CERT_SECRET, ns, empty_data=True),
             service(
                 NAME,
@@ -351,6 +416,43 @@ class TrainingOperatorKind(OperatorKind):
                 )
             )
         return objects
+
+
+def _job_rules(plural: str) -> list[Rule]:
+    return [
+        Rule(("kubeflow.org",), (plural,), ALL_VERBS),
+        Rule(("kubeflow.org",), (f"{plural}/finalizers",), ("update",)),
+        Rule(("kubeflow.org",), (f"{plural}/status",), ("get", "patch", "update")),
+    ]
+
+
+def _upstream_rules(schemes: tuple[Scheme, ...]) -> list[Rule]:
+    """manifests/base/rbac/role.yaml of the release, rule for rule."""
+    core = [
+        Rule(("",), ("configmaps",), ("create", "list", "update", "watch")),
+        Rule(("",), ("events",), ALL_VERBS),
+        Rule(("",), ("pods",), ALL_VERBS),
+        Rule(("",), ("pods/exec",), ("create",)),
+        Rule(("",), ("secrets",), ("get", "list", "update", "watch")),
+        Rule(("",), ("serviceaccounts",), ("create", "get", "list", "watch")),
+        Rule(("",), ("services",), ("create", "delete", "get", "list", "watch")),
+        Rule(
+            ("admissionregistration.k8s.io",),
+            ("validatingwebhookconfigurations",),
+            ("get", "list", "update", "watch"),
+        ),
+        Rule(("autoscaling",), ("horizontalpodautoscalers",), ALL_VERBS),
+    ]
+    jobs = [rule for plural in sorted(s.plural for s in schemes) for rule in _job_rules(plural)]
+    rest = [
+        Rule(
+            ("rbac.authorization.k8s.io",), ("rolebindings",), ("create", "list", "update", "watch")
+        ),
+        Rule(("rbac.authorization.k8s.io",), ("roles",), ("create", "list", "update", "watch")),
+        Rule(("scheduling.volcano.sh",), ("podgroups",), ALL_VERBS),
+        Rule(("scheduling.x-k8s.io",), ("podgroups",), ALL_VERBS),
+    ]
+    return [*core, *jobs, *rest]
 
 
 def _probe(path: str, delay: int, period: int) -> dict[str, Any]:
