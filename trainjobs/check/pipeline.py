@@ -189,7 +189,7 @@ def run(
     broken = {f.path.split(".spec.", 1)[0] for f in findings}
     renderable = replace(stack, jobs=tuple(e for e in stack.jobs if e.path not in broken))
     try:
-        rendering = render(renderable, target)
+        rendering = render(renderable, target, pod_security=profile, k8s_version=version)
     except SpecError as exc:
         raise SpecError.from_findings([*findings, *exc.findings]) from None
     if findings:

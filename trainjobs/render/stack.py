@@ -10,12 +10,17 @@ from trainjobs.frameworks.base import Manifest
 from trainjobs.k8s.names import LABEL_MAX, dns1123_label_problem, dns1123_subdomain_problem
 from trainjobs.k8s.order import apply_rank
 from trainjobs.platform.base import PlatformKind, PlatformResource
-from trainjobs.render.jobs import render_job, with_ignored
+from trainjobs.render.jobs import IGNORE_ANNOTATION, render_job, with_ignored
 from trainjobs.render.lifecycle import Lifecycle, base_lifecycle
 from trainjobs.render.model import RenderedObject, RenderedUnit, Rendering, UnitRef
+from trainjobs.render.namespace_labels import (
+    enforced_level,
+    ignores_by_namespace,
+    with_pod_security_labels,
+)
 from trainjobs.render.resolve import PlatformIndex
 from trainjobs.spec.entry import PlatformEntry, Target
-from trainjobs.spec.stack import StackSpec
+from trainjobs.spec.stack import Profile, StackSpec
 
 __all__ = ["render", "render_platform"]
 
@@ -184,9 +189,37 @@ def _in_dependency_order(units: Sequence[RenderedUnit]) -> tuple[list[RenderedUn
     return order, findings
 
 
-def render(stack: StackSpec, target: Target | None = None) -> Rendering:
+def _label_namespaces(
+    units: Sequence[RenderedUnit], checked: Profile, k8s_version: str, stack_ignore: Sequence[str]
+) -> list[RenderedUnit]:
+    """Every Namespace of ``units`` labelled with the Pod Security level it can enforce."""
+    ignores = ignores_by_namespace(
+        [o.manifest for u in units for o in u.objects], IGNORE_ANNOTATION
+    )
+
+    def labelled(obj: RenderedObject) -> RenderedObject:
+        if obj.manifest.get("kind") != "Namespace" or obj.manifest.get("apiVersion") != "v1":
+            return obj
+        name = str((obj.manifest.get("metadata") or {}).get("name"))
+        level = enforced_level(checked, [*stack_ignore, *ignores.get(name, ())])
+        return replace(
+            obj, manifest=with_pod_security_labels(obj.manifest, checked, level, k8s_version)
+        )
+
+    return [replace(u, objects=tuple(labelled(o) for o in u.objects)) for u in units]
+
+
+def render(
+    stack: StackSpec,
+    target: Target | None = None,
+    *,
+    pod_security: Profile | None = None,
+    k8s_version: str | None = None,
+) -> Rendering:
     """Render every unit of ``stack``; ``target`` overrides each job's own.
 
+    ``pod_security`` and ``k8s_version`` override the stack's level and version, which
+    the Namespaces it creates are labelled to enforce (:mod:`namespace_labels`).
     Raises SpecError listing every error found anywhere in the stack.
     """
     index = PlatformIndex(stack.platform)
@@ -216,6 +249,9 @@ def render(stack: StackSpec, target: Target | None = None) -> Rendering:
         findings += problems
         if rendered is not None:
             units.append(rendered)
+    units = _label_namespaces(
+        units, pod_security or stack.pod_security, k8s_version or stack.k8s_version, stack.ignore
+    )
     ordered, cycles = _in_dependency_order(_wire(units))
     findings += cycles
     if any(f.severity is Severity.ERROR for f in findings):
