@@ -20,6 +20,9 @@ import jsonschema
 from referencing import Registry, Resource
 
 from trainjobs.check.compiled import CompiledSchema, compile_schema
+from trainjobs.check.k8s_versions import SCHEMA_DIR as _DIR
+from trainjobs.check.k8s_versions import SCHEMA_PACKAGE as _PACKAGE
+from trainjobs.check.k8s_versions import available_versions
 from trainjobs.errors import format_path
 
 __all__ = [
@@ -31,9 +34,6 @@ __all__ = [
     "template_problems",
 ]
 
-_PACKAGE = "kubernetes_validate"
-_DIR = "kubernetes-json-schema"
-
 
 class UnknownKind(LookupError):
     """No bundled schema for this apiVersion/kind (e.g. a custom resource)."""
@@ -41,18 +41,6 @@ class UnknownKind(LookupError):
 
 SchemaProblem = tuple[str, str, Any]
 """(path inside the object, message, offending value)."""
-
-
-@cache
-def available_versions() -> tuple[str, ...]:
-    """Kubernetes minor versions with bundled schemas, e.g. ``("1.25", …, "1.37")``."""
-    root = resources.files(_PACKAGE).joinpath(_DIR)
-    found = set()
-    for entry in root.iterdir():
-        match = re.match(r"^v(\d+\.\d+)\.\d+-local-strict$", entry.name)
-        if match:
-            found.add(match.group(1))
-    return tuple(sorted(found, key=lambda v: tuple(int(p) for p in v.split("."))))
 
 
 def _schema_dir(version: str) -> str:

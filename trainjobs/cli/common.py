@@ -9,18 +9,17 @@ import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from rich.text import Text
 
 from trainjobs import terminal
-from trainjobs.check import run
-from trainjobs.check.k8s_schema import available_versions
+from trainjobs.check.k8s_versions import available_versions
 from trainjobs.errors import Finding, Severity, SpecError
-from trainjobs.render import Rendering
-from trainjobs.spec import load_path
-from trainjobs.spec.entry import TARGETS, Target
-from trainjobs.spec.stack import DEFAULT_K8S_VERSION, PROFILES, Profile
+from trainjobs.spec.choices import DEFAULT_K8S_VERSION, PROFILES, TARGETS, Profile, Target
+
+if TYPE_CHECKING:
+    from trainjobs.render import Rendering
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -67,6 +66,11 @@ def render_paths(
     profile: Profile | None = None,
 ) -> list[Rendering]:
     """Load and render every path; one SpecError with the findings of all of them."""
+    # Here, not at the top: building the parser (``--help``) must not load every
+    # framework and schema.
+    from trainjobs.check import run
+    from trainjobs.spec import load_path
+
     renderings: list[Rendering] = []
     findings: list[Finding] = []
     for path in progress_over(paths, "rendering", quiet):

@@ -9,12 +9,9 @@ from typing import Any
 
 from trainjobs.cli.common import EXIT_OK, add_profile, print_findings, render_paths, write_file
 from trainjobs.errors import TrainjobsError
-from trainjobs.graph import stack_graph, to_dot, to_mermaid, to_svg
-from trainjobs.spec.entry import TARGETS
+from trainjobs.spec.choices import TARGETS
 
 __all__ = ["add_command", "cmd_graph"]
-
-_GRAPH_WRITERS = {".svg": to_svg, ".mmd": to_mermaid, ".md": to_mermaid, ".dot": to_dot}
 
 
 def _graph_title(path: str) -> str:
@@ -27,15 +24,18 @@ def _graph_title(path: str) -> str:
 
 
 def cmd_graph(args: argparse.Namespace) -> int:
+    from trainjobs.graph import stack_graph, to_dot, to_mermaid, to_svg
+
+    writers = {".svg": to_svg, ".mmd": to_mermaid, ".md": to_mermaid, ".dot": to_dot}
     writer = to_mermaid
     if args.output:
         suffix = Path(args.output).suffix.lower()
-        if suffix not in _GRAPH_WRITERS:
+        if suffix not in writers:
             raise TrainjobsError(
                 f"cannot tell the format of {args.output!r}: name it .svg (Graphviz), "
                 ".mmd or .md (Mermaid) or .dot (Graphviz source)"
             )
-        writer = _GRAPH_WRITERS[suffix]
+        writer = writers[suffix]
     (rendering,) = render_paths([args.path], args.target, args.k8s_version, profile=args.profile)
     print_findings(rendering.findings, sys.stderr)
     text = writer(stack_graph(rendering, _graph_title(args.path)))

@@ -9,7 +9,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trainjobs.cli.common import (
     EXIT_OK,
@@ -21,7 +21,9 @@ from trainjobs.cli.common import (
 from trainjobs.errors import TrainjobsError
 from trainjobs.k8s.redact import redact
 from trainjobs.k8s.yamlio import dump_all, dump_one
-from trainjobs.render import RenderedObject
+
+if TYPE_CHECKING:
+    from trainjobs.render import RenderedObject
 
 __all__ = ["add_command", "cmd_render", "write_directory"]
 
