@@ -36,11 +36,13 @@ class ChildRun:
     returncode: int
 
 
-def run_child(argv: Sequence[str], stdout: Any = subprocess.DEVNULL) -> ChildRun:
-    """Run ``argv`` to its end; its own CPU time and peak RSS, from the kernel."""
+def run_child(argv: Sequence[str], output: Path | None = None) -> ChildRun:
+    """Run ``argv`` to its end, its stdout into ``output`` (a new file each run) or
+    nowhere; its own CPU time and peak RSS, from the kernel."""
     started = time.perf_counter()
-    child = subprocess.Popen(list(argv), stdout=stdout, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(child.pid, 0)
+    with open(output or os.devnull, "w") as stdout:
+        child = subprocess.Popen(list(argv), stdout=stdout, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(child.pid, 0)
     child.returncode = os.waitstatus_to_exitcode(status)
     return ChildRun(
         cpu=usage.ru_utime + usage.ru_stime,
@@ -50,9 +52,9 @@ def run_child(argv: Sequence[str], stdout: Any = subprocess.DEVNULL) -> ChildRun
     )
 
 
-def least(argv: Sequence[str], repeat: int, stdout: Any = subprocess.DEVNULL) -> ChildRun:
+def least(argv: Sequence[str], repeat: int, output: Path | None = None) -> ChildRun:
     """The run of least CPU of ``repeat``; every run must succeed."""
-    runs = [run_child(argv, stdout) for _ in range(repeat)]
+    runs = [run_child(argv, output) for _ in range(repeat)]
     failed = [r for r in runs if r.returncode != 0]
     if failed:
         raise RuntimeError(f"{' '.join(argv)} exited {failed[0].returncode}")
@@ -112,8 +114,7 @@ def bench_cli(rows: list[Any], sizes: Sequence[int], row: Any) -> None:
             job.write_text(tfjob(workers))
             output = folder / f"tf{workers}.out.yaml"
             argv = [*TRAINJOBS, "render", str(job), "--target", "pods", "-q"]
-            with output.open("w") as sink:
-                ours = least(argv, 1 if workers > 1024 else 2, stdout=sink)
+            ours = least(argv, 1 if workers > 1024 else 2, output)
             size = output.stat().st_size
             floor = _floor_cpu(output)
             output.unlink()
