@@ -120,8 +120,12 @@ def bench_cli(rows: list[Any], sizes: Sequence[int], row: Any) -> None:
             output.unlink()
             runs[workers] = (ours.cpu, size)
             ratio = ours.cpu / floor
-            goal, met = "≤ 1.5× C dump", ratio <= 1.5
-            if workers > 1024:
+            # The goals are the issue's: 1,024 workers near the floor, 4,096 bounded;
+            # the other sizes draw the curve.
+            goal, met = "", None
+            if workers == 1024:
+                goal, met = "≤ 1.5× C dump", ratio <= 1.5
+            elif workers > 1024:
                 goal = "< 10 s, peak RSS < 1 GB"
                 met = ours.cpu < 10 and ours.peak_rss < 2**30
             rows.append(
