@@ -205,8 +205,12 @@ def test_frameworks_table_shows_targets_operator_and_legacy(
     out, err = capsys.readouterr()
     assert err == ""
     # Columns are padded to the widest cell, so compare cells, not whole lines.
-    rows = [re.split(r"\s{2,}", line) for line in out.splitlines()]
+    table, _, rules = out.partition("\n\n")
+    rows = [re.split(r"\s{2,}", line) for line in table.splitlines()]
     assert rows[0] == ["FRAMEWORK", "KIND", "TARGETS", "OPERATOR", "NOTE"]
+    # The README promises each framework's success rule here.
+    assert rules.startswith("When a job succeeds")
+    assert "  xgboost" in rules and "when the Master succeeds" in rules
     by_name = {row[0]: row[1:] for row in rows[1:]}
     assert sorted(by_name) == sorted(fw.name for fw in REGISTRY)
     v194, v181 = "Training Operator v1.9.4", "Training Operator v1.8.1"

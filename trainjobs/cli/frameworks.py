@@ -36,6 +36,12 @@ def cmd_frameworks(args: argparse.Namespace) -> int:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(c.ljust(widths[i]) for i, c in enumerate(row)).rstrip())
+    rules = [(fw.name, fw.success_rule) for fw in REGISTRY if fw.success_rule]
+    if rules:
+        print("\nWhen a job succeeds (the operator's rule; the pods target follows it):")
+        width = max(len(name) for name, _ in rules)
+        for name, rule in rules:
+            print(f"  {name.ljust(width)}  {rule}")
     return EXIT_OK
 
 
