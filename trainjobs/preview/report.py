@@ -46,8 +46,16 @@ def _table(changes: Sequence[ObjectPlan], out: Console) -> None:
     rows = [("", "KIND", "NAMESPACE", "NAME", "PLAN", "BECAUSE OF")]
     for plan in changes:
         _, kind, namespace, name = plan.key
-        cells = (kind, namespace or "-", name, plan.action, _fields(plan))
-        rows.append((SYMBOLS[plan.action], *(printable(c) for c in cells)))
+        rows.append(
+            (
+                SYMBOLS[plan.action],
+                printable(kind),
+                printable(namespace or "-"),
+                printable(name),
+                plan.action,
+                printable(_fields(plan)),
+            )
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for index, row in enumerate(rows):
         line = Text()

@@ -39,7 +39,7 @@ from trainjobs.preview.objects import Side, side_from_manifests
 __all__ = ["STATE_DIR", "Store", "project_root", "stack_name", "state_root"]
 
 STATE_DIR = ".trainjobs"
-_STACK_FILE = re.compile(r"^Pulumi\.(.+)\.ya?ml$")
+_STACK_FILE = re.compile(r"^Pulumi\.(.+)\.ya?ml$", re.DOTALL)
 _STACK_NAME = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}$")
 """A stack name the store accepts: Pulumi's characters, one path component, no leading dot."""
 _HEADER = "# The last render `trainjobs preview` saw; Secret values are fingerprints.\n"
