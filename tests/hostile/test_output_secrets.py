@@ -185,3 +185,44 @@ def test_a_password_where_a_flag_belongs_is_not_echoed(tmp_path: Path) -> None:
     assert_refused(outcome, "password")
     assert SECRET not in outcome.stdout + outcome.stderr
     assert before.changes(TreeState.of(tmp_path)) == []
+
+
+RUN_LOCAL = """\
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {{name: meet, namespace: training}}
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 1
+      restartPolicy: Never
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: trainer:1
+              command: {command}
+              env: [{{name: {env}, value: {secret}}}]
+trainjobs: {{target: pods}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("command", "env"),
+    [
+        (f"[echo, --requirepass, {SECRET}]", "LOG_LEVEL"),
+        (f"[echo, '--password={SECRET}']", "LOG_LEVEL"),
+        ("[echo, '$(API_TOKEN)']", "API_TOKEN"),
+        ("[printenv, DB_PASSWORD]", "DB_PASSWORD"),
+    ],
+    ids=["option", "option=", "secret-env-in-args", "program-prints-it"],
+)
+def test_run_local_never_prints_a_secret(tmp_path: Path, command: str, env: str) -> None:
+    (tmp_path / "job.yaml").write_text(RUN_LOCAL.format(command=command, env=env, secret=SECRET))
+    before = TreeState.of(tmp_path)
+    outcome = run_cli(["run-local", "job.yaml", "--timeout", "20"], tmp_path)
+    assert_bounded(outcome)
+    assert outcome.code == 0, outcome.stderr
+    assert "<redacted>" in outcome.stdout + outcome.stderr
+    assert SECRET not in outcome.stdout + outcome.stderr
+    assert before.changes(TreeState.of(tmp_path)) == []

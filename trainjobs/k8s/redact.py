@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "map_secrets",
     "redact",
     "secret_env_name",
+    "secret_words",
 ]
 
 REDACTED = "<redacted>"
@@ -149,6 +150,18 @@ def map_secrets(manifest: Mapping[str, Any], hide: Hide) -> dict[str, Any]:
                 out[field] = hide(field, values)
     _walk(out, hide)
     return out
+
+
+def secret_words(words: Sequence[str]) -> list[str]:
+    """The values of password options in a command line (``--requirepass X`` gives X)."""
+    found: list[str] = []
+
+    def keep(_field: str, value: Any) -> Any:
+        found.append(str(value))
+        return value
+
+    _words(list(words), keep)
+    return found
 
 
 def redact(manifest: Mapping[str, Any]) -> dict[str, Any]:
