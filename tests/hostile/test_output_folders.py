@@ -499,3 +499,49 @@ def test_run_local_never_writes_outside_its_scratch_folder(
     (home / "stack.yaml").write_text(RUN_LOCAL.format(volume=volume, path=path))
     _refused_untouched(home, ["run-local", "stack.yaml", "--job", "meet"], field, "fix:")
     assert not Path("/tmp/escaped-by-trainjobs").exists()
+
+
+# --- FIFOs: reading one would hang ----------------------------------------------------
+
+
+def _fifo_setup(where: str) -> Callable[[Path], list[str]]:
+    def setup(home: Path) -> list[str]:
+        if where == "last.yaml" or where == "key":
+            (home / ".trainjobs" / "job").mkdir(parents=True)
+            os.mkfifo(home / ".trainjobs" / "job" / where)
+            return ["preview", "job.yaml"]
+        if where == "listed render file":
+            out = _render_into(home)
+            (out / RENDERED).unlink()
+            os.mkfifo(out / RENDERED)
+            return ["render", "job.yaml", "-o", "out"]
+        if where == "written list":
+            out = _render_into(home)
+            (out / WRITTEN_LIST).unlink()
+            os.mkfifo(out / WRITTEN_LIST)
+            return ["render", "job.yaml", "-o", "out"]
+        if where == "graph file":
+            os.mkfifo(home / "g.mmd")
+            return ["graph", "job.yaml", "-o", "g.mmd"]
+        first = next(iter(crd_files()))
+        (home / "crds" / first).parent.mkdir(parents=True)
+        os.mkfifo(home / "crds" / first)
+        return ["crds", "-o", "crds"]
+
+    return setup
+
+
+FIFO_CASES = {
+    "last.yaml": "not a stored preview",
+    "key": "not a stored preview",
+    "listed render file": RENDERED,
+    "written list": "is not the list of files",
+    "graph file": "is not a regular file",
+    "crd file": "is not a regular file",
+}
+
+
+@pytest.mark.parametrize("where", list(FIFO_CASES), ids=list(FIFO_CASES))
+def test_a_fifo_where_an_output_goes_is_refused_without_hanging(home: Path, where: str) -> None:
+    argv = _fifo_setup(where)(home)
+    _refused_untouched(home, argv, FIFO_CASES[where])

@@ -58,6 +58,8 @@ _SHOWN = 5
 
 _LIST_LINE = re.compile(r"^([0-9a-f]{64})  (.+)$")
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
+_MAX_OWNED_BYTES = 1 << 30
+"""A listed file larger than this is not hashed (bounded work): it cannot be trainjobs'."""
 _MARK_BYTES = 8192
 """How far into an existing file its writer's mark is looked for."""
 
@@ -206,6 +208,9 @@ def _classify(
                 continue
             if entry.name not in owned or not entry.is_file(follow_symlinks=False):
                 others.append(entry.name)
+                continue
+            if entry.stat(follow_symlinks=False).st_size > _MAX_OWNED_BYTES:
+                changed.append(entry.name)  # larger than anything a render writes
                 continue
             with open(entry.path, "rb") as handle:
                 digest = _digest(handle.read())

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -36,9 +37,11 @@ from trainjobs.k8s.yamlio import YamlSyntaxError, dump_all, load_all
 from trainjobs.output import OutputError, file_mode, printable, safe_file_name
 from trainjobs.preview.objects import Side, side_from_manifests
 
-__all__ = ["STATE_DIR", "Store", "project_root", "stack_name", "state_root"]
+__all__ = ["MAX_STORED_BYTES", "STATE_DIR", "Store", "project_root", "stack_name", "state_root"]
 
 STATE_DIR = ".trainjobs"
+MAX_STORED_BYTES = 256 << 20
+"""The largest ``last.yaml`` a preview reads back (far above any real render's)."""
 _STACK_FILE = re.compile(r"^Pulumi\.(.+)\.ya?ml$", re.DOTALL)
 _STACK_NAME = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}$")
 """A stack name the store accepts: Pulumi's characters, one path component, no leading dot."""
@@ -119,13 +122,25 @@ class Store:
         return store
 
     def refuse_links(self) -> None:
-        """Raise OutputError when a folder or file of the store is a symbolic link."""
+        """Raise OutputError when a folder or file of the store is a symbolic link, or a
+        file of it is not a regular file (a FIFO would hang the read) or is too large."""
         for path in (self.directory.parent, self.directory, self.render_file, self.key_file):
             if path.is_symlink():
                 raise OutputError(
                     f"{printable(str(path))} is a symbolic link; the preview's state is never "
                     "read or written through a link: remove the link (or pass --state-dir) and "
                     "preview again"
+                )
+        for path in (self.render_file, self.key_file):
+            try:
+                info = path.lstat()
+            except OSError:
+                continue
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_STORED_BYTES:
+                raise OutputError(
+                    f"{printable(str(path))} is not a stored preview (not a regular file, or "
+                    f"over {MAX_STORED_BYTES >> 20} MiB): delete {printable(str(self.directory))} "
+                    "and preview again"
                 )
 
     @property
