@@ -180,3 +180,20 @@ def test_dot_labels_stay_quoted(tmp_path: Path, name: str) -> None:
     for line in text.splitlines()[1:-1]:
         assert line.startswith("  "), line
         assert line.rstrip().endswith((";", "{", "}", "again")), line
+
+
+@pytest.mark.parametrize(
+    "control",
+    ["\x1b[2J", "\u202e", "\x07", "\u2028", "\x9b"],
+    ids=["esc", "bidi", "bell", "ls", "c1"],
+)
+def test_render_yaml_writes_free_text_escaped(tmp_path: Path, control: str) -> None:
+    # Annotations and images are free text the checks let through: YAML escapes them.
+    job = yaml.safe_load(_job())
+    job["metadata"]["annotations"] = {"note": f"a{control}b"}
+    (tmp_path / "job.yaml").write_text(yaml.safe_dump(job, allow_unicode=True))
+    outcome = run_cli(["render", "job.yaml", "-q"], tmp_path)
+    assert_bounded(outcome)
+    assert outcome.code == 0, outcome.stderr
+    _clean(outcome)
+    assert yaml.safe_load(outcome.stdout)["metadata"]["annotations"]["note"] == f"a{control}b"
