@@ -433,9 +433,12 @@ def test_a_damaged_stored_preview_is_bad_input_with_the_way_out(home: Path, cont
     _refused_untouched(home, ["preview", "job.yaml"], "preview again")
 
 
-def test_preview_of_an_example_writes_nothing_under_examples(tmp_path: Path) -> None:
+@pytest.mark.parametrize("git", [True, False], ids=["clone", "unpacked-release"])
+def test_preview_of_an_example_writes_nothing_under_examples(tmp_path: Path, git: bool) -> None:
     repo = tmp_path / "repo"
-    (repo / ".git").mkdir(parents=True)
+    repo.mkdir()
+    if git:
+        (repo / ".git").mkdir()
     (repo / "Pulumi.yaml").write_text("name: repo\nruntime: python\n")
     example = repo / "examples" / "tf"
     example.mkdir(parents=True)

@@ -6,7 +6,8 @@ random, readable by its owner only). ``<root>`` is the top of the git work
 tree holding the stack's project (the nearest folder above the stack file with
 a ``Pulumi.yaml``, else the stack file's folder), where ``.trainjobs/`` is
 git-ignored; outside a git work tree, the project folder itself — but never a
-folder inside ``examples/``, whose files the tests read. ``<stack>`` is
+folder inside a project's ``examples/``, whose files the tests read (the
+enclosing project holds it then). ``<stack>`` is
 ``demo`` for ``Pulumi.demo.yaml`` (``examples_gke-mpi_demo`` for a project
 below the root), else the job file's path below the root without ``.yaml``
 (``jobs/mnist.yaml`` → ``jobs_mnist``).
@@ -63,9 +64,11 @@ def state_root(stack_file: Path) -> Path:
     for candidate in (project, *project.parents):
         if (candidate / ".git").exists():
             return candidate
-    parts = project.parts
-    if "examples" in parts[2:]:
-        return Path(*parts[: parts.index("examples", 2)])
+    lineage = (project, *project.parents)
+    for candidate in project.parents:
+        # An example of a project (no git here, e.g. an unpacked release): the project's state.
+        if candidate / "examples" in lineage and (candidate / "Pulumi.yaml").is_file():
+            return candidate
     return project
 
 
