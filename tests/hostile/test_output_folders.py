@@ -17,7 +17,10 @@ import pytest
 
 from tests.hostile.harness import Outcome, TreeState, assert_bounded, assert_refused, run_cli
 from trainjobs.cli.frameworks import CRD_MARK
+from trainjobs.errors import TrainjobsError
 from trainjobs.frameworks.crds import GENERATED_DIR, crd_files
+from trainjobs.local.run import write_files
+from trainjobs.local.volumes import FileSpec
 from trainjobs.output import WRITTEN_LIST
 
 JOB = """\
@@ -548,3 +551,19 @@ FIFO_CASES = {
 def test_a_fifo_where_an_output_goes_is_refused_without_hanging(home: Path, where: str) -> None:
     argv = _fifo_setup(where)(home)
     _refused_untouched(home, argv, FIFO_CASES[where])
+
+
+@pytest.mark.parametrize(
+    "relative",
+    ["../outside/x", "a/../../outside/x", "link/x"],
+    ids=["dotdot", "inner-dotdot", "through-a-link"],
+)
+def test_run_local_file_writer_is_the_last_guard(tmp_path: Path, relative: str) -> None:
+    """Even a plan that got past the checks cannot make write_files leave the scratch."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (scratch / "link").symlink_to(tmp_path)
+    before = TreeState.of(tmp_path)
+    with pytest.raises(TrainjobsError, match="outside its scratch folder"):
+        write_files([FileSpec(scratch / relative, b"secret", 0o600)], scratch)
+    assert before.changes(TreeState.of(tmp_path)) == []

@@ -187,13 +187,22 @@ def write_files(files: Sequence[FileSpec], scratch: Path) -> None:
     whose folder resolves outside ``scratch``, or that is a symbolic link, is never written.
     """
     root = scratch.resolve()
+
+    def outside(path: Path) -> TrainjobsError:
+        return TrainjobsError(
+            f"run-local would write {printable(str(path))} outside its scratch folder "
+            f"{root}; nothing of the job ran"
+        )
+
     for spec in files:
+        # By name first (no folder is made outside), then as the file system resolves it.
+        if not Path(os.path.normpath(spec.path.resolve().parent / spec.path.name)).is_relative_to(
+            root
+        ):
+            raise outside(spec.path)
         spec.path.parent.mkdir(parents=True, exist_ok=True)
         if not spec.path.parent.resolve().is_relative_to(root):
-            raise TrainjobsError(
-                f"run-local would write {printable(str(spec.path))} outside its scratch folder "
-                f"{root}; nothing of the job ran"
-            )
+            raise outside(spec.path)
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
         handle = os.open(spec.path, flags, 0o600)
         with os.fdopen(handle, "wb") as out:
