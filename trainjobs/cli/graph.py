@@ -57,7 +57,8 @@ def cmd_graph(args: argparse.Namespace) -> int:
         ".md": (_mermaid_file, FILE_MARK),
         ".dot": (_dot_file, FILE_MARK),
     }
-    writer, mark = to_mermaid, FILE_MARK
+    writer: Callable[[StackGraph], str] = to_mermaid
+    mark = FILE_MARK
     if args.output:
         suffix = Path(args.output).suffix.lower()
         if suffix not in writers:

@@ -62,7 +62,7 @@ def _analysis(text: str) -> tuple[bool, bool]:
 def _scalar(text: str) -> str:
     """``text`` as a YAML scalar on one line, or as a literal block header + body marker."""
     resolved = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
-    if _BIDI.intersection(text):
+    if not text.isascii() and _BIDI.intersection(text):
         return _double_quoted(text)
     if text and resolved == _STR_TAG:
         plain, single_quoted = _analysis(text)
