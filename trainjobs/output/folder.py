@@ -58,7 +58,7 @@ _SHOWN = 5
 
 _LIST_LINE = re.compile(r"^([0-9a-f]{64})  (.+)$")
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
-_MAX_OWNED_BYTES = 1 << 30
+_MAX_OWNED_BYTES = 256 << 20
 """A listed file larger than this is not hashed (bounded work): it cannot be trainjobs'."""
 _MARK_BYTES = 8192
 """How far into an existing file its writer's mark is looked for."""
@@ -213,7 +213,7 @@ def _classify(
                 changed.append(entry.name)  # larger than anything a render writes
                 continue
             with open(entry.path, "rb") as handle:
-                digest = _digest(handle.read())
+                digest = hashlib.file_digest(handle, "sha256").hexdigest()  # in chunks
             if digest in owned[entry.name]:
                 mine[entry.name] = {digest}
             else:
