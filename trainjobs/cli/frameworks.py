@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from trainjobs.cli.common import EXIT_OK
-from trainjobs.output import printable, write_files
+from trainjobs.output import printable
 
 # The help text names the folder without importing the CRD generator (every framework)
 # to build the parser; a test holds it to trainjobs.frameworks.crds.GENERATED_DIR.
@@ -63,6 +63,7 @@ def write_crds(directory: Path, overwrite: bool = False) -> list[str]:
     framework generates any more. A file without the mark is never replaced (unless
     ``overwrite``) nor removed. Returns the paths written, relative to ``directory``."""
     from trainjobs.frameworks.crds import GENERATED_DIR, crd_files
+    from trainjobs.output.folder import write_files
 
     files = crd_files()
     write_files(

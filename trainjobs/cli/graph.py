@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from trainjobs.cli.common import EXIT_OK, add_profile, add_quiet, print_findings, render_paths
 from trainjobs.errors import TrainjobsError
-from trainjobs.output import printable, write_files
+from trainjobs.output import printable
 from trainjobs.spec.choices import TARGETS
 
 if TYPE_CHECKING:
@@ -50,6 +50,7 @@ def _dot_file(graph: StackGraph) -> str:
 def cmd_graph(args: argparse.Namespace) -> int:
     # Here, not at the top: building the parser must not load the graph model.
     from trainjobs.graph import SOURCE_MARK, stack_graph, to_mermaid, to_svg
+    from trainjobs.output.folder import write_files
 
     writers: dict[str, tuple[Callable[[StackGraph], str], str]] = {
         ".svg": (to_svg, SOURCE_MARK),

@@ -17,15 +17,22 @@ from trainjobs.cli.common import (
 )
 from trainjobs.k8s.redact import redact
 from trainjobs.k8s.yamlio import dump_all, dump_one
-from trainjobs.output import WRITTEN_LIST, Written, printable, safe_file_name, write_folder
+from trainjobs.output import printable
 
 if TYPE_CHECKING:
+    from trainjobs.output.folder import Written
     from trainjobs.render import RenderedObject
+
+# Named in --help without importing the writer to build the parser; a test holds it to
+# trainjobs.output.WRITTEN_LIST.
+_WRITTEN_LIST_HELP = ".trainjobs-written"
 
 __all__ = ["add_command", "cmd_render", "write_directory"]
 
 
 def _file_name(index: int, obj: RenderedObject) -> str:
+    from trainjobs.output.folder import safe_file_name
+
     _, kind, namespace, name = obj.identity
     parts = [f"{index:04d}", kind.lower(), *([namespace] if namespace else []), name]
     return safe_file_name("-".join(parts)) + ".yaml"
@@ -45,6 +52,8 @@ def write_directory(
     :mod:`trainjobs.output.folder`. Raises OutputError, nothing changed, when the
     folder is refused or cannot be written.
     """
+    from trainjobs.output.folder import write_folder
+
     files = {
         _file_name(index, obj): dump_one(obj.manifest if show_secrets else redact(obj.manifest))
         for index, obj in enumerate(objects)
@@ -91,7 +100,7 @@ def add_command(sub: Any) -> None:
         description=(
             "Render jobs to manifests. Without -o: one multi-document YAML stream on stdout. "
             "With -o DIR: one file per object, written all or nothing, and a summary table; "
-            f"DIR/{WRITTEN_LIST} lists the files written, and the next render replaces or "
+            f"DIR/{_WRITTEN_LIST_HELP} lists the files written, and the next render replaces or "
             "removes only those. A DIR holding anything else is refused."
         ),
     )
