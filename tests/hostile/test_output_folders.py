@@ -192,7 +192,10 @@ RENDER_CASES: dict[str, tuple[Setup, tuple[str, ...]]] = {
     "the list is a link": (_list_is_a_link, ("is not the list of files",)),
     "the list is a folder": (_list_is_a_folder, ("is not the list of files",)),
     "a forged list entry for a user file": (_list_claims_a_user_file, ("mine.txt",)),
-    "a staging folder left behind": (_staging_left_behind, (".trainjobs-staging.x",)),
+    "a staging folder left behind": (
+        _staging_left_behind,
+        (".trainjobs-staging.x", "interrupted run; delete them"),
+    ),
 }
 
 

@@ -258,10 +258,16 @@ def write_folder(
             )
         others += changed
         if others and not allow_other_files:
+            leftovers = [n for n in others if n.startswith(_STAGING_PREFIX)]
+            note = (
+                f" ({_names(leftovers)}: left by an interrupted run; delete them)"
+                if leftovers
+                else ""
+            )
             raise OutputError(
                 f"{_shown(directory)} holds files trainjobs did not write: {_names(others)}; "
                 "nothing was written, nothing deleted. Render into an empty or new folder, or "
-                f"pass {flag} to write beside them (they stay untouched)"
+                f"pass {flag} to write beside them (they stay untouched){note}"
             )
         clashes = [n for n in others if n in files]
         if clashes:
