@@ -48,7 +48,11 @@ def _short_repr(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-_SECRET_FIELD = re.compile(r"(password|passwd|secret|token|private.?key|credential)", re.I)
+_SECRET_FIELD = re.compile(
+    r"(password|passwd|passphrase|secret|token|private.?key|api.?key|access.?key|credential"
+    r"|requirepass|masterauth|^auth$)",
+    re.I,
+)
 """Field names whose value a finding never repeats: a user who writes a real password
 where trainjobs expects ``password: true`` must not see it echoed into a CI log."""
 

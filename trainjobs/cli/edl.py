@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from trainjobs.cli.common import EXIT_OK, print_findings
 from trainjobs.errors import Finding, SpecError
+from trainjobs.output import printable_lines
 
 if TYPE_CHECKING:
     from trainjobs.frameworks.paddle_edl import TrainingJob
@@ -98,7 +99,8 @@ def cmd_edl_scale(args: argparse.Namespace) -> int:
     if max_load is None:
         max_load = max_loads[0] if max_loads else DEFAULT_MAX_LOAD
     result = what_if(edl_jobs, objects, max_load=max_load, parallelism=parallelism)
-    sys.stdout.write(format_report(result))
+    # The report quotes names and file paths of the cluster input: escaped, lines kept.
+    sys.stdout.write(printable_lines(format_report(result)))
     return EXIT_OK
 
 

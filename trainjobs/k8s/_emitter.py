@@ -62,6 +62,8 @@ def _analysis(text: str) -> tuple[bool, bool]:
 def _scalar(text: str) -> str:
     """``text`` as a YAML scalar on one line, or as a literal block header + body marker."""
     resolved = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
+    if not text.isascii() and _BIDI.intersection(text):
+        return _double_quoted(text)
     if text and resolved == _STR_TAG:
         plain, single_quoted = _analysis(text)
         if plain:
@@ -75,13 +77,18 @@ def _scalar(text: str) -> str:
     return _double_quoted(text)
 
 
+_BIDI = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+"""Bidirectional controls: YAML may hold them raw, but raw they reorder what a terminal or a
+code review shows ("Trojan Source"), so they are always written escaped (PyYAML would not)."""
+
+
 def _double_quoted(text: str) -> str:
     """Double-quoted, escaped exactly as PyYAML escapes (with ``allow_unicode``): the
     characters YAML cannot hold raw, in PyYAML's short forms (``\\n``, ``\\t`` …) where
     it has one."""
     out = ['"']
     for char in text:
-        if char in '"\\\x85\u2028\u2029\ufeff' or not _yaml_printable(char):
+        if char in '"\\\x85\u2028\u2029\ufeff' or char in _BIDI or not _yaml_printable(char):
             short = _SHORT_ESCAPES.get(char)
             code = ord(char)
             out.append(

@@ -21,12 +21,13 @@ from pathlib import Path
 from typing import TextIO
 
 from trainjobs.check import run
-from trainjobs.errors import Finding, SpecError
+from trainjobs.errors import Finding, SpecError, TrainjobsError
 from trainjobs.k8s.generated import Generated
 from trainjobs.local.environment import Machine
 from trainjobs.local.plan import RUNNER_ENV, Backend, FileSpec, LocalPlan, build_plan
 from trainjobs.local.supervisor import Outcome, Supervisor
 from trainjobs.local.ui import Console
+from trainjobs.output import printable
 from trainjobs.platform.registry import PLATFORM
 from trainjobs.render import RenderedJob, Rendering
 from trainjobs.spec import load_path
@@ -179,11 +180,33 @@ def preflight(plan: LocalPlan, environ: Mapping[str, str], all_addresses: bool) 
     return findings
 
 
-def write_files(files: Sequence[FileSpec]) -> None:
-    """Write the mounted ConfigMap and Secret keys with their modes."""
+def write_files(files: Sequence[FileSpec], scratch: Path) -> None:
+    """Write the mounted ConfigMap and Secret keys with their modes, all inside ``scratch``.
+
+    The plan already refused paths that leave a volume; this is the last guard: a file
+    whose folder resolves outside ``scratch``, or that is a symbolic link, is never written.
+    """
+    root = scratch.resolve()
+
+    def outside(path: Path) -> TrainjobsError:
+        return TrainjobsError(
+            f"run-local would write {printable(str(path))} outside its scratch folder "
+            f"{root}; nothing of the job ran"
+        )
+
     for spec in files:
+        # By name first (no folder is made outside), then as the file system resolves it.
+        if not Path(os.path.normpath(spec.path.resolve().parent / spec.path.name)).is_relative_to(
+            root
+        ):
+            raise outside(spec.path)
         spec.path.parent.mkdir(parents=True, exist_ok=True)
-        spec.path.write_bytes(spec.content)
+        if not spec.path.parent.resolve().is_relative_to(root):
+            raise outside(spec.path)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+        handle = os.open(spec.path, flags, 0o600)
+        with os.fdopen(handle, "wb") as out:
+            out.write(spec.content)
         spec.path.chmod(spec.mode)
 
 
@@ -224,7 +247,7 @@ def run_local(
         problems = preflight(plan, env, entry.framework.listens_on_all_addresses)
         if problems:
             raise SpecError.from_findings([f.located(entry.source) for f in problems])
-        write_files(plan.files)
+        write_files(plan.files, scratch)
         console = Console(out, err, color=err.isatty())
         console.header(plan)
         outcome = Supervisor(plan, console, env, timeout=timeout, restart_delay=restart_delay).run()
