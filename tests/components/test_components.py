@@ -56,7 +56,9 @@ def test_outputs_name_objects_and_addresses() -> None:
         job.objects.apply(lambda v: seen.setdefault("objects", v))
 
     run_program(program)
-    assert seen["addresses"] == {"chief": "mnist-chief-0.kubeflow.svc:2222"}
+    # Full service addresses: what a client in another namespace (or a peered cluster
+    # with the same domain) dials.
+    assert seen["addresses"] == {"chief": "mnist-chief-0.kubeflow.svc.cluster.local:2222"}
     assert "Pod kubeflow/mnist-worker-1" in seen["objects"]
 
 

@@ -26,6 +26,8 @@ class Registered:
     parent: str
     custom: bool
     options: dict[str, Any] = field(default_factory=dict)
+    urn: str = ""
+    """The URN the mock monitor computed (type chain through the parent, and name)."""
 
 
 @dataclass
@@ -59,7 +61,9 @@ class _Mocks(pulumi.runtime.Mocks):
                     "secret_inputs": secret_keys(dict(args.inputs)),
                     "custom_timeouts": _timeouts(request),
                     "aliases": _aliases(request),
+                    "provider": str(getattr(request, "provider", "") or ""),
                 },
+                _urn(request),
             )
         )
         return f"{args.name}-id", outputs
@@ -68,6 +72,14 @@ class _Mocks(pulumi.runtime.Mocks):
         self, args: pulumi.runtime.MockCallArgs
     ) -> tuple[dict[Any, Any], list[tuple[str, str]] | None]:
         return {}, None
+
+
+def _urn(request: Any) -> str:
+    """The URN the mock monitor gives ``request`` (it computes it the same way on register)."""
+    if request is None:
+        return ""
+    monitor: Any = pulumi.runtime.settings.get_monitor()
+    return str(monitor.make_urn(request.parent, request.type, request.name))
 
 
 def _timeouts(request: Any) -> dict[str, str]:

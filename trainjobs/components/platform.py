@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import pulumi
 
 from trainjobs.check import run
+from trainjobs.components.inputs import Inputs
 from trainjobs.components.register import register_manifest
 from trainjobs.components.secrets import GeneratedValues
 from trainjobs.errors import Finding, SpecError
@@ -31,9 +32,18 @@ class InvalidResourceError(pulumi.RunError):
 
 
 def register_objects(
-    parent: pulumi.Resource, objects: tuple[RenderedObject, ...]
+    parent: pulumi.Resource,
+    objects: tuple[RenderedObject, ...],
+    *,
+    prefix: str = "",
+    inputs: Inputs | None = None,
+    passwords: Mapping[str, pulumi.Input[str]] | None = None,
 ) -> list[pulumi.CustomResource]:
     """Register each object as a child of ``parent``; generated values become secrets.
+
+    ``prefix`` scopes the children's names (``register.child_name``); ``inputs``
+    turns the tokens of Pulumi Inputs back into Outputs; ``passwords`` (placeholder
+    group → Input) are given instead of generated.
 
     A unit is created in steps (``k8s.order.apply_tier``): definitions (CRDs,
     ServiceAccounts, Secrets, ConfigMaps, RBAC), then Services, then workloads and
@@ -42,12 +52,14 @@ def register_objects(
     would be refused, a pod before its Service would miss the Service's link
     variables, a webhook before its server would reject every object.
     """
-    generated = GeneratedValues(parent)
+    generated = GeneratedValues(parent, prefix, passwords)
     registered: list[pulumi.CustomResource] = []
     for tier in sorted({apply_tier(o.manifest) for o in objects}):
         opts = pulumi.ResourceOptions(parent=parent, depends_on=list(registered))
         registered += [
-            register_manifest(o.manifest, opts, generated, o.lifecycle)
+            register_manifest(
+                o.manifest, opts, generated, o.lifecycle, prefix=prefix, inputs=inputs
+            )
             for o in objects
             if apply_tier(o.manifest) == tier
         ]
@@ -73,12 +85,18 @@ class PlatformComponent(pulumi.ComponentResource):
         k8s_version: Kubernetes version to check against.
         opts: Pulumi resource options.
 
+    Children are named ``<name>:<namespace>/<object>`` (see ``TrainingJob``) unless
+    the component is named after its resource (``name`` or ``namespace/name``).
+    Strings in ``spec`` and ``namespace`` may be Pulumi Inputs: rendered with
+    placeholders, checked again when the values are known.
+
     Outputs: ``objects`` (``Kind namespace/name`` of each child) and the kind's own
     outputs (an address …) as ``outputs``.
     """
 
     kind: ClassVar[str] = ""
     entry: PlatformEntry
+    inputs: Inputs
     objects: pulumi.Output[list[str]]
     outputs: pulumi.Output[dict[str, str]]
     _by_kind: ClassVar[dict[str, type[PlatformComponent]]] = {}
@@ -98,14 +116,16 @@ class PlatformComponent(pulumi.ComponentResource):
         name: str,
         spec: Any = None,
         *,
-        namespace: str | None = None,
+        namespace: pulumi.Input[str] | None = None,
         rendered: tuple[PlatformEntry, RenderedUnit] | None = None,
         uses: Sequence[PlatformComponent] = (),
         k8s_version: str = DEFAULT_K8S_VERSION,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
+        kind = self.kind or "PlatformComponent"
+        self.inputs = Inputs(f"{kind}/{name}").merge(*(u.inputs for u in uses))
         if rendered is None:
-            entry = self._entry(name, spec, namespace)
+            entry = self._entry(name, self.inputs.lift(spec), self.inputs.lift(namespace))
             platform = (*(u.entry for u in uses), entry)
             try:
                 rendering = run(StackSpec(platform=platform), k8s_version=k8s_version)
@@ -121,12 +141,59 @@ class PlatformComponent(pulumi.ComponentResource):
         self.entry = entry
         rendered_unit = unit
         self.rendered = rendered_unit
-        self.resources = register_objects(self, rendered_unit.objects)
+        # Named after its resource (``namespace/name`` as the stack program names it,
+        # or the bare name), the children keep their plain names: a second copy has
+        # another name and so scoped children, and today's URNs stay as they were.
+        self.prefix = "" if name in (entry.key, entry.resource.name) else name
+        self.resources = register_objects(
+            self,
+            rendered_unit.objects,
+            prefix=self.prefix,
+            inputs=self.inputs,
+            passwords=self.given_passwords(),
+        )
         self.register_extra()
         titles = [o.title for o in rendered_unit.objects]
-        self.objects = pulumi.Output.from_input(titles)
-        self.outputs = pulumi.Output.from_input(dict(rendered_unit.outputs))
-        self.register_outputs({"objects": titles, **rendered_unit.outputs})
+        self.objects = self.inputs.substitute(titles)
+        self.outputs = pulumi.Output.from_input(self.inputs.substitute(dict(rendered_unit.outputs)))
+        checked: Any = None
+        if self.inputs and rendered is None:
+            checked = self.inputs.resolved().apply(
+                lambda values: self._check_resolved(name, entry, uses, values, k8s_version)
+            )
+        self.register_outputs(
+            {
+                "objects": self.objects,
+                **self.inputs.substitute(dict(rendered_unit.outputs)),
+                **({"checked": checked} if checked is not None else {}),
+            }
+        )
+
+    def given_passwords(self) -> Mapping[str, pulumi.Input[str]]:
+        """Passwords the user gave (placeholder group → Input); default none."""
+        return {}
+
+    def _check_resolved(
+        self,
+        name: str,
+        entry: PlatformEntry,
+        uses: Sequence[PlatformComponent],
+        values: Mapping[str, Any],
+        k8s_version: str,
+    ) -> bool:
+        """Render and check again with the Inputs' real values; fail the update if invalid."""
+        document = Inputs.fill(entry.resource.to_manifest(), values)
+        resolved = self._entry(name, document, None)
+        platform = (*(u.entry for u in uses), resolved)
+        try:
+            rendering = run(StackSpec(platform=platform), k8s_version=k8s_version)
+        except SpecError as exc:
+            message = f"{name} (with its Pulumi Inputs resolved): {exc}"
+            pulumi.log.error(message, resource=self)
+            raise InvalidResourceError(message, tuple(exc.findings)) from None
+        for finding in rendering.findings:
+            pulumi.log.warn(finding.render(), resource=self)
+        return True
 
     def register_extra(self) -> None:
         """Register what is not a Kubernetes object (a cloud node pool); default nothing."""
@@ -134,6 +201,8 @@ class PlatformComponent(pulumi.ComponentResource):
     def _entry(self, name: str, spec: Any, namespace: str | None) -> PlatformEntry:
         if isinstance(spec, PlatformResource):
             document: Mapping[str, Any] = spec.to_manifest()
+        elif isinstance(spec, Mapping) and "apiVersion" in spec and "kind" in spec:
+            document = spec
         else:
             data = spec.to_manifest() if isinstance(spec, K8sModel) else dict(spec or {})
             meta = PlatformMeta(name=name, namespace=namespace).to_manifest()
