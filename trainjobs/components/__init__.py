@@ -7,7 +7,7 @@ registers every rendered manifest as a pulumi_kubernetes resource, so what
 
 from trainjobs.components.backends import NfsBackend, RedisBackend
 from trainjobs.components.edl import EdlController
-from trainjobs.components.job import InvalidJobError, TrainingJob, jobs_from_file
+from trainjobs.components.job import InvalidJobError, TrainingJob, TrainingJobArgs, jobs_from_file
 from trainjobs.components.operators import JobSet, MPIOperator, Trainer, TrainingOperator
 from trainjobs.components.platform import InvalidResourceError, PlatformComponent
 from trainjobs.components.pools import GpuNodePool, GpuQueue
@@ -31,6 +31,7 @@ __all__ = [
     "RedisBackend",
     "Trainer",
     "TrainingJob",
+    "TrainingJobArgs",
     "TrainingOperator",
     "TrainingStack",
     "jobs_from_file",

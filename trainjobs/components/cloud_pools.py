@@ -14,6 +14,7 @@ from typing import Any
 
 import pulumi
 
+from trainjobs.components.inputs import Inputs
 from trainjobs.platform.pools.cloud import (
     AksAgentPoolRequest,
     CloudPoolRequest,
@@ -141,13 +142,32 @@ def _aks(request: AksAgentPoolRequest, opts: pulumi.ResourceOptions) -> pulumi.C
     return resource
 
 
+class _WithInputs:
+    """A request whose fields holding Input tokens read as the Inputs' Outputs.
+
+    The cloud SDKs take Inputs for every argument, so a cluster name that is another
+    resource's output goes straight to them (and makes the pool depend on it).
+    """
+
+    def __init__(self, request: CloudPoolRequest, inputs: Inputs) -> None:
+        self._request = request
+        self._inputs = inputs
+
+    def __getattr__(self, name: str) -> Any:
+        return self._inputs.substitute(getattr(self._request, name))
+
+
 def register_cloud_pool(
-    request: CloudPoolRequest, parent: pulumi.Resource
+    request: CloudPoolRequest, parent: pulumi.Resource, inputs: Inputs | None = None
 ) -> pulumi.CustomResource:
-    """Register the cloud node pool ``request`` describes as a child of ``parent``."""
+    """Register the cloud node pool ``request`` describes as a child of ``parent``.
+
+    ``inputs`` turns the tokens of Pulumi Inputs in the request back into Outputs.
+    """
     opts = pulumi.ResourceOptions(parent=parent)
+    fields: Any = _WithInputs(request, inputs) if inputs else request
     if isinstance(request, GkeNodePoolRequest):
-        return _gke(request, opts)
+        return _gke(fields, opts)
     if isinstance(request, EksNodeGroupRequest):
-        return _eks(request, opts)
-    return _aks(request, opts)
+        return _eks(fields, opts)
+    return _aks(fields, opts)
