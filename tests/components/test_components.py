@@ -103,3 +103,34 @@ def test_crds_are_retained_on_delete() -> None:
     (registered,) = resources
     assert registered.type == "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
     assert registered.options["retain_on_delete"] is True
+
+
+def test_status_is_the_live_custom_resource_status() -> None:
+    seen: dict[str, Any] = {}
+    conditions = [{"type": "Created", "status": "True"}, {"type": "Running", "status": "True"}]
+
+    def program() -> None:
+        TrainingJob("mnist", _tfjob()).status.apply(lambda v: seen.setdefault("status", v))
+
+    run_program(
+        program, live={"kubernetes:kubeflow.org/v1:TFJob": {"status": {"conditions": conditions}}}
+    )
+    assert seen["status"] == {"conditions": conditions}
+
+
+def test_status_on_the_pods_target_is_each_pods_phase() -> None:
+    seen: dict[str, Any] = {}
+
+    def program() -> None:
+        job = TrainingJob("mnist", _tfjob(), target="pods")
+        job.status.apply(lambda v: seen.setdefault("status", v))
+
+    run_program(program, live={"kubernetes:core/v1:Pod": {"status": {"phase": "Running"}}})
+    assert seen["status"] == {
+        "pods": {
+            "mnist-chief-0": "Running",
+            "mnist-ps-0": "Running",
+            "mnist-worker-0": "Running",
+            "mnist-worker-1": "Running",
+        }
+    }

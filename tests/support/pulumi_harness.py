@@ -34,6 +34,7 @@ class Registered:
 class _Mocks(pulumi.runtime.Mocks):
     resources: list[Registered] = field(default_factory=list)
     requests: list[Any] = field(default_factory=list)
+    live: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
         # Registrations run concurrently: find this resource's own request.
@@ -47,6 +48,8 @@ class _Mocks(pulumi.runtime.Mocks):
         )
         outputs = dict(args.inputs)
         outputs.update(generated_outputs(args.typ, args.name))
+        # What the cluster adds to the object (its status), as the provider returns it.
+        outputs.update(self.live.get(args.typ, {}))
         self.resources.append(
             Registered(
                 args.typ,
@@ -180,9 +183,15 @@ def run_program(
     config: dict[str, Any] | None = None,
     stack: str = "test",
     project: str = "trainjobs",
+    live: dict[str, dict[str, Any]] | None = None,
+    secret_keys: list[str] | None = None,
 ) -> list[Registered]:
-    """Run ``program`` under mocks with the given ``trainjobs:*`` config; return registrations."""
-    mocks = _Mocks()
+    """Run ``program`` under mocks with the given ``trainjobs:*`` config; return registrations.
+
+    ``live`` (resource type → outputs) is what the cluster reports for objects of that
+    type, e.g. a job's ``status``; ``secret_keys`` are config keys set with ``--secret``.
+    """
+    mocks = _Mocks(live=dict(live or {}))
     pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=False)
     # MockResourceArgs has no parent or options; keep the raw request to read them.
     monitor: Any = pulumi.runtime.settings.get_monitor()
@@ -194,7 +203,8 @@ def run_program(
 
     monitor.RegisterResource = recording
     pulumi.runtime.set_all_config(
-        {k: v if isinstance(v, str) else json.dumps(v) for k, v in (config or {}).items()}
+        {k: v if isinstance(v, str) else json.dumps(v) for k, v in (config or {}).items()},
+        secret_keys or [],
     )
     try:
 
@@ -205,7 +215,7 @@ def run_program(
 
         _run()
     finally:
-        pulumi.runtime.set_all_config({})
+        pulumi.runtime.set_all_config({}, [])
     return mocks.resources
 
 
