@@ -185,13 +185,17 @@ def run_program(
     project: str = "trainjobs",
     live: dict[str, dict[str, Any]] | None = None,
     secret_keys: list[str] | None = None,
+    into: list[Registered] | None = None,
 ) -> list[Registered]:
     """Run ``program`` under mocks with the given ``trainjobs:*`` config; return registrations.
 
     ``live`` (resource type → outputs) is what the cluster reports for objects of that
-    type, e.g. a job's ``status``; ``secret_keys`` are config keys set with ``--secret``.
+    type, e.g. a job's ``status``; ``secret_keys`` are config keys set with ``--secret``;
+    ``into`` collects the registrations even when the program fails.
     """
     mocks = _Mocks(live=dict(live or {}))
+    if into is not None:
+        mocks.resources = into
     pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=False)
     # MockResourceArgs has no parent or options; keep the raw request to read them.
     monitor: Any = pulumi.runtime.settings.get_monitor()

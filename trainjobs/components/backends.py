@@ -41,6 +41,7 @@ class RedisBackend(PlatformComponent):
         rendered: tuple[PlatformEntry, RenderedUnit] | None = None,
         uses: Sequence[PlatformComponent] = (),
         k8s_version: str = DEFAULT_K8S_VERSION,
+        secret: bool = False,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         self._password = password
@@ -54,6 +55,7 @@ class RedisBackend(PlatformComponent):
             rendered=rendered,
             uses=uses,
             k8s_version=k8s_version,
+            secret=secret,
             opts=opts,
         )
 

@@ -194,6 +194,8 @@ class TrainingJob(pulumi.ComponentResource):
         k8s_version, cluster_domain: as in :class:`TrainingJobArgs` (ignored when
             ``job`` is a ``TrainingJobArgs``).
         rendered: an already rendered job (used by the stack program).
+        secret: keep every field of its objects encrypted in Pulumi's state (the stack
+            program sets it for jobs read from a secret setting); default false.
         opts: Pulumi resource options; children inherit the provider from it. The
             job also waits for every platform component it was given.
 
@@ -232,6 +234,7 @@ class TrainingJob(pulumi.ComponentResource):
         k8s_version: str = DEFAULT_K8S_VERSION,
         cluster_domain: str = DEFAULT_CLUSTER_DOMAIN,
         rendered: RenderedJob | None = None,
+        secret: bool = False,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         used: list[PlatformComponent] = []
@@ -274,7 +277,7 @@ class TrainingJob(pulumi.ComponentResource):
         # and programs have today stay as they were.
         self.prefix = "" if name in (job_name, rendered.job.name) else name
         self.resources = register_objects(
-            self, rendered.objects, prefix=self.prefix, inputs=self.inputs
+            self, rendered.objects, prefix=self.prefix, inputs=self.inputs, secret=secret
         )
         self.rendered = rendered
         titles = [o.title for o in rendered.objects]

@@ -38,12 +38,14 @@ def register_objects(
     prefix: str = "",
     inputs: Inputs | None = None,
     passwords: Mapping[str, pulumi.Input[str]] | None = None,
+    secret: bool = False,
 ) -> list[pulumi.CustomResource]:
     """Register each object as a child of ``parent``; generated values become secrets.
 
     ``prefix`` scopes the children's names (``register.child_name``); ``inputs``
     turns the tokens of Pulumi Inputs back into Outputs; ``passwords`` (placeholder
-    group → Input) are given instead of generated.
+    group → Input) are given instead of generated; ``secret`` keeps every object's
+    fields encrypted in the state (it came from a secret setting).
 
     A unit is created in steps (``k8s.order.apply_tier``): definitions (CRDs,
     ServiceAccounts, Secrets, ConfigMaps, RBAC), then Services, then workloads and
@@ -58,7 +60,13 @@ def register_objects(
         opts = pulumi.ResourceOptions(parent=parent, depends_on=list(registered))
         registered += [
             register_manifest(
-                o.manifest, opts, generated, o.lifecycle, prefix=prefix, inputs=inputs
+                o.manifest,
+                opts,
+                generated,
+                o.lifecycle,
+                prefix=prefix,
+                inputs=inputs,
+                secret=secret,
             )
             for o in objects
             if apply_tier(o.manifest) == tier
@@ -83,6 +91,8 @@ class PlatformComponent(pulumi.ComponentResource):
         uses: platform components this one refers to (a queue's node pool): rendered
             with it so references resolve, and created before it.
         k8s_version: Kubernetes version to check against.
+        secret: keep every field of its objects encrypted in Pulumi's state (the stack
+            program sets it for resources read from a secret setting); default false.
         opts: Pulumi resource options.
 
     Children are named ``<name>:<namespace>/<object>`` (see ``TrainingJob``) unless
@@ -120,6 +130,7 @@ class PlatformComponent(pulumi.ComponentResource):
         rendered: tuple[PlatformEntry, RenderedUnit] | None = None,
         uses: Sequence[PlatformComponent] = (),
         k8s_version: str = DEFAULT_K8S_VERSION,
+        secret: bool = False,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         kind = self.kind or "PlatformComponent"
@@ -151,6 +162,7 @@ class PlatformComponent(pulumi.ComponentResource):
             prefix=self.prefix,
             inputs=self.inputs,
             passwords=self.given_passwords(),
+            secret=secret,
         )
         self.register_extra()
         titles = [o.title for o in rendered_unit.objects]

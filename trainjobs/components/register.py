@@ -151,6 +151,7 @@ def register_manifest(
     *,
     prefix: str = "",
     inputs: Inputs | None = None,
+    secret: bool = False,
 ) -> pulumi.CustomResource:
     """Register ``manifest``; nested fields pass through in Kubernetes spelling.
 
@@ -160,6 +161,8 @@ def register_manifest(
     ``lifecycle`` says how long ``pulumi up`` waits for the object. ``prefix``
     scopes the name (:func:`child_name`); the unscoped name stays an alias, so a
     stack made before names were scoped keeps its objects instead of replacing them.
+    ``secret``: the object came from a setting that is a secret (``secure:`` config),
+    so every field but ``metadata`` is kept encrypted in Pulumi's state.
     """
     api_version = str(manifest["apiVersion"])
     kind = str(manifest["kind"])
@@ -177,6 +180,11 @@ def register_manifest(
         opts = pulumi.ResourceOptions.merge(opts, extra)
     if inputs:
         fields = {k: inputs.substitute(v) for k, v in fields.items()}
+    if secret:
+        hidden = sorted(k for k in fields if k != "metadata")
+        fields = {k: pulumi.Output.secret(v) if k in hidden else v for k, v in fields.items()}
+        extra = pulumi.ResourceOptions(additional_secret_outputs=hidden)
+        opts = pulumi.ResourceOptions.merge(opts, extra)
     name = child_name(manifest, prefix)
     old_name = child_name(manifest)
     if prefix and old_name == logical_name(manifest):
