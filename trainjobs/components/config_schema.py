@@ -19,8 +19,9 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from trainjobs.components.stack import ALLOW_NO_JOBS
@@ -121,7 +122,9 @@ def _platform_entry(category: str) -> dict[str, Any]:
 
 def stack_config_schema(namespace: str = CONFIG_NAMESPACE) -> dict[str, Any]:
     """The schema of a whole stack config file, its settings in ``namespace``."""
-    models = [(JobOptions, "validation"), *((p.model, "validation") for p in PLATFORM)]
+    mode: Literal["validation"] = "validation"
+    models: list[tuple[type[BaseModel], Literal["validation"]]] = [(JobOptions, mode)]
+    models += [(p.model, mode) for p in PLATFORM]
     _, top = models_json_schema(models, ref_template="#/$defs/{model}")
     defs: dict[str, Any] = dict(top.get("$defs", {}))
     for plugin in PLATFORM:
