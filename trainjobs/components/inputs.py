@@ -49,6 +49,9 @@ class Inputs:
     def __init__(self, scope: str) -> None:
         self._digest = hashlib.sha256(scope.encode()).hexdigest()[:8]
         self._outputs: dict[str, pulumi.Output[Any]] = {}
+        # What each token was made from: the same Output given twice (a namespace to a
+        # backend and to its job) is one token, so the checks see one namespace.
+        self._sources: dict[str, Any] = {}
 
     def __bool__(self) -> bool:
         return bool(self._outputs)
@@ -57,12 +60,17 @@ class Inputs:
         """These Inputs with those of ``others`` (the components a job uses)."""
         for other in others:
             self._outputs.update(other._outputs)
+            self._sources.update(other._sources)
         return self
 
     def token(self, value: Any) -> str:
-        """A new token standing for ``value`` (an ``Output`` or awaitable of a string)."""
+        """The token standing for ``value`` (an ``Output`` or awaitable of a string)."""
+        for token, source in self._sources.items():
+            if source is value:
+                return token
         token = f"input-{self._digest}-{len(self._outputs)}"
         self._outputs[token] = pulumi.Output.from_input(value)
+        self._sources[token] = value
         return token
 
     def lift(self, value: Any) -> Any:
@@ -112,6 +120,16 @@ class Inputs:
         return pulumi.Output.all(*(self._outputs[t] for t in tokens)).apply(
             lambda values: dict(zip(tokens, values, strict=True))
         )
+
+    def describe(self, text: str) -> str:
+        """``text`` (an error message) with each token shown as the Input it stands for.
+
+        Two different Output objects are two Inputs even when they will resolve to the
+        same value (``ns.metadata.name`` read twice): give a job and its backend the
+        same object, or one of them a plain value.
+        """
+        names = {t: f"<Pulumi Input #{i}>" for i, t in enumerate(sorted(self._outputs), 1)}
+        return _TOKEN.sub(lambda m: names.get(m.group(0), "<Pulumi Input>"), text)
 
     @staticmethod
     def fill(value: Any, values: Mapping[str, Any]) -> Any:

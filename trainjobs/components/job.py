@@ -65,21 +65,29 @@ def _with_platform(
     backend: PlatformComponent | None,
     node_pool: PlatformComponent | Mapping[str, PlatformComponent] | None,
     queue: PlatformComponent | None,
+    values: Mapping[str, Any] | None = None,
 ) -> tuple[JobEntry, list[PlatformComponent]]:
-    """The entry with its options naming the given components, and those components."""
+    """The entry with its options naming the given components, and those components.
+
+    With ``values`` (the Inputs resolved), the references hold the real names.
+    """
+
+    def ref(component: PlatformComponent) -> str:
+        return str(Inputs.fill(component.reference, values)) if values else component.reference
+
     update: dict[str, Any] = {}
     used: list[PlatformComponent] = []
     if backend is not None:
-        update["backend"] = backend.reference
+        update["backend"] = ref(backend)
         used.append(backend)
     if isinstance(node_pool, PlatformComponent):
-        update["node_pool"] = node_pool.reference
+        update["node_pool"] = ref(node_pool)
         used.append(node_pool)
     elif node_pool:
-        update["node_pool"] = {role: pool.reference for role, pool in node_pool.items()}
+        update["node_pool"] = {role: ref(pool) for role, pool in node_pool.items()}
         used += list(node_pool.values())
     if queue is not None:
-        update["queue"] = queue.reference
+        update["queue"] = ref(queue)
         used.append(queue)
     if not update:
         return entry, used
@@ -145,11 +153,14 @@ def _document(job: JobResource | Mapping[str, Any], namespace: Any) -> Any:
     return data
 
 
-def _full_address(address: str, domain: str) -> str:
-    """``host.ns.svc:port`` → ``host.ns.svc.<domain>:port``; other forms unchanged."""
+def _full_address(address: str, namespace: str, domain: str) -> str:
+    """A Service address as a client anywhere in the cluster dials it:
+    ``host`` or ``host.ns.svc`` (``:port``) → ``host.ns.svc.<domain>:port``."""
     host, sep, port = address.rpartition(":")
     if not sep or not host:
         host, port = address, ""
+    if "." not in host:
+        host = f"{host}.{namespace}.svc"
     if host.endswith(".svc"):
         host = f"{host}.{domain}"
     return f"{host}:{port}" if port else host
@@ -160,21 +171,26 @@ def _render(
     args: TrainingJobArgs,
     job: JobResource | Mapping[str, Any],
     namespace: Any,
+    inputs: Inputs | None = None,
+    values: Mapping[str, Any] | None = None,
 ) -> tuple[RenderedJob, list[PlatformComponent]]:
-    """Render and check ``job`` with the platform components ``args`` names."""
+    """Render and check ``job`` with the platform components ``args`` names; ``inputs``
+    names the Inputs' placeholders in an error message. With ``values`` (the Inputs
+    resolved), the platform components are rendered with them too."""
     try:
         entry = _entry(_document(job, namespace), args.target)
-        entry, used = _with_platform(entry, args.backend, args.node_pool, args.queue)
+        entry, used = _with_platform(entry, args.backend, args.node_pool, args.queue, values)
         if args.wait is not None or args.wait_timeout is not None:
             entry = _with_wait(entry, args.wait, args.wait_timeout)
         if args.gang is not None:
             options = entry.options.model_copy(update={"gang": args.gang})
             entry = JobEntry(entry.job, entry.framework, options, entry.path, entry.source)
-        platform = tuple(c.entry for c in used)
+        platform = tuple(c.resolved_entry(values) if values else c.entry for c in used)
         stack = StackSpec(jobs=(entry,), platform=platform)
         rendering = run(stack, target=args.target, k8s_version=args.k8s_version)
     except SpecError as exc:
-        raise InvalidJobError(f"{name}: {exc}", exc.findings) from None
+        text = inputs.describe(str(exc)) if inputs else str(exc)
+        raise InvalidJobError(f"{name}: {text}", exc.findings) from None
     return rendering.jobs[0], used
 
 
@@ -260,13 +276,15 @@ class TrainingJob(pulumi.ComponentResource):
         if rendered is None:
             if job is None:
                 raise InvalidJobError(f"{name}: TrainingJob needs a job")
-            lifted_job = self.inputs.lift(args.job)
-            lifted_namespace = self.inputs.lift(args.namespace)
+            # The platform's Inputs first: an Output the job shares with its backend (a
+            # namespace) keeps the backend's token.
             platform_inputs = [
                 c.inputs for c in _components(args.backend, args.node_pool, args.queue)
             ]
             self.inputs.merge(*platform_inputs)
-            rendered, used = _render(name, args, lifted_job, lifted_namespace)
+            lifted_job = self.inputs.lift(args.job)
+            lifted_namespace = self.inputs.lift(args.namespace)
+            rendered, used = _render(name, args, lifted_job, lifted_namespace, self.inputs)
         if used:
             opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=used))
         super().__init__("trainjobs:index:TrainingJob", name, None, opts)
@@ -283,7 +301,7 @@ class TrainingJob(pulumi.ComponentResource):
         titles = [o.title for o in rendered.objects]
         self.objects = pulumi.Output.from_input(self.inputs.substitute(titles))
         full = {
-            role: _full_address(address, args.cluster_domain)
+            role: _full_address(address, rendered.job.namespace, args.cluster_domain)
             for role, address in rendered.addresses.items()
         }
         self.addresses = pulumi.Output.from_input(self.inputs.substitute(full))
@@ -335,9 +353,8 @@ class TrainingJob(pulumi.ComponentResource):
     ) -> bool:
         """Render and check the job again with its Inputs' values; fail the update if invalid."""
         try:
-            rendered, _ = _render(
-                name, args, Inputs.fill(job, values), Inputs.fill(namespace, values)
-            )
+            filled_job, filled_namespace = Inputs.fill(job, values), Inputs.fill(namespace, values)
+            rendered, _ = _render(name, args, filled_job, filled_namespace, None, values)
         except InvalidJobError as exc:
             message = str(exc).replace(
                 f"{name}: ", f"{name} (with its Pulumi Inputs resolved): ", 1

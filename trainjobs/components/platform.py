@@ -181,6 +181,11 @@ class PlatformComponent(pulumi.ComponentResource):
             }
         )
 
+    def resolved_entry(self, values: Mapping[str, Any]) -> PlatformEntry:
+        """This resource's entry with its Inputs' resolved ``values`` in place of tokens."""
+        document = Inputs.fill(self.entry.resource.to_manifest(), values)
+        return self._entry(self.entry.resource.name, document, None)
+
     def given_passwords(self) -> Mapping[str, pulumi.Input[str]]:
         """Passwords the user gave (placeholder group → Input); default none."""
         return {}
