@@ -11,7 +11,14 @@ import pytest
 
 from tests.platform.pools.docs import pool_doc
 from tests.support.pulumi_harness import Registered, run_program
-from trainjobs.components import GpuNodePool, RedisBackend, TrainingJob, TrainingJobArgs
+from trainjobs.components import (
+    GpuNodePool,
+    PlatformArgs,
+    RedisBackend,
+    RedisBackendArgs,
+    TrainingJob,
+    TrainingJobArgs,
+)
 from trainjobs.components.job import InvalidJobError
 from trainjobs.spec.entry import Target
 
@@ -152,3 +159,24 @@ def test_an_invalid_value_is_found_when_it_resolves() -> None:
     paths = {f.path for f in err.value.findings}
     assert "job.spec.tfReplicaSpecs.Worker.template.spec.containers[0].image" in paths
     assert "job.metadata.namespace" in paths
+
+
+def test_typed_args_for_platform_components() -> None:
+    def program() -> None:
+        RedisBackend(
+            "redis",
+            RedisBackendArgs(
+                {"port": 6380},
+                namespace=pulumi.Output.from_input("team-c"),
+                password=pulumi.Output.secret("s3cret"),
+            ),
+        )
+        GpuNodePool("a100", PlatformArgs(pool_doc(provider="static")))
+
+    resources = run_program(program)
+    (secret,) = _of(resources, "kubernetes:core/v1:Secret")
+    assert secret.inputs["metadata"]["namespace"] == "team-c"
+    assert secret.inputs["stringData"] == {"password": "s3cret"}
+    (service,) = _of(resources, "kubernetes:core/v1:Service")
+    assert service.inputs["spec"]["ports"][0]["port"] == 6380
+    assert _of(resources, "trainjobs:index:GpuNodePool")

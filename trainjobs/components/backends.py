@@ -3,17 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pulumi
 
-from trainjobs.components.platform import PlatformComponent
+from trainjobs.components.platform import PlatformArgs, PlatformComponent
 from trainjobs.components.secrets import placeholder_groups
 from trainjobs.render import RenderedUnit
 from trainjobs.spec.entry import PlatformEntry
 from trainjobs.spec.stack import DEFAULT_K8S_VERSION
 
-__all__ = ["NfsBackend", "RedisBackend"]
+__all__ = ["NfsBackend", "RedisBackend", "RedisBackendArgs"]
+
+
+@dataclass(frozen=True)
+class RedisBackendArgs(PlatformArgs):
+    """A :class:`RedisBackend`'s arguments, typed: those of every platform component,
+    and the password."""
+
+    password: pulumi.Input[str] | None = None
+    """The password as a Pulumi Input (a secret manager's value), kept as a secret; it
+    turns ``spec.password`` on. Default: generated when ``spec.password`` is true."""
 
 
 class RedisBackend(PlatformComponent):
@@ -44,6 +55,11 @@ class RedisBackend(PlatformComponent):
         secret: bool = False,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
+        if isinstance(spec, PlatformArgs):
+            if isinstance(spec, RedisBackendArgs):
+                password = spec.password
+            namespace, uses = spec.namespace, spec.uses
+            k8s_version, secret, spec = spec.k8s_version, spec.secret, spec.spec
         self._password = password
         if password is not None:
             data = spec.to_manifest() if hasattr(spec, "to_manifest") else dict(spec or {})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import pulumi
@@ -20,7 +21,7 @@ from trainjobs.spec.entry import PlatformEntry
 from trainjobs.spec.load import parse_entry
 from trainjobs.spec.stack import DEFAULT_K8S_VERSION, StackSpec
 
-__all__ = ["InvalidResourceError", "PlatformComponent", "register_objects"]
+__all__ = ["InvalidResourceError", "PlatformArgs", "PlatformComponent", "register_objects"]
 
 
 class InvalidResourceError(pulumi.RunError):
@@ -74,6 +75,27 @@ def register_objects(
     return registered
 
 
+@dataclass(frozen=True)
+class PlatformArgs:
+    """The arguments of a platform component, typed: ``GpuNodePool(name, PlatformArgs(...))``.
+
+    Every string in ``spec`` and ``namespace`` may be a Pulumi Input.
+    """
+
+    spec: Any = None
+    """The kind's ``spec``: its pydantic model (``RedisBackendSpec`` …), or its fields as a
+    dict, or a whole ``trainjobs.dev/v1alpha1`` document. Default: all defaults."""
+    namespace: pulumi.Input[str] | None = None
+    """Where its objects go; default per kind (backends ``default``, operators their
+    upstream namespace, node pools cluster-wide)."""
+    uses: Sequence[PlatformComponent] = ()
+    """Platform components this one refers to (a queue's node pool); default none."""
+    k8s_version: str = DEFAULT_K8S_VERSION
+    """Kubernetes version the objects are checked against; default ``DEFAULT_K8S_VERSION``."""
+    secret: bool = False
+    """Keep every field of its objects encrypted in Pulumi's state; default false."""
+
+
 class PlatformComponent(pulumi.ComponentResource):
     """One backend, node pool, queue or operator and its Kubernetes objects.
 
@@ -85,7 +107,9 @@ class PlatformComponent(pulumi.ComponentResource):
     Args:
         name: the resource's name (``metadata.name``) and the component's Pulumi name;
             with ``rendered``, only the Pulumi name (the stack program's ``namespace/name``).
-        spec: the kind's ``spec`` — its pydantic model or plain data; default all defaults.
+        spec: the kind's ``spec`` — its pydantic model or plain data (strings may be
+            Pulumi Inputs); default all defaults. Or a :class:`PlatformArgs` holding
+            every argument below.
         namespace: where its objects go; default per kind.
         rendered: an already rendered unit and its entry (used by the stack program).
         uses: platform components this one refers to (a queue's node pool): rendered
@@ -133,6 +157,9 @@ class PlatformComponent(pulumi.ComponentResource):
         secret: bool = False,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
+        if isinstance(spec, PlatformArgs):
+            namespace, uses = spec.namespace, spec.uses
+            k8s_version, secret, spec = spec.k8s_version, spec.secret, spec.spec
         kind = self.kind or "PlatformComponent"
         self.inputs = Inputs(f"{kind}/{name}").merge(*(u.inputs for u in uses))
         if rendered is None:
