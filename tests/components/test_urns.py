@@ -110,3 +110,18 @@ def test_the_demo_stack_keeps_every_urn_it_had(monkeypatch: pytest.MonkeyPatch) 
     assert len(pinned) == 22
     assert [urn for urn in pinned if urn not in reachable] == []
     assert _duplicates(resources) == []
+
+
+def test_one_gke_pool_in_two_projects_registers_no_duplicate_urn() -> None:
+    from tests.platform.pools.docs import pool_doc
+    from trainjobs.components import GpuNodePool
+
+    def two_projects() -> None:
+        for project in ("prod", "staging"):
+            doc = pool_doc(provider="gke")
+            GpuNodePool(f"a100-{project}", doc)
+
+    resources = run_program(two_projects)
+    assert _duplicates(resources) == []
+    pools = sorted(r.name for r in resources if r.type == "gcp:container/nodePool:NodePool")
+    assert pools == ["a100-prod:a100", "a100-staging:a100"]
