@@ -20,6 +20,7 @@ from trainjobs.components import (
     TrainingJobArgs,
 )
 from trainjobs.components.job import InvalidJobError
+from trainjobs.components.platform import InvalidResourceError
 from trainjobs.spec.entry import Target
 
 
@@ -180,3 +181,10 @@ def test_typed_args_for_platform_components() -> None:
     (service,) = _of(resources, "kubernetes:core/v1:Service")
     assert service.inputs["spec"]["ports"][0]["port"] == 6380
     assert _of(resources, "trainjobs:index:GpuNodePool")
+
+
+def test_a_platform_value_is_checked_when_it_resolves() -> None:
+    with pytest.raises(InvalidResourceError) as err:
+        run_program(lambda: RedisBackend("redis", namespace=pulumi.Output.from_input("Bad_NS")))
+    assert "with its Pulumi Inputs resolved" in str(err.value)
+    assert "Bad_NS" in str(err.value)

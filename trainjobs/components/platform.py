@@ -193,7 +193,7 @@ class PlatformComponent(pulumi.ComponentResource):
         )
         self.register_extra()
         titles = [o.title for o in rendered_unit.objects]
-        self.objects = self.inputs.substitute(titles)
+        self.objects = pulumi.Output.from_input(self.inputs.substitute(titles))
         self.outputs = pulumi.Output.from_input(self.inputs.substitute(dict(rendered_unit.outputs)))
         checked: Any = None
         if self.inputs and rendered is None:
@@ -228,7 +228,7 @@ class PlatformComponent(pulumi.ComponentResource):
         """Render and check again with the Inputs' real values; fail the update if invalid."""
         document = Inputs.fill(entry.resource.to_manifest(), values)
         resolved = self._entry(name, document, None)
-        platform = (*(u.entry for u in uses), resolved)
+        platform = (*(u.resolved_entry(values) for u in uses), resolved)
         try:
             rendering = run(StackSpec(platform=platform), k8s_version=k8s_version)
         except SpecError as exc:
