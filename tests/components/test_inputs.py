@@ -95,6 +95,8 @@ def test_a_node_pool_from_a_cloud_resource() -> None:
         cluster = gcp.container.Cluster("ml", name="ml-prod", location="us-central1")
         doc = pool_doc(provider="gke")
         doc["spec"]["gke"]["cluster"] = cluster.name
+        # The pool's own name from the cloud resource too.
+        doc["metadata"]["name"] = cluster.name.apply(lambda name: f"{name}-a100")
         doc["spec"]["labels"] = {"team": pulumi.Output.from_input("vision")}
         pool = GpuNodePool("a100", doc)
         job = _tfjob()
@@ -108,6 +110,7 @@ def test_a_node_pool_from_a_cloud_resource() -> None:
     resources = run_program(program)
     (node_pool,) = _of(resources, "gcp:container/nodePool:NodePool")
     assert node_pool.inputs["cluster"] == "ml-prod"
+    assert node_pool.inputs["name"] == "ml-prod-a100"
     assert node_pool.inputs["nodeConfig"]["labels"]["team"] == "vision"
     assert any(
         d.endswith("gcp:container/cluster:Cluster::ml") for d in node_pool.options["dependencies"]
@@ -115,6 +118,9 @@ def test_a_node_pool_from_a_cloud_resource() -> None:
     pods = _of(resources, "kubernetes:core/v1:Pod")
     assert pods
     assert all(p.inputs["spec"]["nodeSelector"]["team"] == "vision" for p in pods)
+    assert {p.inputs["spec"]["nodeSelector"]["trainjobs.dev/node-pool"] for p in pods} == {
+        "ml-prod-a100"
+    }
     assert "input-" not in repr(seen["objects"])
 
 
