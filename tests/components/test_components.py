@@ -134,3 +134,18 @@ def test_status_on_the_pods_target_is_each_pods_phase() -> None:
             "mnist-worker-1": "Running",
         }
     }
+
+
+def test_status_on_the_trainer_target_is_the_trainjobs() -> None:
+    seen: dict[str, Any] = {}
+    job = load_path(EXAMPLES / "pytorch-ddp" / "pytorchjob.yaml").jobs[0].job
+    complete = {"conditions": [{"type": "Complete", "status": "True"}]}
+
+    def program() -> None:
+        trained = TrainingJob("ddp", job, target="trainer")
+        trained.status.apply(lambda v: seen.setdefault("status", v))
+
+    run_program(
+        program, live={"kubernetes:trainer.kubeflow.org/v1alpha1:TrainJob": {"status": complete}}
+    )
+    assert seen["status"] == complete

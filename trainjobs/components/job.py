@@ -17,6 +17,7 @@ from trainjobs.components.register import LiveObject
 from trainjobs.errors import Finding, SpecError
 from trainjobs.frameworks.base import JobResource
 from trainjobs.frameworks.gang import GangMechanism
+from trainjobs.frameworks.trainer_v2 import TRAINJOB_KIND
 from trainjobs.render import RenderedJob
 from trainjobs.spec._findings import findings_from_validation_error
 from trainjobs.spec.entry import OPTIONS_KEY, TARGETS, JobEntry, JobOptions, Target, Wait
@@ -322,7 +323,8 @@ class TrainingJob(pulumi.ComponentResource):
 
     def _status(self) -> pulumi.Output[Any]:
         """The live status: the job's own custom resource's, else each pod's phase."""
-        kind = self.rendered.kind
+        # The trainer target's own object is the TrainJob, not the framework's kind.
+        kind = TRAINJOB_KIND.kind if self.rendered.target == "trainer" else self.rendered.kind
         own = [
             r
             for r, o in zip(self.resources, self.rendered.objects, strict=True)

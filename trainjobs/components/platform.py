@@ -50,29 +50,29 @@ def register_objects(
 
     A unit is created in steps (``k8s.order.apply_tier``): definitions (CRDs,
     ServiceAccounts, Secrets, ConfigMaps, RBAC), then Services, then workloads and
-    custom resources, then webhooks — each step after everything before it. A pod
+    custom resources, then webhooks — each step after everything before it (the list
+    returned is in the order of ``objects``). A pod
     created before its Secret would not start, a custom resource before its CRD
     would be refused, a pod before its Service would miss the Service's link
     variables, a webhook before its server would reject every object.
     """
     generated = GeneratedValues(parent, prefix, passwords)
-    registered: list[pulumi.CustomResource] = []
+    by_index: dict[int, pulumi.CustomResource] = {}
     for tier in sorted({apply_tier(o.manifest) for o in objects}):
-        opts = pulumi.ResourceOptions(parent=parent, depends_on=list(registered))
-        registered += [
-            register_manifest(
-                o.manifest,
-                opts,
-                generated,
-                o.lifecycle,
-                prefix=prefix,
-                inputs=inputs,
-                secret=secret,
-            )
-            for o in objects
-            if apply_tier(o.manifest) == tier
-        ]
-    return registered
+        opts = pulumi.ResourceOptions(parent=parent, depends_on=list(by_index.values()))
+        for index, o in enumerate(objects):
+            if apply_tier(o.manifest) == tier:
+                by_index[index] = register_manifest(
+                    o.manifest,
+                    opts,
+                    generated,
+                    o.lifecycle,
+                    prefix=prefix,
+                    inputs=inputs,
+                    secret=secret,
+                )
+    # In the objects' order, so a resource and the object it came from pair up.
+    return [by_index[i] for i in range(len(objects))]
 
 
 @dataclass(frozen=True)
