@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tests.support.corpus import examples, leaf_paths, stack_of
 from trainjobs.check import crd_schema, k8s_schema
-from trainjobs.check.compiled import compile_schema
+from trainjobs.check.compiled import compile_schema, json_equal
 from trainjobs.errors import SpecError, format_path
 from trainjobs.render import render
 
@@ -208,3 +208,24 @@ def test_draft7_ref_hides_its_siblings() -> None:
     compiled = compile_schema(schema, fallback, lambda ref: schema["definitions"]["s"])
     assert [e.message for e in compiled.errors(3)] == ["3 is not of type 'string'"]
     assert [e.message for e in fallback.iter_errors(3)] == ["3 is not of type 'string'"]
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        (True, 1),
+        (False, 0),
+        (1, 1.0),
+        ("1", 1),
+        ([1, True], [1.0, True]),
+        ([1, True], [1, 1]),
+        ({"a": [1]}, {"a": [1.0]}),
+        ({"a": 1}, {"a": 1, "b": 2}),
+        (None, None),
+        ([], {}),
+    ],
+)
+def test_json_equality_is_jsonschemas(one: Any, other: Any) -> None:
+    """``enum`` compares as jsonschema's own validator does (through its public API)."""
+    expected = jsonschema.Draft202012Validator({"enum": [one]}).is_valid(other)
+    assert json_equal(one, other) is expected
