@@ -18,7 +18,6 @@ through unchanged; a Secret's values all go to the caller's ``hide``.
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -92,53 +91,84 @@ def _hide(field: str, value: Any, hide: Hide) -> Any:
     return value if _passes(value) else hide(field, value)
 
 
-def _env(entries: list[Any], hide: Hide) -> None:
-    for entry in entries:
+def _env(entries: list[Any], hide: Hide) -> list[Any]:
+    """``entries`` with the literal value of each secret-named env var hidden: the same
+    list when none is, else a new one (entries changed are new dicts)."""
+    out: list[Any] | None = None
+    for index, entry in enumerate(entries):
         if (
             isinstance(entry, dict)
             and isinstance(entry.get("name"), str)
             and "value" in entry
             and secret_env_name(entry["name"])
         ):
-            entry["value"] = _hide("value", entry["value"], hide)
+            hidden = _hide("value", entry["value"], hide)
+            if hidden is not entry["value"]:
+                out = out if out is not None else list(entries)
+                out[index] = {**entry, "value": hidden}
+    return entries if out is None else out
 
 
-def _words(words: list[Any], hide: Hide) -> None:
+def _words(words: list[Any], hide: Hide) -> list[Any]:
+    """``words`` with each password option's value hidden: the same list when there is
+    none, else a new one."""
+    out: list[Any] | None = None
     after_option = False
     for index, word in enumerate(words):
         if not isinstance(word, str):
             after_option = False
             continue
+        replacement = word
         if after_option:
-            words[index] = _hide("args", word, hide)
+            replacement = _hide("args", word, hide)
             after_option = False
-            continue
-        option, equals, value = word.partition("=")
-        if option.lower() in SECRET_OPTIONS:
-            if equals:
-                hidden = _hide("args", value, hide)
-                words[index] = f"{option}={hidden}"
-            else:
-                after_option = True
+        else:
+            option, equals, value = word.partition("=")
+            if option.lower() in SECRET_OPTIONS:
+                if equals:
+                    replacement = f"{option}={_hide('args', value, hide)}"
+                else:
+                    after_option = True
+        if replacement != word:
+            out = out if out is not None else list(words)
+            out[index] = replacement
+    return words if out is None else out
 
 
-def _walk(node: Any, hide: Hide) -> None:
+def _walk(node: Any, hide: Hide) -> Any:
+    """``node`` with its secrets hidden. Copy on write: a dict or list that holds no
+    secret is returned as it is, shared with the input, so redacting a pod of a large
+    job copies nothing but the path down to a secret (render output is never mutated
+    after this, only written)."""
     if isinstance(node, dict):
+        out: dict[str, Any] | None = None
         for key, value in node.items():
+            changed = value
             if key == "env" and isinstance(value, list):
-                _env(value, hide)
+                changed = _env(value, hide)
             elif key in ("command", "args") and isinstance(value, list):
-                _words(value, hide)
-            _walk(value, hide)
-    elif isinstance(node, list):
-        for item in node:
-            _walk(item, hide)
+                changed = _words(value, hide)
+            changed = _walk(changed, hide)
+            if changed is not value:
+                out = out if out is not None else dict(node)
+                out[key] = changed
+        return node if out is None else out
+    if isinstance(node, list):
+        items: list[Any] | None = None
+        for index, item in enumerate(node):
+            changed = _walk(item, hide)
+            if changed is not item:
+                items = items if items is not None else list(node)
+                items[index] = changed
+        return node if items is None else items
+    return node
 
 
 def map_secrets(manifest: Mapping[str, Any], hide: Hide) -> dict[str, Any]:
-    """A copy of ``manifest`` with every secret value (module docstring) replaced by
-    ``hide(field, value)``."""
-    out = copy.deepcopy(dict(manifest))
+    """``manifest`` with every secret value (module docstring) replaced by
+    ``hide(field, value)``: a new top-level dict; parts that hold no secret are shared
+    with ``manifest``, not copied, so neither may be changed in place afterwards."""
+    out = dict(manifest)
     if is_secret_kind(out):
         for field in ("data", "stringData"):
             if field not in out:
@@ -148,8 +178,8 @@ def map_secrets(manifest: Mapping[str, Any], hide: Hide) -> dict[str, Any]:
                 out[field] = {str(k): hide(field, v) for k, v in values.items()}
             elif values is not None:
                 out[field] = hide(field, values)
-    _walk(out, hide)
-    return out
+    walked = _walk(out, hide)
+    return dict(walked) if walked is out else walked
 
 
 def secret_words(words: Sequence[str]) -> list[str]:
