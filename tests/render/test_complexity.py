@@ -53,7 +53,7 @@ def _counted_cold(docs: list[dict[str, Any]]) -> int:
     """Calls of one render and dump with the emitter's per-string caches empty, so
     both sizes pay for every string they write (one-off caches, such as compiled
     schemas, were filled by an earlier run)."""
-    for cache in (_emitter._scalar, _emitter._key, _emitter._block):
+    for cache in (_emitter._scalar_cached, _emitter._key, _emitter._block):
         cache.cache_clear()
     return python_calls(_render_and_dump(docs))
 
@@ -82,11 +82,11 @@ def test_long_strings_never_go_through_the_per_character_analysis(
         raise AssertionError(f"analyze_scalar called for {text[:60]!r}")
 
     monkeypatch.setattr(_emitter._ANALYSER, "analyze_scalar", refuse)
-    _emitter._scalar.cache_clear()
+    _emitter._scalar_cached.cache_clear()
     try:
         docs = scaled(EXAMPLES["tensorflow"], BIG)
         assert docs is not None
         text = _render_and_dump(docs)()
         assert text.count("TF_CONFIG") >= BIG
     finally:
-        _emitter._scalar.cache_clear()
+        _emitter._scalar_cached.cache_clear()

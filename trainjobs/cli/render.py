@@ -16,7 +16,7 @@ from trainjobs.cli.common import (
     render_paths,
 )
 from trainjobs.k8s.redact import redact
-from trainjobs.k8s.yamlio import dump_all, dump_one
+from trainjobs.k8s.yamlio import dump_one
 from trainjobs.output import printable
 
 if TYPE_CHECKING:
@@ -87,8 +87,12 @@ def cmd_render(args: argparse.Namespace) -> int:
             removed = f", removed {len(done.removed)} it wrote before" if done.removed else ""
             print(f"\nwrote {len(objects)} objects to {where}/{removed}")
         return EXIT_OK
-    manifests = [o.manifest if args.show_secrets else redact(o.manifest) for o in objects]
-    sys.stdout.write(dump_all(manifests))
+    # Every check has passed: write each document as it is emitted, so a large render
+    # never holds its whole output (or a redacted copy of every object) at once.
+    write = sys.stdout.write
+    for obj in objects:
+        write("---\n")
+        write(dump_one(obj.manifest if args.show_secrets else redact(obj.manifest)))
     return EXIT_OK
 
 

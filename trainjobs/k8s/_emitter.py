@@ -58,8 +58,18 @@ def _analysis(text: str) -> tuple[bool, bool]:
     return analysis.allow_block_plain, analysis.allow_single_quoted
 
 
-@lru_cache(maxsize=65536)
+# Strings longer than this are written without caching their quoted form: a cache
+# entry per pod's TF_CONFIG (every host of the job, unique per pod) would keep a second
+# copy of the whole output alive until the process ends.
+_CACHED_LENGTH = 256
+
+
 def _scalar(text: str) -> str:
+    """``text`` as a YAML scalar (see ``_scalar_text``); short strings from a cache."""
+    return _scalar_cached(text) if len(text) <= _CACHED_LENGTH else _scalar_text(text)
+
+
+def _scalar_text(text: str) -> str:
     """``text`` as a YAML scalar on one line, or as a literal block header + body marker."""
     resolved = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
     if not text.isascii() and _BIDI.intersection(text):
@@ -80,6 +90,9 @@ def _scalar(text: str) -> str:
 _BIDI = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 """Bidirectional controls: YAML may hold them raw, but raw they reorder what a terminal or a
 code review shows ("Trojan Source"), so they are always written escaped (PyYAML would not)."""
+
+
+_scalar_cached = lru_cache(maxsize=65536)(_scalar_text)
 
 
 def _double_quoted(text: str) -> str:
