@@ -141,9 +141,9 @@ def render_at(
         if not _materialize(root, ref, relative, Path(folder)):
             return Side(f"{label} (not in {ref})")
         try:
-            rendering = run(
-                load_path(Path(folder) / relative), target=target, k8s_version=k8s_version
-            )
+            # The copy is the repository at REF: file: entries may point anywhere in it.
+            stack = load_path(Path(folder) / relative, root=Path(folder))
+            rendering = run(stack, target=target, k8s_version=k8s_version)
         except SpecError as exc:
             raise SpecError.from_findings(
                 replace(f, source=_relabel(f.source, folder, ref)) for f in exc.findings
