@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from trainjobs.errors import Finding, SpecError
-from trainjobs.k8s.yamlio import YamlSyntaxError, dump_all, load_all
+from trainjobs.k8s.yamlio import InputError, YamlSyntaxError, dump_all, load_all, read_bounded
 from trainjobs.preview.objects import Side, side_from_manifests
 
 __all__ = ["STATE_DIR", "Store", "project_root", "stack_name"]
@@ -97,20 +97,20 @@ class Store:
 
     def load(self) -> Side | None:
         """The stored render, or None when this stack was never previewed."""
-        try:
-            text = self.render_file.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        if not self.render_file.exists() and not self.render_file.is_symlink():
             return None
         source = str(self.render_file)
         try:
-            docs = load_all(text, source)
-        except YamlSyntaxError as exc:
+            docs = load_all(read_bounded(self.render_file), source)
+        except (InputError, YamlSyntaxError) as exc:
+            # Read with the same bounds as any input: a damaged, huge or replaced
+            # last.yaml must be a finding, never a hang or a crash.
             raise SpecError.from_findings(
                 [
                     Finding(
                         code="preview.store",
                         path="",
-                        message=f"the stored render is damaged: {exc}",
+                        message=f"the stored render is damaged: {exc.problem}",
                         hint=f"delete {self.directory} and preview again",
                         source=source,
                     )
