@@ -116,7 +116,20 @@ class Store:
                     )
                 ]
             ) from None
-        return side_from_manifests(((doc, source) for doc in docs), "the last preview")
+        try:
+            return side_from_manifests(((doc, source) for doc in docs), "the last preview")
+        except SpecError as exc:
+            # Its hints are for a render output a user passed; this one trainjobs wrote.
+            raise SpecError.from_findings(
+                Finding(
+                    code="preview.store",
+                    path=f.path,
+                    message=f"the stored render is damaged: {f.message}",
+                    hint=f"delete {self.directory} and preview again",
+                    source=source,
+                )
+                for f in exc.errors
+            ) from None
 
     def save(self, manifests: Iterable[Mapping[str, Any]], key: bytes) -> None:
         """Replace the stored render (already fingerprinted under ``key``) atomically."""
