@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ FUZZ = settings(
 _PYTHON_REPR = re.compile(r"\b(None|<pulumi\.output|object at 0x)")
 
 
-def _assert_for_people(findings: list[Finding] | tuple[Finding, ...]) -> None:
+def _assert_for_people(findings: Sequence[Finding]) -> None:
     for finding in findings:
         text = finding.render()
         assert "fix: fix this field" not in text, text

@@ -92,7 +92,7 @@ def _stack(tmp_path: Path) -> Path:
     return tmp_path / "job.yaml"
 
 
-DAMAGED: dict[str, Callable[[Path], None]] = {
+DAMAGED: dict[str, Callable[[Path], object]] = {
     "syntax": lambda p: p.write_text("a: [\n"),
     "binary": lambda p: p.write_bytes(b"\x00\x01"),
     "latin1": lambda p: p.write_bytes(b"kind: \xe9\n"),
