@@ -42,9 +42,9 @@ from trainjobs.k8s.names import (
     label_value_problem,
 )
 from trainjobs.k8s.yamlio import dump_all, load_all
+from trainjobs.limits import FILE_BYTES
 from trainjobs.render.jobs import MAX_PODS_PER_JOB
 from trainjobs.spec import load_path, parse_documents
-from trainjobs.limits import FILE_BYTES
 
 LABEL_LIMIT = 63
 """The longest Kubernetes label value, and so the longest name trainjobs renders."""

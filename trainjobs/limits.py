@@ -19,6 +19,7 @@ __all__ = [
     "ALL",
     "FILES",
     "FILE_BYTES",
+    "JOBS",
     "LOCAL_REPLICAS",
     "POD_COUNT",
     "STACK_PODS",
@@ -102,6 +103,9 @@ STACK_PODS = Limit("TRAINJOBS_MAX_PODS", 20_000, "pods in one stack")
 """Pods all the jobs of one stack may run together: the pods target expands each one,
 so a typo in a few jobs (20 jobs of 10,000) would otherwise use tens of GB."""
 
+JOBS = Limit("TRAINJOBS_MAX_JOBS", 1000, "jobs in one stack")
+"""Jobs one stack declares; each is checked and expanded on every command."""
+
 LOCAL_REPLICAS = Limit("TRAINJOBS_MAX_LOCAL_REPLICAS", 256, "replicas in a job run-local runs")
 """Processes ``run-local`` runs for one job on this one machine; checked before the job
 is expanded, which for thousands of replicas alone takes minutes."""
@@ -113,6 +117,7 @@ ALL: tuple[Limit, ...] = (
     YAML_DEPTH,
     POD_COUNT,
     STACK_PODS,
+    JOBS,
     LOCAL_REPLICAS,
 )
 """Every limit, in the order the README lists them."""

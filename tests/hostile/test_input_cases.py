@@ -421,6 +421,36 @@ INPUTS: dict[str, Case] = {
         ("TRAINJOBS_MAX_FILE_BYTES",),
         env={"TRAINJOBS_MAX_FILE_BYTES": "100"},
     ),
+    "int-5000-digits": Case(
+        {"job.yaml": JOB.replace("replicas: 2", "replicas: " + "9" * 5000)}, [], ("digits",)
+    ),
+    "key-int-5000-digits": Case({"job.yaml": "9" * 5000 + ": 1\n"}, [], ("invalid YAML",)),
+    "timestamp-name": Case(
+        {"job.yaml": JOB.replace("name: mnist", "name: 2020-01-01")}, [], ("name",)
+    ),
+    "binary-tag": Case(
+        {"job.yaml": JOB.replace("name: mnist", "name: !!binary aGVsbG8=")}, [], ("name",)
+    ),
+    "set-tag": Case({"job.yaml": JOB.replace("name: mnist", "name: !!set {a, b}")}, [], ("name",)),
+    "unhashable-key": Case({"job.yaml": "? [a, b]\n: c\n"}, [], ("invalid YAML",)),
+    "bom": Case(
+        {"job.yaml": "\ufeff" + JOB.replace("replicas: 2", "replicas: x")}, [], ("replicas",)
+    ),
+    "nul-in-value": Case({"job.yaml": JOB.replace('cpu: "1"', 'cpu: "1\\0"', 1)}, [], ("cpu",)),
+    "escape-in-key": Case(
+        {"job.yaml": with_metadata('labels: {"\\e[31mred": x}')}, [], ("labels",)
+    ),
+    "many-documents": Case({"job.yaml": "---\n{}\n" * 200_000}, [], ("job.yaml",)),
+    "many-jobs": Case(
+        {
+            "job.yaml": "\n---\n".join(
+                JOB.replace("name: mnist", f"name: m{i}").replace("image: kubeflow", "image: x")
+                for i in range(1001)
+            )
+        },
+        [],
+        ("TRAINJOBS_MAX_JOBS", "1,001 jobs"),
+    ),
     "unreadable": Case(
         {"job.yaml": JOB}, [], ("Permission denied",), setup=_unreadable("job.yaml")
     ),

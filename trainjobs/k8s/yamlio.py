@@ -227,6 +227,15 @@ def load_all(text: str, source: str = "<input>") -> list[Any]:
         ) from None
     except yaml.YAMLError as exc:
         raise YamlSyntaxError(source, f"invalid YAML: {exc}") from None
+    except YamlSyntaxError:
+        raise  # a limit above: already worded
+    except ValueError as exc:
+        # Python refuses to convert an integer of more than 4300 digits (a guard
+        # against quadratic work); no quantity or count has that many.
+        problem = str(exc).split(";")[0]
+        raise YamlSyntaxError(
+            source, f"a value cannot be read: {problem}", "write a number of a few dozen digits"
+        ) from None
     except RecursionError:
         # The pure-Python parser (no libyaml) recurses once per level.
         raise YamlSyntaxError(

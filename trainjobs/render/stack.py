@@ -211,15 +211,31 @@ def _label_namespaces(
 
 
 def _refuse_too_many_pods(stack: StackSpec) -> None:
-    """Refuse a stack whose jobs together run more pods than the limit, before any job
-    is expanded: 20 jobs of 10,000 replicas each pass the per-job limit, yet expanding
-    them all would take tens of GB."""
+    """Refuse a stack with more jobs than the limit, or whose jobs together run more
+    pods than the limit, before any job is expanded: 20 jobs of 10,000 replicas each
+    pass the per-job limit, yet expanding them all would take tens of GB."""
+    if len(stack.jobs) > limits.JOBS.value():
+        raise SpecError.from_findings(
+            [
+                Finding(
+                    code="jobs.too_many",
+                    path=stack.jobs[limits.JOBS.value()].path,
+                    message=f"the stack has {len(stack.jobs):,} jobs; {limits.JOBS.exceeded()}",
+                    hint="split the stack; if it is right, raise the limit with "
+                    f"{limits.JOBS.env}=N",
+                    source=stack.jobs[0].source or stack.source,
+                )
+            ]
+        )
     counts: list[tuple[int, JobEntry]] = []
     for entry in stack.jobs:
         try:
             counts.append((pod_count(entry.framework, entry.framework.default(entry.job)), entry))
         except SpecError:  # render_job reports a job that cannot be defaulted
             continue
+    # A job over the per-job limit is reported by render_job at its replica count, and
+    # never expanded: only the others add up here.
+    counts = [(c, e) for c, e in counts if c <= limits.POD_COUNT.value()]
     total = sum(count for count, _ in counts)
     if total <= limits.STACK_PODS.value():
         return

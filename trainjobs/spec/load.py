@@ -127,6 +127,27 @@ class FileAccess:
         return any(resolved == root or root in resolved.parents for root in self.roots)
 
 
+MAX_ERRORS = 100
+"""After this many errors a load stops: nobody reads more, and a file of 200,000 broken
+documents would otherwise spend minutes printing them."""
+
+
+def _too_many_errors(parsed: Parsed, source: str) -> bool:
+    """Whether to stop; when so, a last finding says the rest were not read."""
+    if sum(f.severity is Severity.ERROR for f in parsed.findings) < MAX_ERRORS:
+        return False
+    parsed.findings.append(
+        Finding(
+            code="input.too_many_errors",
+            path="",
+            message=f"stopped after {MAX_ERRORS} errors; the rest of the input was not read",
+            hint="fix the errors above and run again",
+            source=source,
+        )
+    )
+    return True
+
+
 def _located(findings: Sequence[Finding], source: str, prefix: str) -> list[Finding]:
     return [f.located(source, prefix) for f in findings]
 
@@ -593,6 +614,8 @@ def parse_documents(
                 doc, path=f"{key}[{index}]", source=source, base_dir=base_dir, access=access
             )
         )
+        if _too_many_errors(parsed, source):
+            break
     _raise_if_errors(parsed.findings)
     return StackSpec(jobs=tuple(parsed.jobs), platform=tuple(parsed.platform), source=source)
 
@@ -717,7 +740,10 @@ def parse_stack(
         )
         ignore = []
     parsed = Parsed(findings=findings)
+    stopped = False
     for key, expect in LIST_KEYS.items():
+        if stopped:
+            break
         entries = values.get(key, [])
         if not isinstance(entries, list):
             parsed.findings.append(
@@ -736,6 +762,9 @@ def parse_stack(
                 access=access,
             )
             parsed.add(found)
+            stopped = _too_many_errors(parsed, source)
+            if stopped:
+                break
     _raise_if_errors(parsed.findings)
     return StackSpec(
         jobs=tuple(parsed.jobs),
