@@ -77,20 +77,21 @@ class Limit:
         return f"trainjobs allows at most {self.value():,} {self.what} ({self.env})"
 
 
-FILE_BYTES = Limit("TRAINJOBS_MAX_FILE_BYTES", 8 * 1024 * 1024, "bytes in one input file")
+FILE_BYTES = Limit("TRAINJOBS_MAX_FILE_BYTES", 4 * 1024 * 1024, "bytes in one input file")
 """One YAML file or stream (a stack, a job file, a render output, stdin). A Kubernetes
-object is at most 1.5 MiB (etcd's limit); 8 MiB holds several of the largest."""
+object is at most 1.5 MiB (etcd's limit); 4 MiB holds a few of the largest, and a job
+file is a few KiB."""
 
 FILES = Limit("TRAINJOBS_MAX_FILES", 1000, "files read for one stack")
 """Files one stack may read through ``file:`` entries, counting a file each time it is
 named: a chain of files each naming the next twice would otherwise read 2^30 files."""
 
-YAML_NODES = Limit(
-    "TRAINJOBS_MAX_YAML_NODES", 1_000_000, "values in one YAML file, aliases expanded"
-)
+YAML_NODES = Limit("TRAINJOBS_MAX_YAML_NODES", 500_000, "values in one YAML file, aliases expanded")
 """Values (scalars, lists, mappings) a file holds once every alias (``*a``) is replaced
 by what it names: ten aliases of ten aliases of … (a "billion laughs") is refused before
-anything expands it."""
+anything expands it. Every 100 characters of text count as one more value. A file with
+more than a quarter as many lines and commas is refused before it is parsed. A job is a
+few hundred values; a render of 1,000 pods about 100,000."""
 
 YAML_DEPTH = Limit("TRAINJOBS_MAX_YAML_DEPTH", 100, "levels of nesting in one YAML file")
 """Lists and mappings inside each other. The deepest real input, a CRD's schema in a

@@ -142,6 +142,19 @@ INPUTS: dict[str, Case] = {
         [],
         ("TRAINJOBS_MAX_YAML_NODES",),
     ),
+    "million-items": Case({"job.yaml": "- 1\n" * 1_000_000}, [], ("TRAINJOBS_MAX_YAML_NODES",)),
+    "million-empty-documents": Case(
+        {"job.yaml": "---\n" * 1_000_000}, [], ("TRAINJOBS_MAX_YAML_NODES",)
+    ),
+    "flow-of-ones": Case(
+        {"job.yaml": "[" + "1," * 2_000_000 + "1]"}, [], ("TRAINJOBS_MAX_YAML_NODES",)
+    ),
+    "dense-lines-under-the-scan": Case(
+        {"job.yaml": "- a: 1\n" * 124_000}, [], ("must be a mapping",)
+    ),
+    "many-small-jobs-lines": Case(
+        {"job.yaml": "".join(f"k{i}: {i}\n" for i in range(240_000))}, [], ("job.yaml",)
+    ),
     "self-alias": Case({"job.yaml": "a: &a [1, *a]\n"}, [], ("contains it",)),
     "undefined-alias": Case({"job.yaml": "a: *nothing\n"}, [], ("undefined alias",)),
     "proc-mem": Case({}, [], path="/proc/self/mem", fragments=("cannot read",)),
