@@ -168,3 +168,16 @@ def test_the_examples_still_render_within_the_bounds(tmp_path: Path) -> None:
     outcome = run_cli(["render", "-q", str(ROOT / "stacks" / "Pulumi.demo.yaml")], tmp_path)
     assert outcome.code == 0, outcome.stderr
     assert "kind: TFJob" in outcome.stdout
+
+
+def test_diff_against_a_ref_refuses_a_huge_file_in_history(tmp_path: Path) -> None:
+    job = tmp_path / "job.yaml"
+    job.write_text("a: " + "x" * (5 << 20) + "\n")
+    git = "git -C {} -c user.email=t@t -c user.name=t {}"
+    assert not os.system(git.format(tmp_path, "init -q") + " && " + git.format(tmp_path, "add -A"))
+    assert not os.system(git.format(tmp_path, "commit -qm big"))
+    job.write_text(JOB)
+    before = TreeState.of(tmp_path, [".git"])
+    outcome = run_cli(["diff", "--against", "HEAD", "job.yaml"], tmp_path)
+    assert_refused(outcome, "HEAD:job.yaml", "TRAINJOBS_MAX_FILE_BYTES")
+    assert before.changes(TreeState.of(tmp_path, [".git"])) == []

@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from trainjobs import limits
 from trainjobs.check import run
 from trainjobs.errors import SpecError, TrainjobsError
 from trainjobs.k8s.yamlio import YamlSyntaxError, load_all
@@ -59,7 +60,18 @@ def _check_ref(root: Path, ref: str) -> None:
 
 
 def show(root: Path, ref: str, relative: str) -> bytes | None:
-    """The bytes of ``relative`` at ``ref``, or None when the file is not there."""
+    """The bytes of ``relative`` at ``ref``, or None when the file is not there.
+
+    A file over the input size limit is refused before git prints it (held in memory).
+    """
+    size = _git(root, "cat-file", "-s", f"{ref}:{relative}")
+    if size.returncode != 0:
+        return None
+    if int(size.stdout.strip() or 0) > limits.FILE_BYTES.value():
+        raise GitError(
+            f"{ref}:{relative} is larger than {limits.FILE_BYTES.value():,} bytes; "
+            f"{limits.FILE_BYTES.exceeded()}; fix: {limits.FILE_BYTES.hint()}"
+        )
     done = _git(root, "show", f"{ref}:{relative}")
     return done.stdout if done.returncode == 0 else None
 
