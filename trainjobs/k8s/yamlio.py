@@ -165,11 +165,13 @@ def _check_tree(root: yaml.Node, source: str, budget: int) -> int:
             duplicate = _duplicate_key(node, source)
             if duplicate is not None:
                 raise duplicate
-            for key, item in value:
-                stack.append((key, depth + 1))
+            # Reversed onto the stack, so the file is read top to bottom and the first
+            # problem in it is the one reported.
+            for key, item in reversed(value):
                 stack.append((item, depth + 1))
+                stack.append((key, depth + 1))
         else:
-            stack.extend([(item, depth + 1) for item in value])
+            stack.extend([(item, depth + 1) for item in reversed(value)])
     if used > budget:
         raise _too_many_values(root, source, budget)
     return budget - used
