@@ -90,7 +90,7 @@ YAML_NODES = Limit("TRAINJOBS_MAX_YAML_NODES", 500_000, "values in one YAML file
 """Values (scalars, lists, mappings) a file holds once every alias (``*a``) is replaced
 by what it names: ten aliases of ten aliases of … (a "billion laughs") is refused before
 anything expands it. Every 100 characters of text count as one more value. A file with
-more than a quarter as many lines and commas is refused before it is parsed. A job is a
+more than a sixth as many lines and commas is refused before it is parsed. A job is a
 few hundred values; a render of 1,000 pods about 100,000."""
 
 YAML_DEPTH = Limit("TRAINJOBS_MAX_YAML_DEPTH", 100, "levels of nesting in one YAML file")

@@ -150,7 +150,7 @@ INPUTS: dict[str, Case] = {
         {"job.yaml": "[" + "1," * 2_000_000 + "1]"}, [], ("TRAINJOBS_MAX_YAML_NODES",)
     ),
     "dense-lines-under-the-scan": Case(
-        {"job.yaml": "- a: 1\n" * 124_000}, [], ("must be a mapping",)
+        {"job.yaml": "- a: 1\n" * 83_000}, [], ("must be a mapping",)
     ),
     "many-small-jobs-lines": Case(
         {"job.yaml": "".join(f"k{i}: {i}\n" for i in range(240_000))}, [], ("job.yaml",)

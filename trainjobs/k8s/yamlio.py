@@ -246,11 +246,11 @@ def load_all(text: str, source: str = "<input>") -> list[Any]:
     # "[1,1,1,…]", empty documents) is refused from a count of its separators before
     # it is parsed: every value but the first few of a line or flow ends one.
     separators = text.count("\n") + text.count(",")
-    if separators * 4 > budget:
+    if separators * 6 > budget:
         raise YamlSyntaxError(
             source,
             f"it holds {separators:,} lines and commas, too many values to read; "
-            f"{limits.YAML_NODES.exceeded()} (a line or comma counts as four)",
+            f"{limits.YAML_NODES.exceeded()} (a line or comma counts as six)",
             limits.YAML_NODES.hint(),
         )
     check = _check_node if "&" in text else _check_tree
