@@ -40,7 +40,10 @@ def _reference(manifest: dict[str, Any]) -> list[Any] | None:
     if schema is not None:
         draft7 = jsonschema.Draft7Validator(schema)
         errors = sorted(draft7.iter_errors(manifest), key=lambda e: [str(p) for p in e.path])
-        return [(_dotted(e.absolute_path), e.message, e.instance) for e in errors]
+        return [
+            (_dotted(e.absolute_path), k8s_schema.plain_message(e.message, e.instance), e.instance)
+            for e in errors
+        ]
     if not k8s_schema.has_schema(manifest, VERSION):
         return None
     validator = k8s_schema._validator(VERSION, k8s_schema._filename(api_version, kind))

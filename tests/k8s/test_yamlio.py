@@ -163,3 +163,25 @@ def test_scalar_fast_path_examples() -> None:
     assert _analysis("- x") == (False, True)
     assert _analysis("-x") == (True, True)
     assert _analysis("trailing ") == (False, True)
+
+
+def test_a_duplicate_key_is_refused_at_its_first_place_in_the_file() -> None:
+    text = "a:\n  x: 1\n  x: 2\nb:\n  y: 1\n  y: 2\n"
+    with pytest.raises(YamlSyntaxError, match="duplicate key 'x' at line 3"):
+        load_all(text, "f.yaml")
+
+
+def test_merge_keys_may_be_overridden_and_aliases_shared() -> None:
+    text = "base: &b {cpu: 1, mem: 2}\njob: {<<: *b, cpu: 4}\ncopy: *b\n"
+    assert load_all(text) == [
+        {"base": {"cpu": 1, "mem": 2}, "job": {"cpu": 4, "mem": 2}, "copy": {"cpu": 1, "mem": 2}}
+    ]
+
+
+def test_an_alias_bomb_is_refused_before_it_expands() -> None:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 9)]
+    with pytest.raises(YamlSyntaxError) as err:
+        load_all("\n".join(lines), "bomb.yaml")
+    assert "TRAINJOBS_MAX_YAML_NODES" in err.value.problem
+    assert "TRAINJOBS_MAX_YAML_NODES" in err.value.hint

@@ -29,6 +29,7 @@ __all__ = [
     "SchemaProblem",
     "UnknownKind",
     "available_versions",
+    "plain_message",
     "problems",
     "problems_many",
     "template_problems",
@@ -119,7 +120,7 @@ def _problems(errors: list[jsonschema.ValidationError]) -> Iterator[SchemaProble
         if best.validator == "additionalProperties" and isinstance(best.instance, dict):
             yield from _unknown_fields(parts, best.instance, best.schema)
             continue
-        yield format_path(parts), _plain(best.message), best.instance
+        yield format_path(parts), plain_message(best.message, best.instance), best.instance
 
 
 def _unknown_fields(
@@ -132,7 +133,13 @@ def _unknown_fields(
         yield format_path([*parts, str(key)]), message, instance[key]
 
 
-def _plain(message: str) -> str:
+def plain_message(message: str, instance: Any = None) -> str:
+    """A schema validator's message for people: no Python repr of the value (``None is
+    not of type 'string'`` → ``the value is not of type 'string'``; the finding shows
+    the value itself), unknown fields named plainly, at most 200 characters."""
+    shown = repr(instance)
+    if message.startswith(shown + " ") and not isinstance(instance, str):
+        message = "the value" + message[len(shown) :]
     # jsonschema says "Additional properties are not allowed ('x' was unexpected)".
     match = re.match(
         r"Additional properties are not allowed \((.*) (?:was|were) unexpected\)", message

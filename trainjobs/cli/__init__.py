@@ -58,11 +58,29 @@ def _silence_stdout() -> None:
         pass  # not a real file (a test's capture): nothing will flush to a closed pipe
 
 
+def _argument_with_nul(args: argparse.Namespace) -> str | None:
+    """The name of the first argument holding a NUL byte (possible through ``main``'s
+    list, never from a shell), which every file system call would refuse."""
+    for name, value in sorted(vars(args).items()):
+        values = value if isinstance(value, list) else [value]
+        if any(isinstance(v, str) and "\0" in v for v in values):
+            return name
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; its exit code (see the module docstring)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] = args.func
+    nul = _argument_with_nul(args)
+    if nul is not None:
+        print(
+            f"error: the {nul} argument holds a NUL character, which no path or name can; "
+            "fix: check how the command line was built",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
     try:
         code = func(args)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
@@ -83,6 +101,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         # message, and no second error when Python flushes the closed stdout at exit.
         _silence_stdout()
         return EXIT_OK
+    except RecursionError:
+        # Inputs are held to TRAINJOBS_MAX_YAML_DEPTH; a structure built in between that
+        # still nests too deep is the input's doing, not a crash.
+        print(
+            "error: the input nests too deeply to process; fix: flatten it, or lower "
+            "TRAINJOBS_MAX_YAML_DEPTH so the loader names the place",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
+    except OSError as exc:
+        # A file or folder the command had to read or write: unreadable, unwritable,
+        # a disk error. The user's environment, not a bug.
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(
+            f"error: {where}{exc.strerror or exc}; fix: check that the path exists and "
+            "that you may read (or write) it, then run again",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
     except Exception as exc:  # a bug: say so in one line, traceback only on request
         if os.environ.get("TRAINJOBS_DEBUG"):
             raise

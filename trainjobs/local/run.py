@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
+from trainjobs import limits
 from trainjobs.check import run
 from trainjobs.errors import Finding, SpecError, TrainjobsError
 from trainjobs.k8s.generated import Generated
@@ -30,6 +31,7 @@ from trainjobs.local.ui import Console
 from trainjobs.output import printable
 from trainjobs.platform.registry import PLATFORM
 from trainjobs.render import RenderedJob, Rendering
+from trainjobs.render.jobs import pod_count
 from trainjobs.spec import load_path
 from trainjobs.spec.entry import JobEntry
 from trainjobs.spec.stack import StackSpec
@@ -228,6 +230,7 @@ def run_local(
     err = sys.stderr if err is None else err
     stack = load_path(path)
     entry = select_job(stack, job)
+    _refuse_too_many_replicas(entry)
     rendering = run(replace(stack, jobs=(entry,)), target="pods")
     rendered = rendering.jobs[0]
     base_dir = Path(entry.source).resolve().parent if entry.source else Path.cwd()
@@ -255,6 +258,25 @@ def run_local(
         return outcome
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _refuse_too_many_replicas(entry: JobEntry) -> None:
+    """Refuse, before expanding it, a job with more replicas than one machine runs."""
+    count = pod_count(entry.framework, entry.framework.default(entry.job))
+    if count <= limits.LOCAL_REPLICAS.value():
+        return
+    raise SpecError.from_findings(
+        [
+            Finding(
+                code="local.too_many_replicas",
+                path=entry.path,
+                message=f"the job has {count:,} replicas; {limits.LOCAL_REPLICAS.exceeded()}",
+                hint="run a smaller copy of the job (fewer replicas) locally; if it is right, "
+                f"raise the limit with {limits.LOCAL_REPLICAS.env}=N",
+                source=entry.source,
+            )
+        ]
+    )
 
 
 def _memory() -> int:

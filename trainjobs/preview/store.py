@@ -163,6 +163,7 @@ class Store:
 
     def load(self) -> Side | None:
         """The stored render, or None when this stack was never previewed."""
+        # refuse_links has already refused a link, a FIFO or an oversized file here.
         try:
             text = self.render_file.read_text(encoding="utf-8")
         except FileNotFoundError:
@@ -177,12 +178,14 @@ class Store:
         try:
             docs = load_all(text, source)
         except YamlSyntaxError as exc:
+            # Parsed with the same bounds as any input: a damaged or replaced last.yaml
+            # must be a finding, never a hang or a crash.
             raise SpecError.from_findings(
                 [
                     Finding(
                         code="preview.store",
                         path="",
-                        message=f"the stored render is damaged: {exc}",
+                        message=f"the stored render is damaged: {exc.problem}",
                         hint=f"delete {self.directory} and preview again",
                         source=source,
                     )
