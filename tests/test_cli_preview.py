@@ -163,3 +163,22 @@ def test_help_documents_the_exit_codes(command: str, capsys: pytest.CaptureFixtu
         main([command, "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "Exit codes: 0 no changes, 1 changes, 2 bad input" in text
+
+
+def test_diff_reads_render_outputs_larger_than_an_input_file(tmp_path: Path) -> None:
+    # Render outputs of large jobs are far bigger than the 4 MiB an input file may be
+    # (a TFJob of 1,024 workers renders to 35 MB): diff holds them to RENDER_BYTES.
+    from trainjobs.cli import main
+    from trainjobs.limits import FILE_BYTES
+
+    big = "x" * 1000
+    docs = "".join(
+        f"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c{i}, namespace: n}}\n"
+        f"data: {{k: '{big}'}}\n"
+        for i in range(FILE_BYTES.default // 1000 + 10)
+    )
+    old, new = tmp_path / "old.yaml", tmp_path / "new.yaml"
+    old.write_text(docs)
+    new.write_text(docs)
+    assert old.stat().st_size > FILE_BYTES.default
+    assert main(["diff", str(old), str(new), "-q"]) == 0

@@ -22,6 +22,7 @@ __all__ = [
     "JOBS",
     "LOCAL_REPLICAS",
     "POD_COUNT",
+    "RENDER_BYTES",
     "STACK_PODS",
     "YAML_DEPTH",
     "YAML_NODES",
@@ -78,9 +79,16 @@ class Limit:
 
 
 FILE_BYTES = Limit("TRAINJOBS_MAX_FILE_BYTES", 4 * 1024 * 1024, "bytes in one input file")
-"""One YAML file or stream (a stack, a job file, a render output, stdin). A Kubernetes
+"""One YAML file or stream a user writes (a stack, a job file, stdin); render outputs
+read back have ``RENDER_BYTES``. A Kubernetes
 object is at most 1.5 MiB (etcd's limit); 4 MiB holds a few of the largest, and a job
 file is a few KiB."""
+
+RENDER_BYTES = Limit(
+    "TRAINJOBS_MAX_RENDER_BYTES", 256 * 1024 * 1024, "bytes in one render output read back"
+)
+"""A render output ``diff`` compares (``trainjobs diff OLD NEW``). Every pod of a large
+TFJob lists every host of the job: 1,024 workers render to 35 MB, 2,048 to 139 MB."""
 
 FILES = Limit("TRAINJOBS_MAX_FILES", 1000, "files read for one stack")
 """Files one stack may read through ``file:`` entries, counting a file each time it is
@@ -90,7 +98,8 @@ YAML_NODES = Limit("TRAINJOBS_MAX_YAML_NODES", 500_000, "values in one YAML file
 """Values (scalars, lists, mappings) a file holds once every alias (``*a``) is replaced
 by what it names: ten aliases of ten aliases of … (a "billion laughs") is refused before
 anything expands it. Every 100 characters of text count as one more value. A file with
-more than a sixth as many lines and commas is refused before it is parsed. A job is a
+more than a sixth as many lines and commas outside quoted strings is refused before it
+is parsed. A job is a
 few hundred values; a render of 1,000 pods about 100,000."""
 
 YAML_DEPTH = Limit("TRAINJOBS_MAX_YAML_DEPTH", 100, "levels of nesting in one YAML file")
@@ -113,6 +122,7 @@ is expanded, which for thousands of replicas alone takes minutes."""
 
 ALL: tuple[Limit, ...] = (
     FILE_BYTES,
+    RENDER_BYTES,
     FILES,
     YAML_NODES,
     YAML_DEPTH,

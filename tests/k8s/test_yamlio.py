@@ -185,3 +185,15 @@ def test_an_alias_bomb_is_refused_before_it_expands() -> None:
         load_all("\n".join(lines), "bomb.yaml")
     assert "TRAINJOBS_MAX_YAML_NODES" in err.value.problem
     assert "TRAINJOBS_MAX_YAML_NODES" in err.value.hint
+
+
+def test_commas_inside_quoted_strings_are_not_counted_as_values() -> None:
+    # A pod's TF_CONFIG lists every host of the job: a 1,024-worker render holds a
+    # million commas, all inside quoted strings, and must load (preview reads it back).
+    hosts = ",".join(f'"w-{i}.ns.svc:2222"' for i in range(200_000))
+    text = f'kind: Pod\nenv: \'{{"cluster": [{hosts}]}}\'\nother: "a,b\\",c"\n'
+    docs = load_all(text)
+    assert docs[0]["kind"] == "Pod"
+    assert docs[0]["env"].count(",") == 199_999
+    with pytest.raises(YamlSyntaxError, match="lines and commas"):
+        load_all("[" + "1," * 200_000 + "1]")

@@ -441,6 +441,8 @@ def with_backend(
     if binding.volumes:
         spec["volumes"] = [*(spec.get("volumes") or []), *map(deep_copy, binding.volumes)]
     for container in spec.get("containers") or []:
+        if not isinstance(container, dict):
+            continue  # not a container: the schema check names it at its path
         if env and binding.env:
             container["env"] = [*(container.get("env") or []), *map(deep_copy, binding.env)]
         if binding.volume_mounts:

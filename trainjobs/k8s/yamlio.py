@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 import sys
 from collections.abc import Iterable, Mapping
@@ -235,6 +236,14 @@ def _check_node(root: yaml.Node, source: str, budget: int) -> int:
     return budget - weight[id(root)]
 
 
+# A single- or double-quoted YAML scalar ('' and backslash escapes inside); one left
+# open runs to the end of the text. Every match ends at a closing quote or the end, so
+# the scan is linear whatever the text. An apostrophe in a plain scalar may pair with a
+# later one and hide what lies between from the count below; the node budget, enforced
+# while composing, still holds such a file.
+_QUOTED = re.compile(r"'(?:[^']++|'')*+(?:'|\Z)|\"(?:[^\"\\]++|\\(?:.|\Z))*+(?:\"|\Z)", re.DOTALL)
+
+
 def load_all(text: str, source: str = "<input>") -> list[Any]:
     """Every document of a YAML stream, empty documents dropped.
 
@@ -244,8 +253,11 @@ def load_all(text: str, source: str = "<input>") -> list[Any]:
     budget = limits.YAML_NODES.value()
     # Composing costs microseconds per value, so a file of tiny values ("- 1" lines,
     # "[1,1,1,…]", empty documents) is refused from a count of its separators before
-    # it is parsed: every value but the first few of a line or flow ends one.
-    separators = text.count("\n") + text.count(",")
+    # it is parsed: every value but the first few of a line or flow ends one. Commas
+    # and line breaks inside quoted strings end no value (a pod's TF_CONFIG holds a
+    # comma per host of the job), so quoted strings are left out of the count.
+    unquoted = _QUOTED.sub("", text) if ("'" in text or '"' in text) else text
+    separators = unquoted.count("\n") + unquoted.count(",")
     if separators * 6 > budget:
         raise YamlSyntaxError(
             source,
@@ -299,19 +311,21 @@ def load_all(text: str, source: str = "<input>") -> list[Any]:
     return [doc for doc in docs if doc is not None]
 
 
-def read_bounded(path: Path | str) -> str:
-    """The UTF-8 text of a regular file, or of stdin for ``-``, read with a size cap.
+def read_bounded(path: Path | str, limit: limits.Limit = limits.FILE_BYTES) -> str:
+    """The UTF-8 text of a regular file, or of stdin for ``-``, read with the size cap
+    ``limit`` (default: an input file's).
 
     A FIFO, a device (``/dev/zero``), a socket or a directory is refused before a byte is
     read; opening never blocks (``O_NONBLOCK``). Raises InputError with a message that
     never quotes the content.
     """
-    cap = limits.FILE_BYTES.value()
+    cap = limit.value()
     source = str(path)
     too_big = InputError(
         source,
-        f"it is larger than {cap:,} bytes; {limits.FILE_BYTES.exceeded()}",
-        "split the jobs over several files; " + limits.FILE_BYTES.hint(),
+        f"it is larger than {cap:,} bytes; {limit.exceeded()}",
+        ("split the jobs over several files; " if limit is limits.FILE_BYTES else "")
+        + limit.hint(),
     )
     if source == "-":
         data = sys.stdin.buffer.read(cap + 1)

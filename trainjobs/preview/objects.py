@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from trainjobs import limits
 from trainjobs.errors import NO_VALUE, Finding, SpecError
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.yamlio import InputError, YamlSyntaxError, load_all, read_bounded
@@ -249,7 +250,8 @@ def side_from_rendering(
 
 def _read_text(path: Path, source: str) -> str:
     try:
-        return read_bounded("-" if source == "-" else path)
+        # A render output: a large job's is far bigger than any file a user writes.
+        return read_bounded("-" if source == "-" else path, limits.RENDER_BYTES)
     except InputError as exc:
         raise SpecError.from_findings([_finding(source, "", exc.problem, exc.hint)]) from None
 
