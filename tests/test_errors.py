@@ -51,3 +51,15 @@ def test_values_of_secret_named_fields_are_never_shown() -> None:
     for path in ("a.apiToken", "a.privateKey", "a['client-secret']", "a.credentials[0]"):
         assert "<redacted>" in Finding("x", path, "m", "v").render(), path
     assert "(got 'v')" in Finding("x", "jobs[0].metadata.name", "m", "v").render()
+
+
+def test_an_env_vars_value_is_never_repeated_in_a_finding() -> None:
+    # The path names the entry (env[2]), not the variable: REDIS_PASSWORD's value must
+    # not reach a CI log through a finding about it.
+    from trainjobs.errors import Finding
+
+    for path in ("spec.containers[0].env[2].value", "spec.containers[0].env[2]", "env[0]"):
+        shown = str(Finding("x", path, "bad", "hunter2", "fix it"))
+        assert "hunter2" not in shown
+        assert "<redacted>" in shown
+    assert "img:1" in str(Finding("x", "spec.containers[0].image", "bad", "img:1", "fix it"))

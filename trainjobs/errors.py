@@ -80,8 +80,16 @@ _SECRET_FIELD = re.compile(
 where trainjobs expects ``password: true`` must not see it echoed into a CI log."""
 
 
+# An env var's value: the path names the list entry, not the variable, so whether it is
+# a secret (REDIS_PASSWORD) cannot be told from the path; such values are never shown.
+_ENV_VALUE = re.compile(r"(^|\.)env\[\d+\](\.value)?$")
+
+
 def _secret_field(path: str) -> bool:
-    """Whether the field a path ends in (list indexes aside) has a secret's name."""
+    """Whether the field a path ends in (list indexes aside) has a secret's name, or is
+    an env var's value."""
+    if _ENV_VALUE.search(path):
+        return True
     names = [p.strip("]'\"") for p in re.split(r"[.\[]", path)]
     named = [n for n in names if n and not n.isdigit()]
     return bool(named) and bool(_SECRET_FIELD.search(named[-1]))
