@@ -697,9 +697,11 @@ class ControlPlane:
                 "--allow-privileged=true",
                 "--authorization-mode=RBAC",
                 # As envtest: no ServiceAccount admission, so a dry run of a stack need
-                # not have created the ServiceAccounts its pods name. PodSecurity (on by
-                # default) stays: proof 4 relies on it.
-                "--disable-admission-plugins=ServiceAccount",
+                # not have created the ServiceAccounts its pods name. No TaintNodesByCondition:
+                # its not-ready taint on a new Node is lifted by the node lifecycle
+                # controller, which does not run here (kwok's nodes need no heartbeat).
+                # PodSecurity (on by default) stays: proof 4 relies on it.
+                "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
                 f"--service-account-issuer=https://127.0.0.1:{apiserver}/",
                 f"--service-account-key-file={pki / 'sa.pub'}",
                 f"--service-account-signing-key-file={pki / 'sa.key'}",
