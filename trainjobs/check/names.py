@@ -26,7 +26,7 @@ def _where(obj: RenderedObject, field: str) -> str:
 
 
 def name_findings(objects: Sequence[RenderedObject]) -> list[Finding]:
-    """DNS names, label keys and values, and duplicate objects."""
+    """DNS names, label keys and values, annotation keys, and duplicate objects."""
     findings: list[Finding] = []
     seen: dict[tuple[str, str, str, str], RenderedObject] = {}
     key_problems: dict[str, str | None] = {}
@@ -61,6 +61,19 @@ def name_findings(objects: Sequence[RenderedObject]) -> list[Finding]:
                         message=str(key_problem or value_problem),
                         value=value if value_problem else key,
                         hint="a job name of 63 characters or fewer keeps its labels valid",
+                        source=obj.source,
+                    )
+                )
+        for key in meta.get("annotations") or {}:
+            key_problem = label_key_problem(str(key))
+            if key_problem:
+                findings.append(
+                    Finding(
+                        code="label.invalid",
+                        path=_where(obj, f"metadata.annotations[{key!r}]"),
+                        message=f"an annotation key is a label key: {key_problem}",
+                        value=key,
+                        hint="annotation keys are [prefix/]name: letters, digits, '-', '_', '.'",
                         source=obj.source,
                     )
                 )

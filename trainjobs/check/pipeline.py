@@ -9,6 +9,7 @@ from trainjobs.check import crd_schema, k8s_schema
 from trainjobs.check.crd_claims import crd_claim_findings
 from trainjobs.check.names import metadata_problems, name_findings
 from trainjobs.check.placement import placement_findings
+from trainjobs.check.pod_spec import pod_spec_problems
 from trainjobs.check.quantities import HINT as QUANTITY_HINT
 from trainjobs.check.quantities import pod_spec_paths, quantity_problems
 from trainjobs.check.rules import RuleContext, ignore_findings, rule_findings
@@ -35,9 +36,24 @@ def _quantity_findings(pod_spec: object, where: str, prefix: str, source: str) -
     ]
 
 
+def _pod_findings(pod_spec: object, where: str, prefix: str, source: str) -> list[Finding]:
+    """``pod.invalid`` for what the API server's Pod validation refuses in ``pod_spec``."""
+    return [
+        Finding(
+            code="pod.invalid",
+            path=f"{prefix}{problem.path}",
+            message=problem.message,
+            value=problem.value,
+            hint=problem.hint,
+            source=source,
+        )
+        for problem in pod_spec_problems(pod_spec, where)
+    ]
+
+
 def template_findings(entries: Sequence[JobEntry], version: str) -> list[Finding]:
     """Every pod template in the input against the Kubernetes PodTemplateSpec schema, its
-    label and annotation keys, and its resource quantities."""
+    label and annotation keys, its resource quantities and the API server's Pod rules."""
     findings: list[Finding] = []
     for entry in entries:
         for ref in entry.framework.pod_templates(entry.job):
@@ -69,6 +85,7 @@ def template_findings(entries: Sequence[JobEntry], version: str) -> list[Finding
             findings += _quantity_findings(
                 pod_spec, f"{ref.path}.spec", f"{entry.path}.", entry.source
             )
+            findings += _pod_findings(pod_spec, f"{ref.path}.spec", f"{entry.path}.", entry.source)
     return findings
 
 
@@ -109,6 +126,7 @@ def manifest_findings(
         for where, pod_spec in pod_spec_paths(obj.manifest):
             prefix = f"{obj.origin} → {obj.title}: "
             findings += _quantity_findings(pod_spec, where, prefix, obj.source)
+            findings += _pod_findings(pod_spec, where, prefix, obj.source)
     batch = k8s_schema.problems_many([o.manifest for o in builtin], version)
     checked += [(obj, "schema.k8s", found) for obj, found in zip(builtin, batch, strict=True)]
     for obj, code, found in checked:
