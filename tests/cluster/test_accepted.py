@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.cluster.control_plane import CRD_PREFERRED, ControlPlane
+from tests.cluster.control_plane import CRD_PREFERRED, WEBHOOK_CONFIG, ControlPlane
 from tests.cluster.kube import apply, ensure_namespaces, render
 from tests.support.paths import EXAMPLES, example_job_files, stack_files
 from trainjobs.check import run
@@ -85,6 +85,23 @@ def mpijob_crd(cluster: ControlPlane) -> Iterator[Any]:
     use(False)  # the MPI Operator's v2beta1, for the tests that follow
 
 
+def _beside_ours(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The object, renamed if it is the Training Operator's webhook configuration.
+
+    The control plane installed its own (reaching the operator by URL on loopback); a
+    dry-run apply of the render's (by Service) over it would merge the two into one
+    naming both, which no cluster that got it from trainjobs would hold. Under another
+    name it is validated as a create, as on a cluster without the operator.
+    """
+    if (
+        manifest["kind"] == "ValidatingWebhookConfiguration"
+        and manifest["metadata"]["name"] == WEBHOOK_CONFIG
+    ):
+        manifest = copy.deepcopy(manifest)
+        manifest["metadata"]["name"] = f"{WEBHOOK_CONFIG}.dry-run"
+    return manifest
+
+
 @pytest.mark.parametrize(("path", "target"), CASES, ids=_case_id)
 def test_apiserver_accepts_render(
     cluster: ControlPlane, mpijob_crd: Any, path: Path, target: str | None
@@ -96,7 +113,7 @@ def test_apiserver_accepts_render(
     name or label the API server's validation refuses, a custom resource the Training
     Operator's webhook rejects, an invalid Pod (duplicate ports, bad quantities).
     """
-    manifests = render(path, target)
+    manifests = [_beside_ours(m) for m in render(path, target)]
     mpijob_crd(_needs_mpijob_v1(manifests))
     ensure_namespaces(cluster, manifests)
     result = apply(cluster, manifests, dry_run=True)

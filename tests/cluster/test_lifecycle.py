@@ -18,14 +18,13 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from tests.cluster.control_plane import KWOK_ANNOTATION, ControlPlane
+from tests.cluster.control_plane import ControlPlane
 from tests.cluster.kube import apply, poll
 from tests.support.paths import EXAMPLES
 from trainjobs.check import run
@@ -34,40 +33,8 @@ from trainjobs.spec import load_path, parse_documents
 pytestmark = pytest.mark.cluster
 
 Doc = dict[str, Any]
-NODE = "lifecycle-node"
 SUCCEED = "trainjobs.dev/kwok-succeed"
 """Pods annotated so are completed (exit 0) by our kwok stage."""
-
-
-@pytest.fixture(scope="module")
-def node(cluster: ControlPlane) -> Iterator[str]:
-    """One large untainted kwok node for the module's pods (removed afterwards)."""
-    capacity = {"cpu": "1000", "memory": "4Ti", "nvidia.com/gpu": "64", "pods": "500"}
-    cluster.client.create(
-        "/api/v1/nodes",
-        {
-            "apiVersion": "v1",
-            "kind": "Node",
-            "metadata": {
-                "name": NODE,
-                "annotations": {KWOK_ANNOTATION: "fake"},
-                "labels": {"kubernetes.io/hostname": NODE, "type": "kwok"},
-            },
-            "status": {"capacity": capacity, "allocatable": capacity},
-        },
-    )
-    yield NODE
-    cluster.kubectl(
-        "delete",
-        "pods",
-        "-A",
-        "--field-selector",
-        f"spec.nodeName={NODE}",
-        "--grace-period=0",
-        "--force",
-        check=False,
-    )
-    cluster.client.delete(f"/api/v1/nodes/{NODE}")
 
 
 def _example(relative: str, namespace: str, target: str, **options: Any) -> Doc:
@@ -128,7 +95,7 @@ def _running(cluster: ControlPlane, namespace: str, names: set[str]) -> bool:
 
 
 def test_live_preview_replaces_what_the_cluster_replaces(
-    cluster: ControlPlane, node: str, tmp_path: Path
+    cluster: ControlPlane, kwok_node: str, tmp_path: Path
 ) -> None:
     """Preview's replace/update/same per object holds against the real API server.
 
@@ -257,7 +224,7 @@ def _conditions(cluster: ControlPlane, obj: Doc) -> dict[str, str]:
 
 @pytest.mark.parametrize("relative", WAIT_CASES, ids=lambda r: r.split("/")[0])
 def test_wait_conditions_are_what_the_operator_reports(
-    cluster: ControlPlane, node: str, relative: str
+    cluster: ControlPlane, kwok_node: str, relative: str
 ) -> None:
     """`wait: running` / `succeeded` wait on conditions the real operator sets.
 

@@ -29,7 +29,6 @@ pytestmark = pytest.mark.cluster
 
 Doc = dict[str, Any]
 LEVELS = ("baseline", "restricted")
-WORKLOADS = {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"}
 
 # The name the API server gives each Pod Security check in its refusal, and the rule
 # family trainjobs reports it under. At restricted, the restricted form of a check
@@ -88,20 +87,40 @@ def _refused_checks(message: str) -> set[str]:
 IGNORE_ANNOTATION = "trainjobs.dev/ignore-checks"
 
 
-def _pods(manifests: list[Doc]) -> list[Doc]:
-    """Every Pod the objects are or will make (a workload's template as a Pod).
+def _templates(node: Any, path: str = "") -> list[tuple[str, Doc]]:
+    """Every pod template inside an object: a workload's, a custom resource's replicas'."""
+    found: list[tuple[str, Doc]] = []
+    if isinstance(node, dict):
+        template = node.get("template")
+        spec = template.get("spec") if isinstance(template, dict) else None
+        if isinstance(template, dict) and isinstance(spec, dict) and "containers" in spec:
+            found.append((path, template))
+        for key, value in node.items():
+            found += _templates(value, f"{path}-{key}".lower())
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            found += _templates(value, f"{path}-{i}")
+    return found
 
-    A workload's rules silenced on the workload itself travel to its Pod's annotation.
+
+def _pods(manifests: list[Doc]) -> list[Doc]:
+    """Every Pod the objects are or will make: a Pod, a workload's or custom resource's
+    replica template as a Pod.
+
+    Rules silenced on the owning object travel to its Pods' annotation, as the render
+    puts them on both.
     """
     pods = []
     for m in manifests:
         if m["kind"] == "Pod":
             pods.append(copy.deepcopy(m))
-        elif m["kind"] in WORKLOADS:
-            template = copy.deepcopy(m["spec"]["template"])
+            continue
+        own = (m["metadata"].get("annotations") or {}).get(IGNORE_ANNOTATION)
+        for where, found in _templates(m.get("spec")):
+            template = copy.deepcopy(found)
             meta = template.get("metadata") or {}
-            meta["name"] = f"{m['metadata']['name']}-{m['kind'].lower()}"
-            own = (m["metadata"].get("annotations") or {}).get(IGNORE_ANNOTATION)
+            name = f"{m['metadata']['name']}-{m['kind']}{where}".lower()
+            meta["name"] = re.sub(r"[^a-z0-9-]+", "-", name)[:63].strip("-")
             if own:
                 annotations = meta.setdefault("annotations", {})
                 joined = f"{annotations.get(IGNORE_ANNOTATION, '')},{own}".strip(",")
