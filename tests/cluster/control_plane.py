@@ -29,7 +29,7 @@ import ssl
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -767,7 +767,13 @@ class ControlPlane:
         # trainjobs ships, the Training Operator's webhook certificate and config.
         for namespace in (TRAINING_OPERATOR_NAMESPACE, MPI_OPERATOR_LOCK_NAMESPACE):
             self.ensure_namespace(namespace)
-        self.install_crds()
+        # The operators' own CRDs first (they watch them from the start); the rest
+        # install in the background while the operators start.
+        crds = self.shipped_crds()
+        mine = {n: c for n, c in crds.items() if c["spec"]["group"] == "kubeflow.org"}
+        self.install_crds(mine.values())
+        rest = concurrent.futures.ThreadPoolExecutor(1)
+        others = rest.submit(self.install_crds, [c for n, c in crds.items() if n not in mine])
         self._training_operator_webhook(pki, webhook)
 
         operator_tmp = self.workdir / "training-operator-tmp"
@@ -828,6 +834,8 @@ class ControlPlane:
             alive=mpi_operator.check_alive,
         )
         kwok.check_alive()
+        others.result()
+        rest.shutdown()
         self.started_in = time.monotonic() - began
 
     def stop(self) -> None:
@@ -885,8 +893,8 @@ class ControlPlane:
                 "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": meta}
             )
 
-    def install_crds(self, extra: Sequence[dict[str, Any]] = ()) -> list[str]:
-        """Create every CRD trainjobs ships (one per name) and wait until each is Established."""
+    def shipped_crds(self) -> dict[str, dict[str, Any]]:
+        """Every CRD trainjobs ships, by name (one file per name: see CRD_PREFERRED)."""
         chosen: dict[str, dict[str, Any]] = {}
         for path in crd_files():
             crd = yaml.safe_load(path.read_text())
@@ -896,13 +904,14 @@ class ControlPlane:
             preferred = CRD_PREFERRED.get(name)
             if preferred is None or str(path).endswith(preferred):
                 chosen[name] = crd
-        for crd in extra:
-            chosen[crd["metadata"]["name"]] = crd
+        return dict(sorted(chosen.items()))
+
+    def install_crds(self, crds: Iterable[dict[str, Any]]) -> None:
+        """Create the CRDs (replacing any of another shape) and wait until each is Established."""
         # Concurrently: the API server builds each CRD's OpenAPI and handlers, seconds
-        # apiece for the large ones, and does so in parallel.
+        # apiece for the large ones, and can work on several at once.
         with concurrent.futures.ThreadPoolExecutor(8) as pool:
-            list(pool.map(lambda crd: self.put_crd(crd), chosen.values()))
-        return sorted(chosen)
+            list(pool.map(self.put_crd, crds))
 
     def put_crd(self, crd: dict[str, Any], *, wait: bool = True) -> None:
         """Create the CRD, or replace it (deleting the old one) when it differs in versions."""

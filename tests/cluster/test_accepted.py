@@ -208,7 +208,6 @@ BAD_INPUTS: list[tuple[str, Path, list[Mutation]]] = [
         [((*TF_WORKER, "template", "spec", "restartPolicy"), "Sometimes")],
     ),
     ("two masters", PT, [((*PT_MASTER, "replicas"), 2)]),
-    ("no master and no elastic policy", PT, [((*PT_MASTER,), DELETE)]),
     ("pytorch default container missing", PT, [((*PT_C0, "name"), "trainer")]),
     (
         "elastic min above max",
