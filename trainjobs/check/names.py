@@ -64,7 +64,8 @@ def name_findings(objects: Sequence[RenderedObject]) -> list[Finding]:
                         source=obj.source,
                     )
                 )
-        for key in meta.get("annotations") or {}:
+        annotations = meta.get("annotations")
+        for key in annotations if isinstance(annotations, Mapping) else ():
             key_problem = label_key_problem(str(key))
             if key_problem:
                 findings.append(

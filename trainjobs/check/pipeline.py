@@ -36,7 +36,9 @@ def _quantity_findings(pod_spec: object, where: str, prefix: str, source: str) -
     ]
 
 
-def _pod_findings(pod_spec: object, where: str, prefix: str, source: str) -> list[Finding]:
+def _pod_findings(
+    pod_spec: object, where: str, prefix: str, source: str, *, mounts: bool = True
+) -> list[Finding]:
     """``pod.invalid`` for what the API server's Pod validation refuses in ``pod_spec``."""
     return [
         Finding(
@@ -47,7 +49,7 @@ def _pod_findings(pod_spec: object, where: str, prefix: str, source: str) -> lis
             hint=problem.hint,
             source=source,
         )
-        for problem in pod_spec_problems(pod_spec, where)
+        for problem in pod_spec_problems(pod_spec, where, mounts=mounts)
     ]
 
 
@@ -85,7 +87,13 @@ def template_findings(entries: Sequence[JobEntry], version: str) -> list[Finding
             findings += _quantity_findings(
                 pod_spec, f"{ref.path}.spec", f"{entry.path}.", entry.source
             )
-            findings += _pod_findings(pod_spec, f"{ref.path}.spec", f"{entry.path}.", entry.source)
+            findings += _pod_findings(
+                pod_spec,
+                f"{ref.path}.spec",
+                f"{entry.path}.",
+                entry.source,
+                mounts=not entry.framework.reports_mounts,
+            )
     return findings
 
 

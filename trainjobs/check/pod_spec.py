@@ -59,6 +59,11 @@ def _env_name_problem(name: str) -> str | None:
     return None
 
 
+def _list(value: Any) -> list[Any]:
+    """``value`` if it is a list, else nothing (the schema check names a wrong type)."""
+    return value if isinstance(value, list) else []
+
+
 def _containers(pod_spec: Mapping[str, Any]) -> Iterator[tuple[str, int, Mapping[str, Any]]]:
     for field in _CONTAINER_LISTS:
         items = pod_spec.get(field)
@@ -69,7 +74,7 @@ def _containers(pod_spec: Mapping[str, Any]) -> Iterator[tuple[str, int, Mapping
 
 
 def _container_problems(
-    path: str, container: Mapping[str, Any], volumes: set[str]
+    path: str, container: Mapping[str, Any], volumes: set[str] | None
 ) -> Iterator[PodProblem]:
     name = container.get("name")
     if isinstance(name, str):
@@ -79,7 +84,7 @@ def _container_problems(
                 f"{path}.name", f"a container name {problem}", name, "rename the container"
             )
     seen_ports: set[str] = set()
-    for i, port in enumerate(container.get("ports") or []):
+    for i, port in enumerate(_list(container.get("ports"))):
         if not isinstance(port, Mapping):
             continue
         number = port.get("containerPort")
@@ -105,16 +110,16 @@ def _container_problems(
                     "give each port its own name",
                 )
             seen_ports.add(port_name)
-    for i, env in enumerate(container.get("env") or []):
+    for i, env in enumerate(_list(container.get("env"))):
         if isinstance(env, Mapping) and isinstance(env.get("name"), str):
             problem = _env_name_problem(env["name"])
             if problem:
                 yield PodProblem(
                     f"{path}.env[{i}].name", problem, env["name"], "rename the variable"
                 )
-    for i, mount in enumerate(container.get("volumeMounts") or []):
+    for i, mount in enumerate(_list(container.get("volumeMounts"))):
         mounted = mount.get("name") if isinstance(mount, Mapping) else None
-        if isinstance(mounted, str) and mounted not in volumes:
+        if volumes is not None and isinstance(mounted, str) and mounted not in volumes:
             yield PodProblem(
                 f"{path}.volumeMounts[{i}].name",
                 "no volume of the pod has this name",
@@ -126,9 +131,12 @@ def _container_problems(
         requests, limits = resources.get("requests"), resources.get("limits")
         if isinstance(requests, Mapping) and isinstance(limits, Mapping):
             for resource in sorted(set(requests) & set(limits), key=str):
+                asked, limit = requests[resource], limits[resource]
+                if not all(isinstance(v, (str, int, float)) for v in (asked, limit)):
+                    continue  # a wrong type: the schema check names it
                 try:
-                    above = parse_quantity(requests[resource]) > parse_quantity(limits[resource])
-                except (QuantityError, TypeError):
+                    above = parse_quantity(asked) > parse_quantity(limit)
+                except QuantityError:
                     continue  # quantity.invalid says so
                 if above:
                     yield PodProblem(
@@ -140,17 +148,24 @@ def _container_problems(
                     )
 
 
-def pod_spec_problems(pod_spec: Any, prefix: str = "") -> list[PodProblem]:
-    """What the API server's Pod validation refuses in one pod spec; paths after ``prefix``."""
+def pod_spec_problems(pod_spec: Any, prefix: str = "", *, mounts: bool = True) -> list[PodProblem]:
+    """What the API server's Pod validation refuses in one pod spec; paths after ``prefix``.
+
+    ``mounts=False`` leaves out volumeMounts naming no volume (a framework reports them).
+    """
     if not isinstance(pod_spec, Mapping):
         return []
     where = f"{prefix}." if prefix else ""
     found: list[PodProblem] = []
-    volumes = {
-        v["name"]
-        for v in pod_spec.get("volumes") or []
-        if isinstance(v, Mapping) and isinstance(v.get("name"), str)
-    }
+    volumes = (
+        None
+        if not mounts
+        else {
+            v["name"]
+            for v in _list(pod_spec.get("volumes"))
+            if isinstance(v, Mapping) and isinstance(v.get("name"), str)
+        }
+    )
     names: dict[str, str] = {}
     for field, index, container in _containers(pod_spec):
         path = f"{where}{field}[{index}]"
