@@ -9,7 +9,7 @@ PROOFS := $(VENV)/.installed-proofs
 DEBS   := openmpi-bin libopenmpi-dev redis-server
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test lint typecheck layers unit bench clean install graphviz docs proof-deps system-deps
+.PHONY: demo test lint typecheck layers unit bench clean install graphviz docs proof-deps system-deps cluster
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -71,7 +71,13 @@ graphviz:
 	    $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq graphviz >/dev/null; \
 	  else echo "install Graphviz (its dot command), e.g. brew install graphviz" >&2; exit 1; fi; }
 
-unit: $(STAMP) graphviz proof-deps
+## cluster: build the real programs tests/cluster runs (etcd, kube-apiserver, controller-manager,
+## scheduler, kubectl, kwok, the Kubeflow operators) from the Go module proxy into
+## ~/.cache/trainjobs; only what is missing, so later runs take a second
+cluster:
+	tests/cluster/build.sh
+
+unit: $(STAMP) graphviz proof-deps cluster
 	$(BIN)/pytest
 
 ## docs: redraw the pictures the README shows (a test fails when they are stale)

@@ -225,12 +225,11 @@ def test_launcher_job() -> None:
         "backoffLimit",
         "template",
         "ttlSecondsAfterFinished",
-        "podReplacementPolicy",
     ]
     assert job["spec"]["activeDeadlineSeconds"] == 3600
     assert job["spec"]["backoffLimit"] == 2
     assert job["spec"]["ttlSecondsAfterFinished"] == 60
-    assert job["spec"]["podReplacementPolicy"] == "Failed"
+    assert "podReplacementPolicy" not in job["spec"]  # v0.8.0 sets none
     template = job["spec"]["template"]
     assert template["metadata"] == {
         "labels": {

@@ -26,7 +26,7 @@ def _where(obj: RenderedObject, field: str) -> str:
 
 
 def name_findings(objects: Sequence[RenderedObject]) -> list[Finding]:
-    """DNS names, label keys and values, and duplicate objects."""
+    """DNS names, label keys and values, annotation keys, and duplicate objects."""
     findings: list[Finding] = []
     seen: dict[tuple[str, str, str, str], RenderedObject] = {}
     key_problems: dict[str, str | None] = {}

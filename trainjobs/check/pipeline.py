@@ -6,10 +6,11 @@ from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from trainjobs.check import crd_schema, k8s_schema
-from trainjobs.check.api_rules import pod_spec_problems
+from trainjobs.check.api_rules import pod_spec_problems as api_rule_problems
 from trainjobs.check.crd_claims import crd_claim_findings
 from trainjobs.check.names import metadata_problems, name_findings
 from trainjobs.check.placement import placement_findings
+from trainjobs.check.pod_spec import pod_spec_problems
 from trainjobs.check.quantities import HINT as QUANTITY_HINT
 from trainjobs.check.quantities import pod_spec_paths, quantity_problems
 from trainjobs.check.rules import RuleContext, ignore_findings, rule_findings
@@ -36,9 +37,26 @@ def _quantity_findings(pod_spec: object, where: str, prefix: str, source: str) -
     ]
 
 
+def _pod_findings(
+    pod_spec: object, where: str, prefix: str, source: str, *, mounts: bool = True
+) -> list[Finding]:
+    """``pod.invalid`` for what the API server's Pod validation refuses in ``pod_spec``."""
+    return [
+        Finding(
+            code="pod.invalid",
+            path=f"{prefix}{problem.path}",
+            message=problem.message,
+            value=problem.value,
+            hint=problem.hint,
+            source=source,
+        )
+        for problem in pod_spec_problems(pod_spec, where, mounts=mounts)
+    ]
+
+
 def template_findings(entries: Sequence[JobEntry], version: str) -> list[Finding]:
     """Every pod template in the input against the Kubernetes PodTemplateSpec schema, its
-    label and annotation keys, and its resource quantities."""
+    label and annotation keys, its resource quantities and the API server's Pod rules."""
     findings: list[Finding] = []
     for entry in entries:
         for ref in entry.framework.pod_templates(entry.job):
@@ -70,9 +88,23 @@ def template_findings(entries: Sequence[JobEntry], version: str) -> list[Finding
             findings += _quantity_findings(
                 pod_spec, f"{ref.path}.spec", f"{entry.path}.", entry.source
             )
-            for path, message, value, hint in pod_spec_problems(
+            pod_findings = _pod_findings(
+                pod_spec,
+                f"{ref.path}.spec",
+                f"{entry.path}.",
+                entry.source,
+                mounts=not entry.framework.reports_mounts,
+            )
+            findings += pod_findings
+            # Two readings of the API server's Pod rules, kept while they converge: the
+            # one proven against the real API server (pod_spec), and api_rules for what
+            # it does not say (value with valueFrom, port ranges), never both at a path.
+            seen = {f.path for f in pod_findings}
+            for path, message, value, hint in api_rule_problems(
                 pod_spec, f"{ref.path}.spec", version
             ):
+                if f"{entry.path}.{path}" in seen:
+                    continue
                 findings.append(
                     Finding(
                         code="api.invalid",
@@ -139,6 +171,7 @@ def manifest_findings(
         for where, pod_spec in pod_spec_paths(obj.manifest):
             prefix = f"{obj.origin} → {obj.title}: "
             findings += _quantity_findings(pod_spec, where, prefix, obj.source)
+            findings += _pod_findings(pod_spec, where, prefix, obj.source)
     batch = k8s_schema.problems_many([o.manifest for o in builtin], version)
     checked += [(obj, "schema.k8s", found) for obj, found in zip(builtin, batch, strict=True)]
     for obj, code, found in checked:

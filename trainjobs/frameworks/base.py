@@ -308,6 +308,10 @@ class Framework(ABC):
     status_subresource: ClassVar[bool] = False
     """True when the operator writes status through the ``status`` subresource, which a
     generated CRD then serves; False when it updates the whole object (or never writes it)."""
+    reports_mounts: ClassVar[bool] = False
+    """True when the framework's own rules report a volumeMount naming no volume (the
+    archived operators' frameworks, ``_seed.mount_findings``); the generic Pod check then
+    leaves mounts to them. Default False."""
     status_conditions: ClassVar[dict[str, str]] = {"running": "Running", "succeeded": "Succeeded"}
     """The condition types the operator sets on the custom resource when the job runs and
     when it has succeeded (``trainjobs: {wait: …}`` waits for them); empty when it sets none."""

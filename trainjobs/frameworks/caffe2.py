@@ -214,6 +214,8 @@ def _is_set(value: str | int | None) -> bool:
 class Caffe2(Framework):
     """Caffe2 data-parallel training with a Redis or NFS rendezvous."""
 
+    reports_mounts = True  # its rules call _seed.mount_findings
+
     name = "caffe2"
     title = "Caffe2 (Caffe2Job)"
     kind = KindRef("kubeflow.org/v1alpha1", "Caffe2Job", "caffe2jobs")

@@ -188,6 +188,8 @@ def _cluster_json(name: str, runtime_id: str, layout: tuple[tuple[str, int, int]
 class MindSpore(Framework):
     """MindSpore 0.x distributed training with a TCP master (ms-operator, 2020)."""
 
+    reports_mounts = True  # its rules call _seed.mount_findings
+
     name = "mindspore"
     title = "MindSpore (MSJob kubeflow.org/v1, 2020)"
     kind = KindRef("kubeflow.org/v1", "MSJob", "msjobs")

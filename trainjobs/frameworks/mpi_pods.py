@@ -288,8 +288,8 @@ def _launcher_job(job: MPIJob) -> Manifest:
         job_spec["ttlSecondsAfterFinished"] = policy.ttl_seconds_after_finished
     if _suspended(job):
         job_spec["suspend"] = True
-    # The operator's guard against kubernetes/kubernetes#115844 (terminating pods recreated).
-    job_spec["podReplacementPolicy"] = "Failed"
+    # No podReplacementPolicy: v0.8.0's newLauncherJob sets none (the Job's default
+    # applies), as the real operator's launcher Job shows (tests/cluster).
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",

@@ -1,0 +1,342 @@
+"""Proof 1: what trainjobs renders, the real API server accepts; what it refuses, we refuse.
+
+Every example and every stack, on every target its jobs support, is applied with
+``kubectl apply --server-side --dry-run=server`` (the real kubectl and kube-apiserver
+v1.36, our crds/ installed, the Training Operator's validating webhook answering).
+Then a corpus of bad inputs goes both to ``trainjobs check`` and to the API server (the
+custom resource, and the Pods its replica templates would become); the agreement
+table is printed, and its "only the API server rejects" column must be empty.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.cluster.control_plane import CRD_PREFERRED, WEBHOOK_CONFIG, ControlPlane
+from tests.cluster.kube import apply, ensure_namespaces, render
+from tests.support.paths import EXAMPLES, example_job_files, stack_files
+from trainjobs.check import run
+from trainjobs.errors import SpecError
+from trainjobs.k8s.crds import load_crd
+from trainjobs.spec import load_path, parse_documents
+
+pytestmark = pytest.mark.cluster
+
+MPIJOB_V1_CRD = "training-operator-v1.9.4/kubeflow.org_mpijobs.yaml"
+
+
+def _needs_mpijob_v1(manifests: list[dict[str, Any]]) -> bool:
+    """Whether the objects hold a kubeflow.org/v1 MPIJob or install its v1-only CRD.
+
+    One cluster holds one CRD named mpijobs.kubeflow.org: the MPI Operator's v2beta1
+    by default, the Training Operator's v1 while these cases run.
+    """
+    for m in manifests:
+        if m["kind"] == "MPIJob" and m["apiVersion"] == "kubeflow.org/v1":
+            return True
+        if (
+            m["kind"] == "CustomResourceDefinition"
+            and m["metadata"]["name"] == "mpijobs.kubeflow.org"
+            and [v["name"] for v in m["spec"]["versions"]] == ["v1"]
+        ):
+            return True
+    return False
+
+
+def _cases() -> list[tuple[Path, str | None]]:
+    """(file, target) of every example and stack on every target all its jobs support.
+
+    A stack also runs with target None: each job on its own target, as `pulumi up` does.
+    """
+    cases: list[tuple[Path, str | None]] = []
+    for path in example_job_files() + stack_files():
+        stack = load_path(path)
+        targets = set.intersection(*(set(e.framework.targets) for e in stack.jobs))
+        if path.name.startswith("Pulumi."):
+            cases.append((path, None))
+        cases += [(path, t) for t in sorted(targets)]
+    return cases
+
+
+CASES = _cases()
+
+
+def _case_id(value: Any) -> str:
+    if isinstance(value, Path):
+        return value.stem if value.name.startswith("Pulumi.") else value.parent.name
+    return str(value or "own")
+
+
+@pytest.fixture
+def mpijob_crd(cluster: ControlPlane) -> Iterator[Any]:
+    """Yields a function that installs the mpijobs CRD version a case needs."""
+
+    def use(v1: bool) -> None:
+        crd = load_crd(MPIJOB_V1_CRD if v1 else CRD_PREFERRED["mpijobs.kubeflow.org"])
+        cluster.put_crd(crd)
+
+    yield use
+    use(False)  # the MPI Operator's v2beta1, for the tests that follow
+
+
+def _beside_ours(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The object, renamed if it is the Training Operator's webhook configuration.
+
+    The control plane installed its own (reaching the operator by URL on loopback); a
+    dry-run apply of the render's (by Service) over it would merge the two into one
+    naming both, which no cluster that got it from trainjobs would hold. Under another
+    name it is validated as a create, as on a cluster without the operator.
+    """
+    if (
+        manifest["kind"] == "ValidatingWebhookConfiguration"
+        and manifest["metadata"]["name"] == WEBHOOK_CONFIG
+    ):
+        manifest = copy.deepcopy(manifest)
+        manifest["metadata"]["name"] = f"{WEBHOOK_CONFIG}.dry-run"
+    return manifest
+
+
+@pytest.mark.parametrize(("path", "target"), CASES, ids=_case_id)
+def test_apiserver_accepts_render(
+    cluster: ControlPlane, mpijob_crd: Any, path: Path, target: str | None
+) -> None:
+    """The real kube-apiserver (schemas, CRDs, the operator's webhook) accepts the render.
+
+    Catches trainjobs rendering an object the cluster would refuse at `pulumi up`: a
+    field its schema does not have (strict field validation), a wrong type or enum, a
+    name or label the API server's validation refuses, a custom resource the Training
+    Operator's webhook rejects, an invalid Pod (duplicate ports, bad quantities).
+    """
+    manifests = [_beside_ours(m) for m in render(path, target)]
+    mpijob_crd(_needs_mpijob_v1(manifests))
+    ensure_namespaces(cluster, manifests)
+    result = apply(cluster, manifests, dry_run=True)
+    assert result.ok, f"the API server refused the render of {path} ({target}):\n{result}"
+    # kubectl names every object it applied: nothing was skipped.
+    assert len(result.stdout.splitlines()) == len(manifests), result.stdout
+
+
+# --- bad inputs ---------------------------------------------------------------------
+
+DELETE = object()
+"""A value in a mutation: remove the key."""
+
+Mutation = tuple[tuple[str | int, ...], Any]
+
+TF = EXAMPLES / "tf-mnist" / "tfjob.yaml"
+PT = EXAMPLES / "pytorch-ddp" / "pytorchjob.yaml"
+ELASTIC = EXAMPLES / "pytorch-elastic" / "pytorchjob.yaml"
+TF_WORKER = ("spec", "tfReplicaSpecs", "Worker")
+TF_C0 = (*TF_WORKER, "template", "spec", "containers", 0)
+PT_MASTER = ("spec", "pytorchReplicaSpecs", "Master")
+PT_C0 = ("spec", "pytorchReplicaSpecs", "Worker", "template", "spec", "containers", 0)
+
+BAD_INPUTS: list[tuple[str, Path, list[Mutation]]] = [
+    ("name uppercase", TF, [(("metadata", "name"), "MNIST")]),
+    ("name starts with a digit", TF, [(("metadata", "name"), "1mnist")]),
+    ("name with a dot", TF, [(("metadata", "name"), "mn.ist")]),
+    ("name of 64 characters", TF, [(("metadata", "name"), "m" * 64)]),
+    ("namespace invalid", TF, [(("metadata", "namespace"), "Bad_NS")]),
+    ("job label value invalid", TF, [(("metadata", "labels"), {"team": "a b"})]),
+    ("job annotation key invalid", TF, [(("metadata", "annotations"), {"a b": "x"})]),
+    ("no replica specs", TF, [(("spec", "tfReplicaSpecs"), {})]),
+    ("unknown replica type", TF, [(("spec", "tfReplicaSpecs", "Foo"), {"replicas": 1})]),
+    ("unknown spec field", TF, [(("spec", "bogus"), 1)]),
+    ("replicas negative", TF, [((*TF_WORKER, "replicas"), -1)]),
+    ("replicas a string", TF, [((*TF_WORKER, "replicas"), "two")]),
+    ("restartPolicy unknown", TF, [((*TF_WORKER, "restartPolicy"), "Sometimes")]),
+    ("cleanPodPolicy unknown", TF, [(("spec", "runPolicy"), {"cleanPodPolicy": "Sometimes"})]),
+    ("backoffLimit negative", TF, [(("spec", "runPolicy"), {"backoffLimit": -1})]),
+    ("no containers", TF, [((*TF_WORKER, "template", "spec", "containers"), [])]),
+    ("image missing", TF, [((*TF_C0, "image"), DELETE)]),
+    ("default container missing", TF, [((*TF_C0, "name"), "trainer")]),
+    ("container name invalid", TF, [((*TF_C0, "name"), "Tensor_Flow")]),
+    (
+        "duplicate container names",
+        TF,
+        [
+            (
+                (*TF_WORKER, "template", "spec", "containers", 1),
+                {"name": "tensorflow", "image": "busybox:1.36"},
+            )
+        ],
+    ),
+    ("port out of range", TF, [((*TF_C0, "ports"), [{"containerPort": 70000}])]),
+    ("port name too long", TF, [((*TF_C0, "ports"), [{"name": "a" * 16, "containerPort": 2222}])]),
+    (
+        "duplicate port names",
+        TF,
+        [
+            (
+                (*TF_C0, "ports"),
+                [{"name": "p", "containerPort": 1000}, {"name": "p", "containerPort": 1001}],
+            )
+        ],
+    ),
+    ("cpu quantity invalid", TF, [((*TF_C0, "resources", "requests", "cpu"), "lots")]),
+    ("cpu request above limit", TF, [((*TF_C0, "resources", "requests", "cpu"), "2")]),
+    (
+        "gpu request differs from limit",
+        TF,
+        [
+            (
+                (*TF_C0, "resources"),
+                {"requests": {"nvidia.com/gpu": 1}, "limits": {"nvidia.com/gpu": 2}},
+            )
+        ],
+    ),
+    ("env name with =", TF, [((*TF_C0, "env"), [{"name": "A=B", "value": "1"}])]),
+    (
+        "volumeMount of no volume",
+        TF,
+        [((*TF_C0, "volumeMounts"), [{"name": "data", "mountPath": "/data"}])],
+    ),
+    (
+        "template label value invalid",
+        TF,
+        [((*TF_WORKER, "template", "metadata"), {"labels": {"team": "a b"}})],
+    ),
+    (
+        "pod restartPolicy invalid",
+        TF,
+        [((*TF_WORKER, "template", "spec", "restartPolicy"), "Sometimes")],
+    ),
+    ("two masters", PT, [((*PT_MASTER, "replicas"), 2)]),
+    ("pytorch default container missing", PT, [((*PT_C0, "name"), "trainer")]),
+    (
+        "elastic min above max",
+        ELASTIC,
+        [
+            (("spec", "elasticPolicy", "minReplicas"), 9),
+            (("spec", "elasticPolicy", "maxReplicas"), 2),
+        ],
+    ),
+    ("nprocPerNode invalid", PT, [(("spec", "nprocPerNode"), "many")]),
+]
+"""Inputs an operator's user could write, each broken in one way. The two unmutated
+bases are accepted by both sides (checked first), so each row's verdicts are the
+mutation's."""
+
+
+def _mutated(base: Path, mutations: list[Mutation]) -> dict[str, Any]:
+    (doc,) = [d for d in yaml.safe_load_all(base.read_text()) if d]
+    doc = copy.deepcopy(doc)
+    for path, value in mutations:
+        node: Any = doc
+        for part in path[:-1]:
+            node = node[part]
+        last = path[-1]
+        if value is DELETE:
+            del node[last]
+        elif isinstance(node, list) and isinstance(last, int) and last == len(node):
+            node.append(value)
+        else:
+            node[last] = value
+    return dict(doc)
+
+
+def _we_reject(doc: dict[str, Any]) -> str:
+    """trainjobs check's first error on the operator target, or "" when it accepts."""
+    try:
+        run(parse_documents([copy.deepcopy(doc)], source="bad-input"), target="operator")
+    except SpecError as exc:
+        return str(exc.findings[0].message if exc.findings else exc)
+    return ""
+
+
+def _replica_specs(doc: dict[str, Any]) -> dict[str, Any]:
+    specs: dict[str, Any] = {}
+    for key, value in (doc.get("spec") or {}).items():
+        if key.endswith("ReplicaSpecs") and isinstance(value, dict):
+            specs.update(value)
+    return specs
+
+
+def _pods_of(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The Pod each replica template becomes, as plainly as the operator makes it."""
+    pods = []
+    meta = doc.get("metadata") or {}
+    for rtype, spec in _replica_specs(doc).items():
+        if not isinstance(spec, dict) or not isinstance(spec.get("template"), dict):
+            continue
+        template = copy.deepcopy(spec["template"])
+        pod_spec = template.get("spec") or {}
+        policy = spec.get("restartPolicy")
+        if policy and "restartPolicy" not in pod_spec:
+            pod_spec["restartPolicy"] = "Never" if policy == "ExitCode" else policy
+        pods.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {
+                    **(template.get("metadata") or {}),
+                    "name": f"{str(meta.get('name', 'job')).lower()}-{str(rtype).lower()}-0",
+                    "namespace": meta.get("namespace", "default"),
+                },
+                "spec": pod_spec,
+            }
+        )
+    return pods
+
+
+def _apiserver_rejects(cluster: ControlPlane, doc: dict[str, Any]) -> str:
+    """The API server's refusal of the custom resource or of one of its Pods, or ""."""
+    cr = {k: v for k, v in doc.items() if k != "trainjobs"}
+    namespace = (cr.get("metadata") or {}).get("namespace", "default")
+    try:
+        cluster.ensure_namespace(namespace)
+    except Exception as exc:  # an invalid namespace name: the API server refuses it
+        return f"namespace: {exc}"
+    for obj in [cr, *_pods_of(cr)]:
+        result = apply(cluster, [obj], dry_run=True)
+        if not result.ok:
+            return f"{obj['kind']}: {result.stderr.strip().splitlines()[-1]}"
+    return ""
+
+
+def test_bad_inputs_rejected_by_apiserver_are_rejected_by_check(cluster: ControlPlane) -> None:
+    """Whatever the real API server (and the operator's webhook) refuses, check refuses.
+
+    Catches trainjobs passing input the cluster would refuse at `pulumi up` — a name,
+    label, quantity, port or container rule it does not know, a webhook rule it
+    missed — which is the "only the API server rejects" column, required empty.
+    """
+    for base in (TF, PT, ELASTIC):
+        (doc,) = [d for d in yaml.safe_load_all(base.read_text()) if d]
+        assert not _we_reject(doc), f"{base} must be valid for the corpus to mean anything"
+        assert not _apiserver_rejects(cluster, doc), f"{base} must be accepted by the API server"
+
+    rows = []
+    for name, base, mutations in BAD_INPUTS:
+        doc = _mutated(base, mutations)
+        rows.append((name, _we_reject(doc), _apiserver_rejects(cluster, doc)))
+
+    both = [r for r in rows if r[1] and r[2]]
+    only_we = [r for r in rows if r[1] and not r[2]]
+    only_api = [r for r in rows if r[2] and not r[1]]
+    neither = [r for r in rows if not r[1] and not r[2]]
+    table = _table(both, only_we, only_api, neither)
+    print(table)
+    assert not only_api, f"inputs only the API server rejects (trainjobs must too):\n{table}"
+    assert not neither, f"corpus inputs nobody rejects (not bad inputs):\n{table}"
+    assert both, table
+
+
+def _table(*groups: list[tuple[str, str, str]]) -> str:
+    titles = ("both reject", "only trainjobs rejects", "only the API server rejects", "neither")
+    lines = ["agreement on bad inputs (trainjobs check vs kube-apiserver dry run):"]
+    for title, group in zip(titles, groups, strict=True):
+        lines.append(f"  {title}: {len(group)}")
+        for name, ours, theirs in group:
+            lines.append(f"    - {name}")
+            if ours:
+                lines.append(f"        trainjobs: {ours[:150]}")
+            if theirs:
+                lines.append(f"        apiserver: {theirs[:150]}")
+    return "\n".join(lines)

@@ -1,0 +1,196 @@
+"""What the API server's Pod validation refuses that the OpenAPI schema lets through.
+
+The schema types a container name, a port name or an env var name as a string, and
+says nothing of duplicates, of a request above its limit or of a mount without its
+volume; the API server refuses such a Pod (``pkg/apis/core/validation``), and with it
+the operator's attempt to create the replica. Found by running the real API server
+(``tests/cluster/test_accepted.py``, the bad-input corpus). Checked in the input's pod
+templates (with the user's field path) and in every rendered pod spec.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any, NamedTuple
+
+from trainjobs.errors import format_path
+from trainjobs.k8s.names import dns1123_label_problem
+from trainjobs.k8s.quantity import QuantityError, parse_quantity
+
+__all__ = ["PodProblem", "pod_spec_problems"]
+
+_CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
+_PORT_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
+PORT_NAME_MAX = 15
+"""An IANA service name, as a port name must be: at most 15 characters."""
+RESTART_POLICIES = ("Always", "OnFailure", "Never")
+
+
+class PodProblem(NamedTuple):
+    """One refusal: the path inside the object, the rule, the bad value and the fix."""
+
+    path: str
+    message: str
+    value: Any
+    hint: str
+
+
+def _port_name_problem(name: str) -> str | None:
+    if len(name) > PORT_NAME_MAX:
+        return f"a port name must be at most {PORT_NAME_MAX} characters, has {len(name)}"
+    if not _PORT_NAME.match(name) or "--" in name:
+        return (
+            "a port name may hold only lowercase letters, digits and single '-', starting "
+            "and ending with a letter or digit"
+        )
+    if not re.search(r"[a-z]", name):
+        return "a port name must hold at least one letter"
+    return None
+
+
+def _env_name_problem(name: str) -> str | None:
+    # Kubernetes 1.32 and later (RelaxedEnvironmentVariableValidation): any printable
+    # ASCII character but '='.
+    if not name:
+        return "an environment variable needs a name"
+    if "=" in name or any(not 32 <= ord(c) <= 126 for c in name):
+        return "an environment variable name may hold printable ASCII characters other than '='"
+    return None
+
+
+def _list(value: Any) -> list[Any]:
+    """``value`` if it is a list, else nothing (the schema check names a wrong type)."""
+    return value if isinstance(value, list) else []
+
+
+def _containers(pod_spec: Mapping[str, Any]) -> Iterator[tuple[str, int, Mapping[str, Any]]]:
+    for field in _CONTAINER_LISTS:
+        items = pod_spec.get(field)
+        if isinstance(items, list):
+            for index, container in enumerate(items):
+                if isinstance(container, Mapping):
+                    yield field, index, container
+
+
+def _container_problems(
+    path: str, container: Mapping[str, Any], volumes: set[str] | None
+) -> Iterator[PodProblem]:
+    name = container.get("name")
+    if isinstance(name, str):
+        problem = dns1123_label_problem(name)
+        if problem:
+            yield PodProblem(
+                f"{path}.name", f"a container name {problem}", name, "rename the container"
+            )
+    seen_ports: set[str] = set()
+    for i, port in enumerate(_list(container.get("ports"))):
+        if not isinstance(port, Mapping):
+            continue
+        number = port.get("containerPort")
+        if isinstance(number, int) and not 1 <= number <= 65535:
+            yield PodProblem(
+                f"{path}.ports[{i}].containerPort",
+                "a port must be between 1 and 65535",
+                number,
+                "use a port number from 1 to 65535",
+            )
+        port_name = port.get("name")
+        if isinstance(port_name, str) and port_name:
+            problem = _port_name_problem(port_name)
+            if problem:
+                yield PodProblem(
+                    f"{path}.ports[{i}].name", problem, port_name, "shorten or rename the port"
+                )
+            if port_name in seen_ports:
+                yield PodProblem(
+                    f"{path}.ports[{i}].name",
+                    "two ports of one container share a name",
+                    port_name,
+                    "give each port its own name",
+                )
+            seen_ports.add(port_name)
+    for i, env in enumerate(_list(container.get("env"))):
+        if isinstance(env, Mapping) and isinstance(env.get("name"), str):
+            problem = _env_name_problem(env["name"])
+            if problem:
+                yield PodProblem(
+                    f"{path}.env[{i}].name", problem, env["name"], "rename the variable"
+                )
+    for i, mount in enumerate(_list(container.get("volumeMounts"))):
+        mounted = mount.get("name") if isinstance(mount, Mapping) else None
+        if volumes is not None and isinstance(mounted, str) and mounted not in volumes:
+            yield PodProblem(
+                f"{path}.volumeMounts[{i}].name",
+                "no volume of the pod has this name",
+                mounted,
+                "add the volume to the pod's volumes, or mount one that is there",
+            )
+    resources = container.get("resources")
+    if isinstance(resources, Mapping):
+        requests, limits = resources.get("requests"), resources.get("limits")
+        if isinstance(requests, Mapping) and isinstance(limits, Mapping):
+            for resource in sorted(set(requests) & set(limits), key=str):
+                asked, limit = requests[resource], limits[resource]
+                if not all(isinstance(v, (str, int, float)) for v in (asked, limit)):
+                    continue  # a wrong type: the schema check names it
+                try:
+                    above = parse_quantity(asked) > parse_quantity(limit)
+                except QuantityError:
+                    continue  # quantity.invalid says so
+                if above:
+                    yield PodProblem(
+                        f"{path}.{format_path(['resources', 'requests', str(resource)])}",
+                        f"requests {requests[resource]} {resource} but is limited to "
+                        f"{limits[resource]}; a request may not exceed its limit",
+                        requests[resource],
+                        f"lower requests.{resource} or raise limits.{resource}",
+                    )
+
+
+def pod_spec_problems(pod_spec: Any, prefix: str = "", *, mounts: bool = True) -> list[PodProblem]:
+    """What the API server's Pod validation refuses in one pod spec; paths after ``prefix``.
+
+    ``mounts=False`` leaves out volumeMounts naming no volume (a framework reports them).
+    """
+    if not isinstance(pod_spec, Mapping):
+        return []
+    where = f"{prefix}." if prefix else ""
+    found: list[PodProblem] = []
+    volumes = (
+        None
+        if not mounts
+        else {
+            v["name"]
+            for v in _list(pod_spec.get("volumes"))
+            if isinstance(v, Mapping) and isinstance(v.get("name"), str)
+        }
+    )
+    names: dict[str, str] = {}
+    for field, index, container in _containers(pod_spec):
+        path = f"{where}{field}[{index}]"
+        found += _container_problems(path, container, volumes)
+        name = container.get("name")
+        if isinstance(name, str) and field != "ephemeralContainers":
+            if name in names:
+                found.append(
+                    PodProblem(
+                        f"{path}.name",
+                        f"two containers of the pod are named {name!r} (also {names[name]})",
+                        name,
+                        "give each container its own name",
+                    )
+                )
+            names.setdefault(name, path)
+    policy = pod_spec.get("restartPolicy")
+    if isinstance(policy, str) and policy not in RESTART_POLICIES:
+        found.append(
+            PodProblem(
+                f"{where}restartPolicy",
+                f"a pod's restartPolicy is one of {', '.join(RESTART_POLICIES)}",
+                policy,
+                "set the replica's restartPolicy instead (the operator's, e.g. ExitCode) "
+                "or one of the pod's",
+            )
+        )
+    return found
