@@ -20,13 +20,17 @@ from tests.support.paths import ROOT
 POD = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec: {containers: []}\n"
 """A rendered object, as ``render`` prints it."""
 
+# Render outputs read back may be 256 MiB; these cases hold them to 8 MiB so that a
+# 9 MiB side or an endless stream is refused without reading 256 MiB first.
+SMALL_RENDERS = {"TRAINJOBS_MAX_RENDER_BYTES": str(8 << 20)}
+
 # diff OLD NEW: render outputs (files, folders or -); the second side is always a good one.
 DIFF_SIDES: dict[str, tuple[dict[str, str | bytes], str, tuple[str, ...]]] = {
     "dev-zero": ({}, "/dev/zero", ("/dev/zero",)),
     "missing": ({}, "nope.yaml", ("no such file",)),
     "binary": ({"old.yaml": b"\x00\x01"}, "old.yaml", ("binary",)),
     "latin1": ({"old.yaml": b"a: \xe9\n"}, "old.yaml", ("UTF-8",)),
-    "huge": ({"old.yaml": "a: " + "x" * (9 << 20)}, "old.yaml", ("TRAINJOBS_MAX_FILE_BYTES",)),
+    "huge": ({"old.yaml": "a: " + "x" * (9 << 20)}, "old.yaml", ("TRAINJOBS_MAX_RENDER_BYTES",)),
     "laughs": ({"old.yaml": laughs(9)}, "old.yaml", ("TRAINJOBS_MAX_YAML_NODES",)),
     "deep": ({"old.yaml": "a: " + "[" * 3000 + "]" * 3000}, "old.yaml", ("DEPTH",)),
     "duplicate-key": (
@@ -54,7 +58,7 @@ def test_diff_refuses_a_bad_render_output(tmp_path: Path, name: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(content if isinstance(content, bytes) else content.encode())
     before = TreeState.of(tmp_path)
-    assert_refused(run_cli(["diff", old, "new.yaml"], tmp_path), *fragments)
+    assert_refused(run_cli(["diff", old, "new.yaml"], tmp_path, env=SMALL_RENDERS), *fragments)
     assert before.changes(TreeState.of(tmp_path)) == []
 
 
@@ -69,9 +73,9 @@ def test_diff_refuses_a_fifo_in_a_render_folder(tmp_path: Path) -> None:
 
 
 STDIN: dict[str, tuple[bytes | Path, tuple[str, ...]]] = {
-    "endless-zeros": (Path("/dev/zero"), ("TRAINJOBS_MAX_FILE_BYTES",)),
+    "endless-zeros": (Path("/dev/zero"), ("TRAINJOBS_MAX_RENDER_BYTES",)),
     "endless-random": (Path("/dev/urandom"), ("-",)),
-    "huge-yaml": (b"a: " + b"x" * (9 << 20), ("TRAINJOBS_MAX_FILE_BYTES",)),
+    "huge-yaml": (b"a: " + b"x" * (9 << 20), ("TRAINJOBS_MAX_RENDER_BYTES",)),
     "laughs": (laughs(9).encode(), ("TRAINJOBS_MAX_YAML_NODES",)),
     "binary": (b"\x00" * 100, ("binary",)),
     "not-utf8": (b"\xff\xfe", ("UTF-8",)),
@@ -83,7 +87,7 @@ STDIN: dict[str, tuple[bytes | Path, tuple[str, ...]]] = {
 def test_diff_reads_stdin_within_bounds(tmp_path: Path, name: str) -> None:
     stdin, fragments = STDIN[name]
     (tmp_path / "new.yaml").write_text(POD)
-    outcome = run_cli(["diff", "-", "new.yaml"], tmp_path, stdin=stdin)
+    outcome = run_cli(["diff", "-", "new.yaml"], tmp_path, stdin=stdin, env=SMALL_RENDERS)
     assert_refused(outcome, *fragments)
 
 
@@ -115,7 +119,10 @@ def test_preview_refuses_a_damaged_last_render(tmp_path: Path, name: str) -> Non
     DAMAGED[name](stored)
     before = TreeState.of(tmp_path)
     outcome = run_cli(["preview", "--state-dir", str(state), str(stack)], tmp_path)
-    assert_refused(outcome, "stored render is damaged", "delete")
+    # Refused before it is read (a link, a FIFO, a folder, too big) or after (damaged):
+    # either way the message names the file and how to get a fresh one.
+    assert_refused(outcome, "last.yaml")
+    assert "delete" in outcome.stderr or "remove the link" in outcome.stderr
     assert before.changes(TreeState.of(tmp_path)) == []
 
 
