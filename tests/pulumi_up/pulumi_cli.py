@@ -143,6 +143,8 @@ class Project:
             env["KUBECONFIG"] = str(self.kubeconfig)
         env.update(self.extra_env)
         self.env = env
+        self.stacks_made: list[str] = []
+        """Stacks :meth:`init` made, for a teardown to destroy."""
 
     def pulumi(self, *args: str, ok: Sequence[int] = (0,), timeout: float = 900) -> Result:
         """Run ``pulumi ARGS`` in the project copy; PulumiError unless it exits with ``ok``."""
@@ -163,6 +165,7 @@ class Project:
     def init(self, stack: str) -> None:
         """``pulumi stack init STACK`` (secrets: the passphrase)."""
         self.pulumi("stack", "init", stack, "--secrets-provider=passphrase")
+        self.stacks_made.append(stack)
 
     def export(self, stack: str) -> list[dict[str, Any]]:
         """The resources of the stack's state (``pulumi stack export``)."""

@@ -177,7 +177,7 @@ def test_up_creates_dependencies_first(demo: Demo) -> None:
     late = []
     for obj in started:
         api, kind, ns, _ = obj
-        needs = []
+        needs: list[Ident] = []
         if ns is not None and ("v1", "Namespace", None, ns) in finished:
             needs.append(("v1", "Namespace", None, ns))
         crd = crds.get((api.rpartition("/")[0], kind))
