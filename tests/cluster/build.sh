@@ -39,15 +39,16 @@ recipe() {
     mpi-operator)
         echo "github.com/kubeflow/mpi-operator $MPI_OPERATOR_VERSION" \
             "mpi-operator=github.com/kubeflow/mpi-operator/cmd/mpi-operator" ;;
-    # A pair name=module:path copies that file of the module (at the version the recipe's
-    # go.mod selects) instead of building a package.
+    # A pair name=module[@version]:path copies that file of the module (at the version
+    # the recipe's go.mod selects, unless one is given) instead of building a package.
     pulumi)
         echo "github.com/pulumi/pulumi/pkg/v3 $PULUMI_VERSION" \
-            "pulumi=github.com/pulumi/pulumi/pkg/v3/cmd/pulumi" \
-            "pulumi-language-python-exec=github.com/pulumi/pulumi/sdk/v3:python/cmd/pulumi-language-python-exec" ;;
+            "pulumi=github.com/pulumi/pulumi/pkg/v3/cmd/pulumi" ;;
     pulumi-language-python)
+        # The host runs the shim beside it; the CLI's release of it matches the SDK.
         echo "github.com/pulumi/pulumi/sdk/v3 $PULUMI_LANGUAGE_PYTHON_VERSION" \
-            "pulumi-language-python=github.com/pulumi/pulumi/sdk/v3/python/cmd/pulumi-language-python" ;;
+            "pulumi-language-python=github.com/pulumi/pulumi/sdk/v3/python/cmd/pulumi-language-python" \
+            "pulumi-language-python-exec=github.com/pulumi/pulumi/sdk/v3@$PULUMI_VERSION:python/cmd/pulumi-language-python-exec" ;;
     pulumi-resource-kubernetes)
         local m=github.com/pulumi/pulumi-kubernetes/provider/v4
         echo "$m $PULUMI_KUBERNETES_PROVIDER_VERSION" \

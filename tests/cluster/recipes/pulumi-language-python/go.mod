@@ -1,9 +1,10 @@
 // pulumi-language-python: the Python language host. Since v3.80 it is a module of its own
 // (github.com/pulumi/pulumi/sdk/python/cmd/pulumi-language-python/v3), which the module
 // proxy serves at no version; v3.68.0 is the newest served sdk/v3 release that still
-// holds it. The engine only passes it the engine address, so it runs the `python3` first
-// on PATH with the pulumi-language-python-exec shim it finds on PATH (the pulumi recipe's,
-// which matches the CLI and the Python SDK).
+// holds it. The engine only passes it the engine address (no runtime options), so it runs
+// the `python3` first on PATH ($PULUMI_PYTHON_CMD overrides) with the
+// pulumi-language-python-exec shim beside it, which build.sh copies from sdk/v3 at the
+// CLI's release ($PULUMI_VERSION), the one matching the Python SDK.
 module trainjobs.test/cluster/pulumi-language-python
 
 go 1.26.0

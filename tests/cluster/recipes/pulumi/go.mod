@@ -1,8 +1,7 @@
-// pulumi: the Pulumi CLI (the engine) of github.com/pulumi/pulumi/pkg/v3, and the
-// pulumi-language-python-exec shim of the matching sdk/v3, which the Python language host
-// runs the program with. pkg/v3's go.mod replaces sdk/v3 with its sibling folder (so
-// `go install pkg@version` refuses it): require both at the same release here, and copy
-// its atotto/clipboard replace, which a dependency's go.mod cannot pass on.
+// pulumi: the Pulumi CLI (the engine) of github.com/pulumi/pulumi/pkg/v3. Its go.mod
+// replaces sdk/v3 with its sibling folder (so `go install pkg@version` refuses it):
+// require both at the same release here, and copy its atotto/clipboard replace, which a
+// dependency's go.mod cannot pass on.
 module trainjobs.test/cluster/pulumi
 
 go 1.26.6
