@@ -136,6 +136,8 @@ class Project:
                 "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "true",
                 "PULUMI_SKIP_UPDATE_CHECK": "true",
                 "PULUMI_SKIP_CONFIRMATIONS": "true",
+                # Turns on `--event-log FILE`: the engine's events in order, one per line.
+                "PULUMI_DEBUG_COMMANDS": "true",
                 "NO_COLOR": "1",
             }
         )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
@@ -23,6 +24,7 @@ import yaml
 
 from tests.cluster.control_plane import ControlPlane
 from tests.pulumi_up.pulumi_cli import REPO, Project, render
+from trainjobs.k8s.quantity import parse_quantity
 
 STACK = "demo"
 Ident = tuple[str, str, str | None, str]
@@ -38,7 +40,9 @@ def missing_or_different(want: Any, have: Any, path: str = "") -> list[str]:
     """Each path where ``have`` lacks or differs from a value ``want`` sets.
 
     Fields only ``have`` holds (what the API server and the provider add: uid,
-    status, defaults, the managed-by label) are not differences.
+    status, defaults, the managed-by label) are not differences. Resource limits and
+    requests are quantities: the API server returns ``1`` as ``"1"`` and ``1000m`` as
+    ``"1"``, so they are compared by value.
     """
     if isinstance(want, Mapping):
         if not isinstance(have, Mapping):
@@ -57,7 +61,16 @@ def missing_or_different(want: Any, have: Any, path: str = "") -> list[str]:
         for i, (w, h) in enumerate(zip(want, have, strict=True)):
             out.extend(missing_or_different(w, h, f"{path}[{i}]"))
         return out
+    if QUANTITY_PATH.search(path) and isinstance(have, str):
+        return (
+            []
+            if parse_quantity(want) == parse_quantity(have)
+            else [f"{path}: {have!r} != {want!r}"]
+        )
     return [] if want == have else [f"{path}: {have!r} instead of {want!r}"]
+
+
+QUANTITY_PATH = re.compile(r"\.resources\.(limits|requests)\.[^.\[]+(\.[^.\[]+)*$")
 
 
 def k8s_resources(state: list[dict[str, Any]]) -> dict[Ident, dict[str, Any]]:
@@ -115,10 +128,22 @@ def demo(
     log = workdir / "up.events.jsonl"
     project.pulumi("up", "--yes", "--skip-preview", "--stack", STACK, f"--event-log={log}")
     yield Demo(project, rendered, log, before)
-    for urn, name in _namespace_urns(project).items():
-        if name in before:
-            project.pulumi("state", "delete", urn, "--yes", "--stack", STACK, ok=(0, 255))
-    project.pulumi("destroy", "--yes", "--stack", STACK, ok=(0, 255))
+    _destroy_keeping(project, before)
+
+
+def _destroy_keeping(project: Project, namespaces: set[str]) -> list[str]:
+    """Destroy the stack but the Namespaces named, which leave the state undeleted.
+
+    The provider adopts a declared namespace that already exists (server-side apply
+    upserts on create), so a plain destroy would delete it, and everything in it that
+    the stack did not make. Returns the namespaces kept.
+    """
+    keep = {urn: name for urn, name in _namespace_urns(project).items() if name in namespaces}
+    excludes = [f"--exclude={urn}" for urn in keep]
+    project.pulumi("destroy", "--yes", "--skip-preview", "--stack", STACK, *excludes)
+    for urn in keep:
+        project.pulumi("state", "delete", urn, "--yes", "--stack", STACK)
+    return sorted(keep.values())
 
 
 def _namespace_urns(project: Project) -> dict[str, str]:
@@ -301,16 +326,11 @@ def test_destroy_removes_the_stack_and_nothing_else(demo: Demo, cluster: Control
     """
     project = demo.project
     namespaces_before = {n["metadata"]["name"] for n in cluster.client.items("/api/v1/namespaces")}
-    adopted = {
-        urn: name for urn, name in _namespace_urns(project).items() if name in demo.preexisting
-    }
-    for urn in adopted:
-        project.pulumi("state", "delete", urn, "--yes", "--stack", STACK)
-    project.pulumi("destroy", "--yes", "--skip-preview", "--stack", STACK)
+    adopted = _destroy_keeping(project, demo.preexisting)
     assert k8s_resources(project.export(STACK)) == {}
     created_namespaces = {
         m["metadata"]["name"] for m in demo.rendered if m["kind"] == "Namespace"
-    } - set(adopted.values())
+    } - set(adopted)
     namespaced_left = [
         ident(m)
         for m in demo.rendered
