@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.cluster.conftest import cluster, pytest_runtest_makereport
+from tests.cluster.conftest import cluster, kwok_node, pytest_runtest_makereport
 from tests.pulumi_up.pulumi_cli import PulumiError, bin_dirs
 
-__all__ = ["cluster", "pulumi_dirs", "pytest_runtest_makereport"]
+__all__ = ["cluster", "kwok_node", "pulumi_dirs", "pytest_runtest_makereport"]
 
 
 @pytest.fixture(scope="session")
