@@ -14,7 +14,7 @@ environment. The program imports ``trainjobs`` from this tree (``PYTHONPATH``).
 
 This is a plain module (no pytest), usable by hand::
 
-    python -m tests.pulumi_up.pulumi_cli /tmp/p demo -- preview --diff
+    python -m tests.cluster.pulumi_up.pulumi_cli /tmp/p demo -- preview --diff
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import yaml
 
 __all__ = ["PROGRAMS", "Project", "PulumiError", "Result", "bin_dirs", "render"]
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 BUILD_SH = REPO / "tests" / "cluster" / "build.sh"
 PROGRAMS = ("pulumi", "pulumi-language-python", "pulumi-resource-kubernetes")
 """The build.sh programs a ``pulumi up`` needs (the CLI, the language host, the provider)."""
@@ -196,7 +196,7 @@ def render(stack_file: Path, *args: str) -> list[dict[str, Any]]:
 
 
 def main(argv: Sequence[str]) -> int:
-    """``python -m tests.pulumi_up.pulumi_cli WORKDIR STACK -- PULUMI ARGS``."""
+    """``python -m tests.cluster.pulumi_up.pulumi_cli WORKDIR STACK -- PULUMI ARGS``."""
     workdir, stack, _, *rest = argv
     project = Project(Path(workdir), kubeconfig=Path(os.environ["KUBECONFIG"]))
     project.init(stack)

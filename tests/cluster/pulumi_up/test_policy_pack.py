@@ -12,14 +12,15 @@ from __future__ import annotations
 import re
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from tests.cluster.control_plane import ControlPlane
-from tests.pulumi_up.pulumi_cli import REPO, Project, render
+from tests.cluster.pulumi_up.pulumi_cli import REPO, Project, render
 from trainjobs.check import run
 from trainjobs.components.policy import policy_name
-from trainjobs.errors import SpecError
+from trainjobs.errors import Finding, SpecError
 from trainjobs.spec import load_path
 
 STACK = "demo"
@@ -35,6 +36,7 @@ def test_policy_pack_reports_the_check_findings(
     start inside the engine at all.
     """
     stack = load_path(REPO / "stacks" / f"Pulumi.{STACK}.yaml")
+    findings: Sequence[Finding]
     try:
         findings = run(stack, profile="restricted").findings
     except SpecError as exc:  # errors at this level: what `trainjobs check` exits 2 with

@@ -1,6 +1,6 @@
 """``wait: running`` and ``wait: succeeded`` wait on the real conditions, and time out.
 
-The stacks are tests/pulumi_up/stacks/Pulumi.waits*.yaml, copied into the project
+The stacks are tests/cluster/pulumi_up/stacks/Pulumi.waits*.yaml, copied into the project
 copy's stacks/. kwok makes scheduled pods Running and Ready; no operator for MXJob
 runs in the test cluster, so the test sets its Succeeded condition as the operator
 would, while ``pulumi up`` waits.
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.cluster.control_plane import ControlPlane
-from tests.pulumi_up.pulumi_cli import Project
+from tests.cluster.pulumi_up.pulumi_cli import Project
 
 HERE = Path(__file__).resolve().parent
 
@@ -93,7 +93,7 @@ def test_wait_running_and_succeeded_wait_for_the_conditions(
                         "type": "Succeeded",
                         "status": "True",
                         "reason": "MXJobSucceeded",
-                        "message": "set by tests/pulumi_up",
+                        "message": "set by tests/cluster/pulumi_up",
                         "lastTransitionTime": now,
                         "lastUpdateTime": now,
                     },

@@ -23,7 +23,7 @@ import pytest
 import yaml
 
 from tests.cluster.control_plane import ControlPlane
-from tests.pulumi_up.pulumi_cli import REPO, Project, render
+from tests.cluster.pulumi_up.pulumi_cli import REPO, Project, render
 from trainjobs.k8s.quantity import parse_quantity
 
 STACK = "demo"
