@@ -26,6 +26,7 @@ from typing import Any
 
 import yaml
 
+from bench.cli import bench_cli
 from bench.workloads import REPLICAS, framework_examples, mix, stack
 from tests.support.corpus import scaled, stack_of
 from trainjobs.check import run as check_run
@@ -37,6 +38,7 @@ from trainjobs.spec.entry import TARGETS
 
 K8S_VERSION = "1.32"
 SCALE_SIZES = (1, 8, 64, 256, 1024)
+CLI_SIZES = (256, 1024, 2048, 4096)
 
 
 @dataclass
@@ -431,6 +433,7 @@ def main(argv: list[str] | None = None) -> int:
         ("pulumi", partial(bench_pulumi, rows, 5 if args.quick else 25)),
         ("resources", partial(bench_resources, rows)),
         ("scale", partial(bench_scale, rows, (1, 8, 64) if args.quick else SCALE_SIZES)),
+        ("cli", partial(bench_cli, rows, (64, 256) if args.quick else CLI_SIZES, Row)),
     ]
     for name, step in steps:
         began = time.perf_counter()

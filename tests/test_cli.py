@@ -79,8 +79,11 @@ def test_render_to_directory_prints_table(tmp_path: Path) -> None:
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["KIND", "NAMESPACE", "NAME"]
     assert lines[1].split() == ["Namespace", "-", "kubeflow"]
-    assert lines[-1] == f"wrote {len(list(out.iterdir()))} objects to {out}/"
-    assert sorted(p.name for p in out.iterdir())[0] == "0000-namespace-kubeflow.yaml"
+    assert lines[-1] == f"wrote {len(list(out.glob('*.yaml')))} objects to {out}/"
+    assert sorted(p.name for p in out.iterdir())[:2] == [
+        ".trainjobs-written",
+        "0000-namespace-kubeflow.yaml",
+    ]
 
 
 def test_check_summary() -> None:
@@ -160,13 +163,33 @@ def test_failed_render_leaves_existing_directory_untouched(tmp_path: Path) -> No
     assert (out / "keep.yaml").read_text() == "old\n"
 
 
-def test_render_replaces_directory_atomically(tmp_path: Path) -> None:
+def test_render_replaces_only_its_own_earlier_files(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert main(["render", str(STACKS / "Pulumi.demo.yaml"), "-o", str(out), "-q"]) == 0
+    assert main(["render", str(EXAMPLES / "tf-mnist" / "tfjob.yaml"), "-o", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == [
+        ".trainjobs-written",
+        "0000-tfjob-kubeflow-mnist.yaml",
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_render_refuses_a_directory_holding_other_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "out"
     out.mkdir()
     (out / "stale.yaml").write_text("old\n")
-    assert main(["render", str(EXAMPLES / "tf-mnist" / "tfjob.yaml"), "-o", str(out)]) == 0
-    assert [p.name for p in out.iterdir()] == ["0000-tfjob-kubeflow-mnist.yaml"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    job = str(EXAMPLES / "tf-mnist" / "tfjob.yaml")
+    assert main(["render", job, "-o", str(out)]) == 2
+    assert "holds files trainjobs did not write: stale.yaml" in capsys.readouterr().err
+    assert [p.name for p in out.iterdir()] == ["stale.yaml"]
+    assert main(["render", job, "-o", str(out), "--allow-other-files", "-q"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == [
+        ".trainjobs-written",
+        "0000-tfjob-kubeflow-mnist.yaml",
+        "stale.yaml",
+    ]
 
 
 def test_unknown_k8s_version(tmp_path: Path) -> None:
@@ -182,8 +205,12 @@ def test_frameworks_table_shows_targets_operator_and_legacy(
     out, err = capsys.readouterr()
     assert err == ""
     # Columns are padded to the widest cell, so compare cells, not whole lines.
-    rows = [re.split(r"\s{2,}", line) for line in out.splitlines()]
+    table, _, rules = out.partition("\n\n")
+    rows = [re.split(r"\s{2,}", line) for line in table.splitlines()]
     assert rows[0] == ["FRAMEWORK", "KIND", "TARGETS", "OPERATOR", "NOTE"]
+    # The README promises each framework's success rule here.
+    assert rules.startswith("When a job succeeds")
+    assert "  xgboost" in rules and "when the Master succeeds" in rules
     by_name = {row[0]: row[1:] for row in rows[1:]}
     assert sorted(by_name) == sorted(fw.name for fw in REGISTRY)
     v194, v181 = "Training Operator v1.9.4", "Training Operator v1.8.1"

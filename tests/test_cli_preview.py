@@ -144,7 +144,9 @@ def test_live_reads_the_cluster_through_kubectl(
     monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
     code = main(["preview", str(project / "tfjob.yaml"), "--live", "--context", "prod", "-q"])
     assert code == 1
-    assert log.read_text() == "get TFJob.v1.kubeflow.org mnist -o json -n kubeflow --context prod\n"
+    assert log.read_text() == (
+        "get --output=json --namespace=kubeflow --context=prod -- TFJob.v1.kubeflow.org mnist\n"
+    )
 
 
 def test_check_and_render_quiet(capsys: pytest.CaptureFixture[str]) -> None:

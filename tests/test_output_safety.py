@@ -1,9 +1,9 @@
 """``trainjobs render -o DIR`` is all or nothing, and touches nothing outside DIR.
 
-A failure at any point — a file that cannot be written, the final swap, an
+A failure at any point — a file that cannot be written, the final renames, an
 interrupt — leaves an existing DIR and its parent folder byte for byte as they
-were. While rendering, the only new entries beside DIR are its hidden temporary
-folders (``.<DIR>.*``), gone when the command returns.
+were. While rendering, the only new entries in DIR are its hidden staging files
+(``.trainjobs-staging.*``), gone when the command returns; nothing is made beside DIR.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import pytest
 from tests.support.paths import stack_files
 from trainjobs.cli import main
 from trainjobs.k8s.yamlio import dump_one
+from trainjobs.output import WRITTEN_LIST, folder, write_folder
 
 STACK = str(stack_files()[0])
 
@@ -31,13 +32,14 @@ def _tree(root: Path) -> dict[str, bytes | None]:
     }
 
 
+OLD_NAME = "0000-pod-training-old.yaml"
+
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    """A parent folder holding an earlier render in ``out`` and a file of the user's."""
+    """A parent folder holding an earlier render in ``out`` and a file of the user's beside."""
     out = tmp_path / "parent" / "out"
-    out.mkdir(parents=True)
-    (out / "0000-pod-training-old.yaml").write_text("kind: Pod\nmetadata: {name: old}\n")
-    (out / "notes.txt").write_text("the user's own notes\n")
+    write_folder(out, {OLD_NAME: "kind: Pod\nmetadata: {name: old}\n"})
     (tmp_path / "parent" / "keep.txt").write_text("beside the output\n")
     return tmp_path / "parent"
 
@@ -46,6 +48,7 @@ def _watch_writes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Record the path of every file opened for writing, folder made or path renamed."""
     touched: list[str] = []
     real_open, real_mkdir, real_rename = Path.open, os.mkdir, os.rename
+    real_replace, real_os_open = os.replace, os.open
 
     def watched_open(self: Path, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
         if any(c in mode for c in "wax+"):
@@ -60,9 +63,20 @@ def _watch_writes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         touched.extend([str(src), str(dst)])
         real_rename(src, dst, *args, **kwargs)
 
+    def watched_replace(src: Any, dst: Any, *args: Any, **kwargs: Any) -> None:
+        touched.extend([str(src), str(dst)])
+        real_replace(src, dst, *args, **kwargs)
+
+    def watched_os_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            touched.append(str(path))
+        return real_os_open(path, flags, *args, **kwargs)
+
     monkeypatch.setattr(Path, "open", watched_open)
     monkeypatch.setattr(os, "mkdir", watched_mkdir)
     monkeypatch.setattr(os, "rename", watched_rename)
+    monkeypatch.setattr(os, "replace", watched_replace)
+    monkeypatch.setattr(os, "open", watched_os_open)
     return touched
 
 
@@ -83,17 +97,16 @@ def test_render_writes_only_inside_dir_and_its_temporary_siblings(
     assert touched and listings
     for path in touched:
         relative = Path(path).resolve().relative_to(workspace.resolve())
-        top = relative.parts[0]
-        assert top == "out" or top.startswith(".out."), path
-    # While writing, the parent holds the old output, the user's file and one staging folder.
+        assert relative.parts[0] == "out", path
+    # While the objects are turned into text, nothing new is beside DIR or in it.
     for listing in listings:
-        hidden = [n for n in listing if n.startswith(".out.")]
-        assert sorted(set(listing) - set(hidden)) == ["keep.txt", "out"] and len(hidden) == 1
+        assert listing == ["keep.txt", "out"]
     assert sorted(os.listdir(workspace)) == ["keep.txt", "out"]
     assert (workspace / "keep.txt").read_text() == "beside the output\n"
     names = os.listdir(out)
-    assert "notes.txt" not in names and "0000-pod-training-old.yaml" not in names
-    assert all(n.endswith(".yaml") for n in names) and len(names) > 3
+    assert OLD_NAME not in names and WRITTEN_LIST in names  # the earlier render's file went
+    assert not [n for n in names if n.startswith(".trainjobs-staging")]
+    assert all(n.endswith(".yaml") for n in names if n != WRITTEN_LIST) and len(names) > 3
 
 
 def test_render_into_a_new_dir_creates_only_that_dir(tmp_path: Path) -> None:
@@ -137,7 +150,7 @@ def test_a_file_that_cannot_be_written_leaves_everything_as_it_was(
     before = _tree(workspace)
     full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
     monkeypatch.setattr(
-        "trainjobs.cli.render.dump_one", _fail_on_call(failing_file, full, dump_one)
+        "trainjobs.output.folder._stage", _fail_on_call(failing_file, full, folder._stage)
     )
     assert main(["render", STACK, "-o", str(workspace / "out")]) == 2
     err = capsys.readouterr().err
@@ -146,20 +159,19 @@ def test_a_file_that_cannot_be_written_leaves_everything_as_it_was(
     assert _tree(workspace) == before
 
 
-def test_a_failed_swap_puts_the_old_dir_back(
+def test_a_failed_rename_before_the_list_leaves_everything_as_it_was(
     workspace: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     before = _tree(workspace)
-    real = os.rename
+    real = os.replace
 
-    def rename(src: Any, dst: Any) -> None:
-        # The second rename moves the new folder into place: make it fail.
-        moving_new_in = ".out." in str(src) and ".out.old." not in str(src)
-        if Path(dst) == (workspace / "out").resolve() and moving_new_in:
+    def replace(src: Any, dst: Any) -> None:
+        # Writing the interim list of written files is the last step before any file moves.
+        if Path(dst).name == WRITTEN_LIST:
             raise OSError(errno.EXDEV, os.strerror(errno.EXDEV))
         real(src, dst)
 
-    monkeypatch.setattr(os, "rename", rename)
+    monkeypatch.setattr(os, "replace", replace)
     assert main(["render", STACK, "-o", str(workspace / "out")]) == 2
     assert "nothing was written" in capsys.readouterr().err
     assert _tree(workspace) == before

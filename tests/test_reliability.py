@@ -42,9 +42,9 @@ from trainjobs.k8s.names import (
     label_value_problem,
 )
 from trainjobs.k8s.yamlio import dump_all, load_all
+from trainjobs.limits import FILE_BYTES
 from trainjobs.render.jobs import MAX_PODS_PER_JOB
 from trainjobs.spec import load_path, parse_documents
-from trainjobs.spec.load import MAX_INPUT_BYTES
 
 LABEL_LIMIT = 63
 """The longest Kubernetes label value, and so the longest name trainjobs renders."""
@@ -440,14 +440,15 @@ def test_cli_rejects_a_50_mb_file_without_reading_it(
     with big.open("wb") as handle:
         handle.write(text)
         handle.truncate(50 * 1024 * 1024)
-    assert big.stat().st_size > MAX_INPUT_BYTES
+    assert big.stat().st_size > FILE_BYTES.value()
     workspace = tmp_path / "workspace"
     (workspace / "out").mkdir(parents=True)
     (workspace / "out" / "old.yaml").write_text("kind: Pod\n")
     before = _tree(workspace)
     assert main(["render", str(big), "-o", str(workspace / "out")]) == 2
     err = capsys.readouterr().err
-    assert f"trainjobs reads at most {MAX_INPUT_BYTES}" in err
+    assert f"trainjobs allows at most {FILE_BYTES.value():,} bytes" in err
+    assert FILE_BYTES.env in err
     assert "Traceback" not in err
     assert _tree(workspace) == before
     big.unlink()

@@ -43,12 +43,39 @@ class _NoValue:
 NO_VALUE: Any = _NoValue()
 
 
+def _as_yaml(value: Any, depth: int = 0) -> str:
+    """``value`` as the user wrote it in YAML flow style (null, true, [a, b], {k: v}),
+    never as a Python repr (None, True); strings keep their quotes."""
+    if depth > 20:
+        return "..."
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value != value:
+        return ".nan"
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        return ".inf" if value > 0 else "-.inf"
+    if isinstance(value, int | float | str):
+        return repr(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_as_yaml(v, depth + 1) for v in value[:20]) + "]"
+    if isinstance(value, dict):
+        items = list(value.items())[:20]
+        return "{" + ", ".join(f"{k}: {_as_yaml(v, depth + 1)}" for k, v in items) + "}"
+    return type(value).__name__  # an object: its type, never its repr
+
+
 def _short_repr(value: Any, limit: int = 80) -> str:
-    text = repr(value)
+    text = _as_yaml(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-_SECRET_FIELD = re.compile(r"(password|passwd|secret|token|private.?key|credential)", re.I)
+_SECRET_FIELD = re.compile(
+    r"(password|passwd|passphrase|secret|token|private.?key|api.?key|access.?key|credential"
+    r"|requirepass|masterauth|^auth$)",
+    re.I,
+)
 """Field names whose value a finding never repeats: a user who writes a real password
 where trainjobs expects ``password: true`` must not see it echoed into a CI log."""
 

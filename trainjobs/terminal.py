@@ -33,10 +33,22 @@ def wants_colour(stream: TextIO, environ: Mapping[str, str] | None = None) -> bo
     return bool(isatty and isatty())
 
 
+class _Console(Console):
+    """A rich console that lets a closed pipe surface as BrokenPipeError.
+
+    rich's own answer is ``SystemExit(1)``; the CLI instead ends quietly with 0 when
+    its reader has gone (``trainjobs check … | head``), in one place for every command.
+    """
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError(32, "Broken pipe")
+
+
 def console(stream: TextIO, environ: Mapping[str, str] | None = None) -> Console:
     """A rich console on ``stream``: coloured per ``wants_colour``, never wrapping lines."""
     colour = wants_colour(stream, environ)
-    return Console(
+    return _Console(
         file=stream,
         color_system="auto" if colour else None,
         force_terminal=colour,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 import numpy as np
 from mpi4py import MPI
@@ -31,7 +32,9 @@ def main() -> None:
     }
     if rank == 0:
         result["workers"] = gathered
-    print("result " + json.dumps(result), flush=True)
+    # One write per line: mpirun merges the ranks' output, and print() writes the text and
+    # its newline separately, so two ranks' lines could interleave mid-line.
+    os.write(sys.stdout.fileno(), f"result {json.dumps(result)}\n".encode())
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tests.support.corpus import examples, leaf_paths, stack_of
 from trainjobs.check import crd_schema, k8s_schema
-from trainjobs.check.compiled import compile_schema
+from trainjobs.check.compiled import compile_schema, json_equal
 from trainjobs.errors import SpecError, format_path
 from trainjobs.render import render
 
@@ -40,7 +40,10 @@ def _reference(manifest: dict[str, Any]) -> list[Any] | None:
     if schema is not None:
         draft7 = jsonschema.Draft7Validator(schema)
         errors = sorted(draft7.iter_errors(manifest), key=lambda e: [str(p) for p in e.path])
-        return [(_dotted(e.absolute_path), e.message, e.instance) for e in errors]
+        return [
+            (_dotted(e.absolute_path), k8s_schema.plain_message(e.message, e.instance), e.instance)
+            for e in errors
+        ]
     if not k8s_schema.has_schema(manifest, VERSION):
         return None
     validator = k8s_schema._validator(VERSION, k8s_schema._filename(api_version, kind))
@@ -208,3 +211,24 @@ def test_draft7_ref_hides_its_siblings() -> None:
     compiled = compile_schema(schema, fallback, lambda ref: schema["definitions"]["s"])
     assert [e.message for e in compiled.errors(3)] == ["3 is not of type 'string'"]
     assert [e.message for e in fallback.iter_errors(3)] == ["3 is not of type 'string'"]
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        (True, 1),
+        (False, 0),
+        (1, 1.0),
+        ("1", 1),
+        ([1, True], [1.0, True]),
+        ([1, True], [1, 1]),
+        ({"a": [1]}, {"a": [1.0]}),
+        ({"a": 1}, {"a": 1, "b": 2}),
+        (None, None),
+        ([], {}),
+    ],
+)
+def test_json_equality_is_jsonschemas(one: Any, other: Any) -> None:
+    """``enum`` compares as jsonschema's own validator does (through its public API)."""
+    expected = jsonschema.Draft202012Validator({"enum": [one]}).is_valid(other)
+    assert json_equal(one, other) is expected

@@ -56,7 +56,9 @@ def test_outputs_name_objects_and_addresses() -> None:
         job.objects.apply(lambda v: seen.setdefault("objects", v))
 
     run_program(program)
-    assert seen["addresses"] == {"chief": "mnist-chief-0.kubeflow.svc:2222"}
+    # Full service addresses: what a client in another namespace (or a peered cluster
+    # with the same domain) dials.
+    assert seen["addresses"] == {"chief": "mnist-chief-0.kubeflow.svc.cluster.local:2222"}
     assert "Pod kubeflow/mnist-worker-1" in seen["objects"]
 
 
@@ -101,3 +103,49 @@ def test_crds_are_retained_on_delete() -> None:
     (registered,) = resources
     assert registered.type == "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
     assert registered.options["retain_on_delete"] is True
+
+
+def test_status_is_the_live_custom_resource_status() -> None:
+    seen: dict[str, Any] = {}
+    conditions = [{"type": "Created", "status": "True"}, {"type": "Running", "status": "True"}]
+
+    def program() -> None:
+        TrainingJob("mnist", _tfjob()).status.apply(lambda v: seen.setdefault("status", v))
+
+    run_program(
+        program, live={"kubernetes:kubeflow.org/v1:TFJob": {"status": {"conditions": conditions}}}
+    )
+    assert seen["status"] == {"conditions": conditions}
+
+
+def test_status_on_the_pods_target_is_each_pods_phase() -> None:
+    seen: dict[str, Any] = {}
+
+    def program() -> None:
+        job = TrainingJob("mnist", _tfjob(), target="pods")
+        job.status.apply(lambda v: seen.setdefault("status", v))
+
+    run_program(program, live={"kubernetes:core/v1:Pod": {"status": {"phase": "Running"}}})
+    assert seen["status"] == {
+        "pods": {
+            "mnist-chief-0": "Running",
+            "mnist-ps-0": "Running",
+            "mnist-worker-0": "Running",
+            "mnist-worker-1": "Running",
+        }
+    }
+
+
+def test_status_on_the_trainer_target_is_the_trainjobs() -> None:
+    seen: dict[str, Any] = {}
+    job = load_path(EXAMPLES / "pytorch-ddp" / "pytorchjob.yaml").jobs[0].job
+    complete = {"conditions": [{"type": "Complete", "status": "True"}]}
+
+    def program() -> None:
+        trained = TrainingJob("ddp", job, target="trainer")
+        trained.status.apply(lambda v: seen.setdefault("status", v))
+
+    run_program(
+        program, live={"kubernetes:trainer.kubeflow.org/v1alpha1:TrainJob": {"status": complete}}
+    )
+    assert seen["status"] == complete

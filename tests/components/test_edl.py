@@ -8,7 +8,9 @@ from trainjobs.platform.edl_controller import EdlControllerSpec
 
 
 def test_the_controller_registers_its_objects_and_keeps_the_crd() -> None:
-    resources = run_program(lambda: EdlController("edl", EdlControllerSpec(max_load_desired=0.8)))
+    resources = run_program(
+        lambda: EdlController("edl", EdlControllerSpec(max_load_desired=0.8, create_namespace=True))
+    )
     component = resources[0]
     assert (component.type, component.name) == ("trainjobs:index:EdlController", "edl")
     children = {r.type.split(":", 1)[1]: r for r in resources[1:]}

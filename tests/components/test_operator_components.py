@@ -75,3 +75,14 @@ def test_a_training_job_component_can_be_gang_scheduled() -> None:
     pod = _named(resources, "Pod")["kubeflow/mnist-worker-0"]
     assert pod.inputs["metadata"]["labels"]["scheduling.x-k8s.io/pod-group"] == "mnist"
     assert "kubernetes:scheduling.x-k8s.io/v1alpha1:PodGroup::kubeflow/mnist" in _deps(pod)
+
+
+def test_an_operator_creates_its_namespace_only_when_asked() -> None:
+    """A component never owns a namespace it was not asked to create: destroying it
+    would delete every job in that namespace."""
+    by_default = run_program(lambda: TrainingOperator("training-operator"))
+    assert [r for r in by_default if r.type == "kubernetes:core/v1:Namespace"] == []
+    asked = run_program(lambda: TrainingOperator("training-operator", {"createNamespace": True}))
+    (namespace,) = [r for r in asked if r.type == "kubernetes:core/v1:Namespace"]
+    assert namespace.name == "kubeflow"
+    assert namespace.parent.endswith("trainjobs:index:TrainingOperator::training-operator")

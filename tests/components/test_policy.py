@@ -10,7 +10,7 @@ from typing import Any
 import pulumi
 import pulumi_policy as policy
 import pytest
-from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
+from pulumi_policy.proxy import unknown_checking_proxy
 
 from tests.support.paths import ROOT, example_programs, stack_files
 from tests.support.pulumi_harness import Registered, run_program
@@ -19,7 +19,14 @@ from trainjobs.check import run
 from trainjobs.check.rules import RULES, RuleContext, ignored_by, object_violations, silenced
 from trainjobs.components import program
 from trainjobs.components.platform import register_objects
-from trainjobs.components.policy import ENFORCEMENT, manifest_from_args, policies, policy_name
+from trainjobs.components.policy import (
+    ENFORCEMENT,
+    UNKNOWN,
+    manifest_and_unknowns,
+    manifest_from_args,
+    policies,
+    policy_name,
+)
 from trainjobs.components.register import logical_name
 from trainjobs.errors import Severity
 from trainjobs.k8s.yamlio import load_all
@@ -297,20 +304,85 @@ def test_a_violation_reads_like_a_finding() -> None:
     ]
 
 
-def test_enforcement_follows_severity_profile_and_ignore() -> None:
+def test_enforcement_follows_severity_and_ignore() -> None:
     pack = {p.name: p for p in policies(ignore=["image"])}
     assert len(pack) == len(RULES)
     for rule in RULES:
         level = pack[policy_name(rule.code)].enforcement_level
-        if rule.level == "restricted" or rule.code == "image.unpinned":
+        if rule.code == "image.unpinned":
             assert level is policy.EnforcementLevel.DISABLED, rule.code
         else:
+            # A rule of the restricted level is enabled; its profile config decides.
             assert level is ENFORCEMENT[rule.severity], rule.code
     assert ENFORCEMENT[Severity.ERROR] is policy.EnforcementLevel.MANDATORY
-    restricted = {p.name: p for p in policies(profile="restricted")}
-    assert restricted["pss-restricted-seccomp"].enforcement_level is (
-        policy.EnforcementLevel.MANDATORY
+
+
+def _pod_args(config: dict[str, Any] | None, name: str = "p", namespace: str = "ml") -> Any:
+    pod = {
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"containers": [{"name": "c", "image": "c:1"}]},
+    }
+    timeouts = policy.PolicyCustomTimeouts(0, 0, 0)
+    opts = policy.PolicyResourceOptions(False, [], None, [], timeouts, [], "")
+    return policy.ResourceValidationArgs(
+        "kubernetes:core/v1:Pod", unknown_checking_proxy(pod), "urn", name, opts, None, config
     )
+
+
+def _reports(name: str, args: Any) -> list[str]:
+    (pol,) = [p for p in policies() if p.name == name]
+    assert isinstance(pol, policy.ResourceValidationPolicy)
+    seen: list[str] = []
+
+    def report(message: str, urn: str | None = None) -> None:
+        seen.append(message)
+
+    pol.validate(args, report)
+    return seen
+
+
+def test_every_policy_declares_its_config_schema() -> None:
+    for pol in policies():
+        schema = pol.config_schema
+        assert schema is not None, pol.name
+        assert sorted(schema.properties) == ["ignore", "k8sVersion", "profile"]
+        assert schema.properties["profile"]["enum"] == ["baseline", "restricted"]
+
+
+def test_the_profile_comes_from_the_policy_config() -> None:
+    assert _reports("pss-restricted-run-as-non-root", _pod_args(None)) == []
+    restricted = _reports("pss-restricted-run-as-non-root", _pod_args({"profile": "restricted"}))
+    assert len(restricted) == 1 and "runAsNonRoot" in restricted[0]
+
+
+def test_the_ignore_list_skips_objects() -> None:
+    config = {"profile": "restricted", "ignore": ["ml/*"]}
+    assert _reports("pss-restricted-run-as-non-root", _pod_args(config)) == []
+    other = _pod_args(config, namespace="training")
+    assert len(_reports("pss-restricted-run-as-non-root", other)) == 1
+
+
+def test_restricted_json_sets_every_restricted_policy() -> None:
+    import json
+
+    config = json.loads((ROOT / "policy" / "restricted.json").read_text())
+    restricted = sorted(policy_name(r.code) for r in RULES if r.level == "restricted")
+    assert sorted(config) == restricted
+    assert all(v == {"profile": "restricted"} for v in config.values())
+
+
+def test_a_value_unknown_at_preview_is_not_reported() -> None:
+    """A registry push's image is unknown during a preview: no advisory about it (the
+    update checks it), but the rest of the pod is still checked."""
+    unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+    pod = {
+        "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "image": unknown}], "hostNetwork": True},
+    }
+    args = _pod_args(None)
+    args.props = unknown_checking_proxy(pod)
+    assert _reports("image-unpinned", args) == []
+    assert len(_reports("pss-baseline-host-namespaces", args)) == 1
 
 
 def test_manifest_from_args_reads_only_objects_with_pods() -> None:
@@ -328,11 +400,15 @@ def test_manifest_from_args_reads_only_objects_with_pods() -> None:
     unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
     secret = unknown_checking_proxy({"stringData": {"password": unknown}})
     assert manifest_from_args("kubernetes:core/v1:Secret", secret) is None
-    with pytest.raises(UnknownValueError):
-        manifest_from_args("kubernetes:core/v1:Pod", unknown_checking_proxy({"spec": unknown}))
+    # A Pod's unknown field is read as UNKNOWN, its path noted (no "can't run" advisory).
+    manifest, unknowns = manifest_and_unknowns(
+        "kubernetes:core/v1:Pod", unknown_checking_proxy({"spec": unknown})
+    )
+    assert manifest is not None and manifest["spec"] == UNKNOWN
+    assert unknowns == ["spec"]
 
 
-def test_the_pack_program_builds_the_pack_from_its_environment(
+def test_the_pack_program_builds_the_pack_without_the_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     built: dict[str, Any] = {}
@@ -341,14 +417,23 @@ def test_the_pack_program_builds_the_pack_from_its_environment(
         built.update(name=name, policies=policies)
 
     monkeypatch.setattr(policy, "PolicyPack", capture)
+    # The environment no longer configures the pack; its config file does.
     monkeypatch.setenv("TRAINJOBS_PROFILE", "restricted")
-    monkeypatch.setenv("TRAINJOBS_IGNORE", "ttl.unset, pss.restricted.run_as_user")
     runpy.run_path(str(ROOT / "policy" / "__main__.py"))
-    levels = {p.name: p.enforcement_level for p in built["policies"]}
     assert built["name"] == "trainjobs"
-    assert levels["pss-restricted-seccomp"] is policy.EnforcementLevel.MANDATORY
-    assert levels["pss-restricted-run-as-user"] is policy.EnforcementLevel.DISABLED
-    assert levels["ttl-unset"] is policy.EnforcementLevel.DISABLED
-    monkeypatch.setenv("TRAINJOBS_PROFILE", "strict")
-    with pytest.raises(SystemExit, match="TRAINJOBS_PROFILE must be one of baseline, restricted"):
-        runpy.run_path(str(ROOT / "policy" / "__main__.py"))
+    assert len(built["policies"]) == len(RULES)
+    assert all(p.config_schema is not None for p in built["policies"])
+    (pol,) = [p for p in built["policies"] if p.name == "pss-restricted-run-as-non-root"]
+    assert pol.config_schema.properties["profile"]["default"] == "baseline"
+
+
+def test_the_pack_installs_without_this_clone() -> None:
+    """Published, the pack folder is all there is: no path outside it."""
+    text = (ROOT / "policy" / "PulumiPolicy.yaml").read_text()
+    assert "virtualenv: venv" in text
+    lines = [
+        line.strip()
+        for line in (ROOT / "policy" / "requirements.txt").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    assert lines == ["trainjobs[policy]>=0.1,<0.2", "pulumi-policy>=1.18,<2"]

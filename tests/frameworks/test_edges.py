@@ -145,7 +145,7 @@ def test_a_suspended_job_is_refused_on_the_pods_target(
     assert _refusals(doc) == [
         "error: jobs[0].spec.runPolicy.suspend: a suspended job has no pods until it is "
         "resumed, and on the pods target no operator is there to resume it and create them "
-        f"(got True); {SUSPEND_FIX}"
+        f"(got true); {SUSPEND_FIX}"
     ]
     rendering, _ = render_checked(doc, "operator")
     (resource,) = rendering.manifests

@@ -128,7 +128,7 @@ def test_lower_case_types_are_renamed_and_rules_apply() -> None:
         "the workers find it by its Service (got 2); fix: set Scheduler.replicas to 1",
         "error: spec.msReplicaSpecs.Worker.template.spec.enableServiceLinks: MS_SCHED_HOST is "
         "taken from the scheduler Service's environment variable, which Kubernetes gives only "
-        "pods with service links (got False); fix: remove enableServiceLinks: false",
+        "pods with service links (got false); fix: remove enableServiceLinks: false",
     ]
 
 

@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from tests.support.paths import DATA
 from trainjobs.check import run
 from trainjobs.errors import Severity, SpecError
 from trainjobs.frameworks.registry import REGISTRY
-from trainjobs.k8s.yamlio import load_all
 from trainjobs.spec import parse_documents
 
 TARGETS = ("operator", "pods")
@@ -38,7 +38,10 @@ def _files() -> list[Path]:
 def _documents() -> list[tuple[str, int, dict[str, Any]]]:
     out: list[tuple[str, int, dict[str, Any]]] = []
     for path in _files():
-        for index, doc in enumerate(load_all(path.read_text(), str(path))):
+        # PyYAML's own loader: the upstream ms-dist-train.yaml holds a key twice, which
+        # trainjobs' loader refuses (tests/frameworks/test_mindspore.py asserts it); the
+        # jobs' other findings are what this test is about.
+        for index, doc in enumerate(d for d in yaml.safe_load_all(path.read_text()) if d):
             out.append((str(path.relative_to(DATA)), index, doc))
     return out
 

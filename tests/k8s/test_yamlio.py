@@ -133,3 +133,55 @@ def test_double_quoted_escapes_match_pyyaml() -> None:
     for text in ["a\tb\nc", 'q"\\\x85\u2028\ufeff\x01\x7f\U0001f600\n', "\x00\x1b\n"]:
         assert dump_one({"d": text}) == dump_one_pyyaml({"d": text})
     assert dump_one({"d": "a\tb\nc"}) == 'd: "a\\tb\\nc"\n'
+
+
+# Strings built from the characters that steer PyYAML's scalar analysis (indicators,
+# spaces, document markers) so the fast path's regular expressions meet every branch.
+_steering = st.text(alphabet=st.sampled_from(list("-?:#,[]{}&*!|>'\"%@`. ax0")), max_size=8)
+
+
+@settings(max_examples=600, deadline=None, derandomize=True)
+@given(st.one_of(_steering, st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126))))
+def test_scalar_fast_path_decides_as_pyyaml_analyze_scalar(text: str) -> None:
+    from trainjobs.k8s._emitter import _ANALYSER, _analysis
+
+    if not text:
+        return
+    analysis = _ANALYSER.analyze_scalar(text)
+    assert _analysis(text) == (analysis.allow_block_plain, analysis.allow_single_quoted)
+    assert dump_one({"k": text, text: 1}) == dump_one_pyyaml({"k": text, text: 1})
+
+
+def test_scalar_fast_path_examples() -> None:
+    from trainjobs.k8s._emitter import _analysis
+
+    assert _analysis("worker-0.ns.svc:2222") == (True, True)
+    assert _analysis('{"cluster": {"worker": ["a:1"]}}') == (False, True)
+    assert _analysis("a: b") == (False, True)
+    assert _analysis("a #b") == (False, True)
+    assert _analysis("a#b") == (True, True)
+    assert _analysis("- x") == (False, True)
+    assert _analysis("-x") == (True, True)
+    assert _analysis("trailing ") == (False, True)
+
+
+def test_a_duplicate_key_is_refused_at_its_first_place_in_the_file() -> None:
+    text = "a:\n  x: 1\n  x: 2\nb:\n  y: 1\n  y: 2\n"
+    with pytest.raises(YamlSyntaxError, match="duplicate key 'x' at line 3"):
+        load_all(text, "f.yaml")
+
+
+def test_merge_keys_may_be_overridden_and_aliases_shared() -> None:
+    text = "base: &b {cpu: 1, mem: 2}\njob: {<<: *b, cpu: 4}\ncopy: *b\n"
+    assert load_all(text) == [
+        {"base": {"cpu": 1, "mem": 2}, "job": {"cpu": 4, "mem": 2}, "copy": {"cpu": 1, "mem": 2}}
+    ]
+
+
+def test_an_alias_bomb_is_refused_before_it_expands() -> None:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 9)]
+    with pytest.raises(YamlSyntaxError) as err:
+        load_all("\n".join(lines), "bomb.yaml")
+    assert "TRAINJOBS_MAX_YAML_NODES" in err.value.problem
+    assert "TRAINJOBS_MAX_YAML_NODES" in err.value.hint

@@ -34,7 +34,7 @@ def objects(*docs: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
 
 
 def test_the_install_is_the_objects_a_controller_needs() -> None:
-    assert sorted(objects(operator())) == [
+    assert sorted(objects(operator(createNamespace=True))) == [
         ("ClusterRole", "caffe2-operator"),
         ("ClusterRoleBinding", "caffe2-operator"),
         ("CustomResourceDefinition", "caffe2jobs.kubeflow.org"),

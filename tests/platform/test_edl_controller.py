@@ -17,6 +17,7 @@ CONTROLLER: dict[str, Any] = {
     "apiVersion": "trainjobs.dev/v1alpha1",
     "kind": "EdlController",
     "metadata": {"name": "training-job-controller"},
+    "spec": {"createNamespace": True},
 }
 JOB: dict[str, Any] = {
     "apiVersion": "paddlepaddle.org/v1",

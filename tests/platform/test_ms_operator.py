@@ -27,7 +27,7 @@ def objects(*docs: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
 
 
 def test_the_charts_objects_with_rbac_always_installed() -> None:
-    found = objects(operator(image="mindspore/ms-operator:0.1"))
+    found = objects(operator(image="mindspore/ms-operator:0.1", createNamespace=True))
     assert sorted(found) == [
         ("ClusterRole", "ms-operator"),
         ("ClusterRoleBinding", "ms-operator"),

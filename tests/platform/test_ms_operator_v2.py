@@ -36,7 +36,7 @@ def upstream() -> dict[tuple[str, str], dict[str, Any]]:
 
 
 def test_the_same_objects_as_upstream() -> None:
-    assert sorted(objects(operator())) == sorted(upstream())
+    assert sorted(objects(operator(createNamespace=True))) == sorted(upstream())
 
 
 def test_rules_are_upstreams_plus_events_for_the_manager() -> None:

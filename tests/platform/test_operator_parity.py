@@ -29,6 +29,8 @@ def _render(kind: str, spec: dict[str, Any], namespace: str | None = None) -> di
     plugin = PLATFORM.by_kind(kind)
     assert plugin is not None
     meta = {"name": "op", **({"namespace": namespace} if namespace else {})}
+    # Upstream's installs create their namespace; trainjobs does only when asked.
+    spec = {"createNamespace": True, **spec}
     resource = plugin.model.model_validate(
         {"apiVersion": API_VERSION, "kind": kind, "metadata": meta, "spec": spec}
     )

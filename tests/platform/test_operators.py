@@ -159,7 +159,7 @@ def test_trainer_without_jobset_leaves_it_out_and_says_so() -> None:
     stack = parse_documents([_doc("Trainer", {"installJobSet": False, "resources": REQUESTS})])
     assert [f.render() for f in run(stack).findings] == [
         "advice: operators[0].spec.installJobSet: Trainer runs every TrainJob as a JobSet; "
-        "JobSet v0.12.0 must be installed before Trainer starts (got False); fix: add a JobSet "
+        "JobSet v0.12.0 must be installed before Trainer starts (got false); fix: add a JobSet "
         "operator to this stack, or install JobSet in the cluster"
     ]
 

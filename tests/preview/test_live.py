@@ -21,16 +21,23 @@ from trainjobs.preview.objects import Side, side_from_manifests
 from trainjobs.preview.plan import make_plan
 
 FAKE = """#!/bin/sh
-# Stands in for `kubectl get KIND NAME -o json [-n NS]`: serves $FAKE_KUBECTL_DIR/KIND_NS_NAME.json.
+# Stands in for `kubectl get --output=json [--namespace=NS] ... -- KIND NAME`: serves
+# $FAKE_KUBECTL_DIR/KIND_NS_NAME.json.
 echo "$*" >> "$FAKE_KUBECTL_DIR/calls.log"
 if [ -e "$FAKE_KUBECTL_DIR/unreachable" ]; then
   echo "The connection to the server localhost:8080 was refused" >&2
   exit 1
 fi
-resource=$2 name=$3 namespace="" previous=""
+resource="" name="" namespace="" positional=""
 for arg in "$@"; do
-  if [ "$previous" = "-n" ]; then namespace=$arg; fi
-  previous=$arg
+  if [ -n "$positional" ]; then
+    if [ -z "$resource" ]; then resource=$arg; else name=$arg; fi
+    continue
+  fi
+  case "$arg" in
+    --) positional=1 ;;
+    --namespace=*) namespace=${arg#--namespace=} ;;
+  esac
 done
 file="$FAKE_KUBECTL_DIR/${resource}_${namespace}_${name}.json"
 if [ -f "$file" ]; then
@@ -102,7 +109,7 @@ def test_a_cluster_running_the_render_shows_no_change(cluster: Path) -> None:
     assert [o.title for o in plan.changes] == []
     assert plan.counts()["same"] == 8
     calls = (cluster / "calls.log").read_text().splitlines()
-    assert calls[0] == "get Service pytorch-ddp-master-0 -o json -n training"
+    assert calls[0] == "get --output=json --namespace=training -- Service pytorch-ddp-master-0"
     assert all(call.startswith("get ") for call in calls)
 
 
@@ -135,7 +142,7 @@ def test_operator_target_custom_resources_are_read_fully_qualified(cluster: Path
     plan = make_plan(live_side(desired, None, b"k"), desired, same=quantity_same)
     assert not plan.changed
     assert (cluster / "calls.log").read_text() == (
-        "get TFJob.v1.kubeflow.org tf-benchmarks -o json -n training\n"
+        "get --output=json --namespace=training -- TFJob.v1.kubeflow.org tf-benchmarks\n"
     )
 
 
@@ -184,10 +191,24 @@ def test_kubeconfig_and_context_are_passed_on() -> None:
     namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"}}
     kubectl = Kubectl(kubeconfig="/k/config", context="prod")
     assert kubectl.command(pod) == [
-        "kubectl", "get", "Pod", "p", "-o", "json", "-n", "n",
-        "--kubeconfig", "/k/config", "--context", "prod",
+        "kubectl", "get", "--output=json", "--namespace=n",
+        "--kubeconfig=/k/config", "--context=prod", "--", "Pod", "p",
     ]  # fmt: skip
-    assert Kubectl().command(namespace) == ["kubectl", "get", "Namespace", "n", "-o", "json"]
+    assert Kubectl().command(namespace) == [
+        "kubectl", "get", "--output=json", "--", "Namespace", "n"
+    ]  # fmt: skip
+
+
+def test_names_from_the_input_never_become_kubectl_options() -> None:
+    hostile = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "--kubeconfig=/tmp/evil", "namespace": "-A"},
+    }
+    command = Kubectl().command(hostile)
+    cut = command.index("--")
+    assert command[cut + 1 :] == ["Pod", "--kubeconfig=/tmp/evil"]
+    assert "--namespace=-A" in command[:cut] and "-A" not in command
 
 
 def test_prune_keeps_what_either_render_sets() -> None:

@@ -10,6 +10,7 @@ import pytest
 from tests.support.paths import EXAMPLES, ROOT, STACKS
 from trainjobs.errors import SpecError
 from trainjobs.k8s.yamlio import load_all
+from trainjobs.output import OutputError
 from trainjobs.preview import compare
 from trainjobs.preview.compare import preview_stack
 from trainjobs.preview.objects import Side, side_from_manifests
@@ -109,7 +110,7 @@ def test_a_failed_write_leaves_the_old_render(
         raise OSError("disk full")
 
     monkeypatch.setattr("trainjobs.preview.store.os.replace", broken)
-    with pytest.raises(OSError):
+    with pytest.raises(OutputError, match="disk full; the previous one is unchanged"):
         stored.save([{**namespace, "metadata": {"name": "b"}}], b"k")
     assert stored.render_file.read_text() == before
     assert sorted(p.name for p in stored.directory.iterdir()) == ["key", "last.yaml"]

@@ -59,5 +59,6 @@ def test_too_many_pods_name_the_largest_count() -> None:
         10_001,
     )
     assert finding.message == (
-        "the job would run 10,001 pods; trainjobs renders at most 10,000 per job"
+        "the job would run 10,001 pods; trainjobs allows at most 10,000 pods in one job "
+        "(TRAINJOBS_MAX_PODS_PER_JOB)"
     )

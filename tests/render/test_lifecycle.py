@@ -69,7 +69,7 @@ def test_components_turn_the_decision_into_annotations_and_timeouts() -> None:
 
     resources = run_program(program)
     pod = next(
-        r for r in resources if r.name == "kubeflow/mnist-worker-0" and r.type.endswith("Pod")
+        r for r in resources if r.name == "a:kubeflow/mnist-worker-0" and r.type.endswith("Pod")
     )
     assert pod.inputs["metadata"]["annotations"] == {"pulumi.com/skipAwait": "true"}
     assert pod.options["custom_timeouts"] == {}
@@ -95,3 +95,20 @@ def test_the_python_api_checks_wait_options_like_yaml_does() -> None:
         "error: jobs[0].trainjobs.waitTimeout: value error, must be a whole number of s, m "
         "or h, e.g. 90m or 2h (got 'soon')"
     ]
+
+
+def _trainer(**options: Any) -> dict[str, Lifecycle]:
+    doc: dict[str, Any] = load_all((EXAMPLES / "pytorch-ddp" / "pytorchjob.yaml").read_text())[0]
+    rendering = run(parse_documents([{**doc, "trainjobs": {"target": "trainer", **options}}]))
+    return {o.title: o.lifecycle for o in rendering.objects}
+
+
+def test_the_trainer_target_waits_on_the_trainjobs_own_conditions() -> None:
+    found = _trainer(wait="succeeded", waitTimeout="2h")
+    (trainjob,) = [v for k, v in found.items() if k.startswith("TrainJob ")]
+    assert trainjob == Lifecycle(wait_for="condition=Complete", timeout="2h")
+    (runtime,) = [v for k, v in found.items() if k.startswith("ClusterTrainingRuntime ")]
+    assert runtime == Lifecycle()
+    with pytest.raises(SpecError) as err:
+        _trainer(wait="running")
+    assert [f.code for f in err.value.errors] == ["wait.running"]

@@ -112,8 +112,8 @@ def test_unknown_kind_and_missing_fields() -> None:
         "kubeflow.org/v1",
         "error: jobs[3].metadata.name: required field is missing; fix: add the required field "
         "'name'",
-        "error: jobs[4]: a job must be a mapping with apiVersion, kind, metadata and spec "
-        "(got ['not', 'a', 'job']); fix: check the indentation of this entry",
+        "error: jobs[4]: a job must be a mapping with apiVersion, kind, metadata and spec, "
+        "not a list; fix: check the indentation of this entry",
     ]
 
 

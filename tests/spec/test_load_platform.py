@@ -83,7 +83,7 @@ def test_platform_documents_report_field_paths() -> None:
     assert _errors(lambda: parse_documents([bad])) == [
         "error: backends[0].spec.port: input should be greater than or equal to 1 (got 0); "
         "fix: change the number to fit the bound",
-        "error: backends[0].spec.pasword: unknown field (got True); fix: did you mean 'password'?",
+        "error: backends[0].spec.pasword: unknown field (got true); fix: did you mean 'password'?",
     ]
     wrong = {**REDIS, "kind": "RedisBakend"}
     # Every registered kind is offered; the list grows with the registry.

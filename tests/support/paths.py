@@ -27,11 +27,14 @@ def unfit_stack_files() -> list[Path]:
 
 
 def example_job_files() -> list[Path]:
-    """Every job YAML of every example (not its Pulumi.yaml or stack configs)."""
+    """Every job YAML of every example (not its Pulumi.yaml or stack configs, nor anything in
+    a hidden folder such as a preview's state)."""
     return sorted(
         p
         for p in EXAMPLES.rglob("*.yaml")
-        if not p.name.startswith("Pulumi") and "data" not in p.parts
+        if not p.name.startswith("Pulumi")
+        and "data" not in p.parts
+        and not any(part.startswith(".") for part in p.relative_to(EXAMPLES).parts)
     )
 
 

@@ -26,12 +26,15 @@ class Registered:
     parent: str
     custom: bool
     options: dict[str, Any] = field(default_factory=dict)
+    urn: str = ""
+    """The URN the mock monitor computed (type chain through the parent, and name)."""
 
 
 @dataclass
 class _Mocks(pulumi.runtime.Mocks):
     resources: list[Registered] = field(default_factory=list)
     requests: list[Any] = field(default_factory=list)
+    live: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
         # Registrations run concurrently: find this resource's own request.
@@ -45,6 +48,8 @@ class _Mocks(pulumi.runtime.Mocks):
         )
         outputs = dict(args.inputs)
         outputs.update(generated_outputs(args.typ, args.name))
+        # What the cluster adds to the object (its status), as the provider returns it.
+        outputs.update(self.live.get(args.typ, {}))
         self.resources.append(
             Registered(
                 args.typ,
@@ -59,7 +64,9 @@ class _Mocks(pulumi.runtime.Mocks):
                     "secret_inputs": secret_keys(dict(args.inputs)),
                     "custom_timeouts": _timeouts(request),
                     "aliases": _aliases(request),
+                    "provider": str(getattr(request, "provider", "") or ""),
                 },
+                _urn(request),
             )
         )
         return f"{args.name}-id", outputs
@@ -68,6 +75,14 @@ class _Mocks(pulumi.runtime.Mocks):
         self, args: pulumi.runtime.MockCallArgs
     ) -> tuple[dict[Any, Any], list[tuple[str, str]] | None]:
         return {}, None
+
+
+def _urn(request: Any) -> str:
+    """The URN the mock monitor gives ``request`` (it computes it the same way on register)."""
+    if request is None:
+        return ""
+    monitor: Any = pulumi.runtime.settings.get_monitor()
+    return str(monitor.make_urn(request.parent, request.type, request.name))
 
 
 def _timeouts(request: Any) -> dict[str, str]:
@@ -168,9 +183,19 @@ def run_program(
     config: dict[str, Any] | None = None,
     stack: str = "test",
     project: str = "trainjobs",
+    live: dict[str, dict[str, Any]] | None = None,
+    secret_keys: list[str] | None = None,
+    into: list[Registered] | None = None,
 ) -> list[Registered]:
-    """Run ``program`` under mocks with the given ``trainjobs:*`` config; return registrations."""
-    mocks = _Mocks()
+    """Run ``program`` under mocks with the given ``trainjobs:*`` config; return registrations.
+
+    ``live`` (resource type → outputs) is what the cluster reports for objects of that
+    type, e.g. a job's ``status``; ``secret_keys`` are config keys set with ``--secret``;
+    ``into`` collects the registrations even when the program fails.
+    """
+    mocks = _Mocks(live=dict(live or {}))
+    if into is not None:
+        mocks.resources = into
     pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=False)
     # MockResourceArgs has no parent or options; keep the raw request to read them.
     monitor: Any = pulumi.runtime.settings.get_monitor()
@@ -182,7 +207,8 @@ def run_program(
 
     monitor.RegisterResource = recording
     pulumi.runtime.set_all_config(
-        {k: v if isinstance(v, str) else json.dumps(v) for k, v in (config or {}).items()}
+        {k: v if isinstance(v, str) else json.dumps(v) for k, v in (config or {}).items()},
+        secret_keys or [],
     )
     try:
 
@@ -193,7 +219,7 @@ def run_program(
 
         _run()
     finally:
-        pulumi.runtime.set_all_config({})
+        pulumi.runtime.set_all_config({}, [])
     return mocks.resources
 
 

@@ -225,7 +225,8 @@ def test_a_trainjob_waits_for_the_trainer_install_in_its_stack() -> None:
 
 def test_frameworks_lists_the_trainer_target(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["frameworks"]) == 0
-    rows = {line.split()[0]: line.split()[3] for line in capsys.readouterr().out.splitlines()}
+    table = capsys.readouterr().out.partition("\n\n")[0]
+    rows = {line.split()[0]: line.split()[3] for line in table.splitlines()}
     assert rows["pytorch"] == "operator,pods,trainer"
     assert rows["mpi"] == "operator,pods,trainer"
     assert rows["tensorflow"] == "operator,pods"

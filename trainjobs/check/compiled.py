@@ -26,7 +26,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import jsonschema
-from jsonschema._utils import equal
 from jsonschema.exceptions import ValidationError
 
 __all__ = ["CompiledSchema", "compile_schema"]
@@ -39,6 +38,26 @@ Check = Callable[[Any, Path, list[ValidationError]], None]
 _IGNORED = {"format", "description", "default", "title", "$schema", "$id", "$defs"}
 """Keywords that assert nothing here (``format``: no format checker, as in jsonschema's
 default)."""
+
+
+def json_equal(one: Any, other: Any) -> bool:
+    """Equality as JSON Schema defines it (``enum``, ``const``): ``true`` is not ``1``,
+    ``1.0`` is ``1``, and containers compare member by member.
+
+    Written here rather than imported from ``jsonschema._utils``, a private module
+    that may move in any release.
+    """
+    if isinstance(one, bool) or isinstance(other, bool):
+        return isinstance(one, bool) and isinstance(other, bool) and one == other
+    if isinstance(one, Mapping) and isinstance(other, Mapping):
+        return one.keys() == other.keys() and all(json_equal(one[k], other[k]) for k in one)
+    if isinstance(one, list | tuple) and isinstance(other, list | tuple):
+        return len(one) == len(other) and all(
+            json_equal(a, b) for a, b in zip(one, other, strict=True)
+        )
+    if isinstance(one, list | tuple | Mapping) or isinstance(other, list | tuple | Mapping):
+        return False
+    return bool(one == other)
 
 
 def _path_list(path: Path) -> deque[Any]:
@@ -219,7 +238,7 @@ class _Compiler:
         def check(value: Any, path: Path, out: list[ValidationError]) -> None:
             if isinstance(value, str) and value in strings:
                 return
-            if all(not equal(each, value) for each in enums):
+            if all(not json_equal(each, value) for each in enums):
                 message = f"{value!r} is not one of {enums!r}"
                 out.append(_error(message, "enum", enums, value, node, path, checker))
 

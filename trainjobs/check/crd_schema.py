@@ -20,7 +20,7 @@ from typing import Any
 import jsonschema
 
 from trainjobs.check.compiled import CompiledSchema, compile_schema
-from trainjobs.check.k8s_schema import SchemaProblem
+from trainjobs.check.k8s_schema import SchemaProblem, plain_message
 from trainjobs.errors import format_path
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.crds import crd_dir, crd_files, load_crd
@@ -73,7 +73,11 @@ def _validator(api_version: str, kind: str) -> CompiledSchema | None:
 
 def _walk(validator: CompiledSchema, obj: Any) -> Iterator[SchemaProblem]:
     for error in sorted(validator.errors(obj), key=lambda e: [str(p) for p in e.absolute_path]):
-        yield format_path(error.absolute_path), error.message, error.instance
+        yield (
+            format_path(error.absolute_path),
+            plain_message(error.message, error.instance),
+            error.instance,
+        )
 
 
 def problems(manifest: Mapping[str, Any]) -> list[SchemaProblem] | None:

@@ -20,19 +20,20 @@ import jsonschema
 from referencing import Registry, Resource
 
 from trainjobs.check.compiled import CompiledSchema, compile_schema
+from trainjobs.check.k8s_versions import SCHEMA_DIR as _DIR
+from trainjobs.check.k8s_versions import SCHEMA_PACKAGE as _PACKAGE
+from trainjobs.check.k8s_versions import available_versions
 from trainjobs.errors import format_path
 
 __all__ = [
     "SchemaProblem",
     "UnknownKind",
     "available_versions",
+    "plain_message",
     "problems",
     "problems_many",
     "template_problems",
 ]
-
-_PACKAGE = "kubernetes_validate"
-_DIR = "kubernetes-json-schema"
 
 
 class UnknownKind(LookupError):
@@ -41,18 +42,6 @@ class UnknownKind(LookupError):
 
 SchemaProblem = tuple[str, str, Any]
 """(path inside the object, message, offending value)."""
-
-
-@cache
-def available_versions() -> tuple[str, ...]:
-    """Kubernetes minor versions with bundled schemas, e.g. ``("1.25", …, "1.37")``."""
-    root = resources.files(_PACKAGE).joinpath(_DIR)
-    found = set()
-    for entry in root.iterdir():
-        match = re.match(r"^v(\d+\.\d+)\.\d+-local-strict$", entry.name)
-        if match:
-            found.add(match.group(1))
-    return tuple(sorted(found, key=lambda v: tuple(int(p) for p in v.split("."))))
 
 
 def _schema_dir(version: str) -> str:
@@ -131,7 +120,7 @@ def _problems(errors: list[jsonschema.ValidationError]) -> Iterator[SchemaProble
         if best.validator == "additionalProperties" and isinstance(best.instance, dict):
             yield from _unknown_fields(parts, best.instance, best.schema)
             continue
-        yield format_path(parts), _plain(best.message), best.instance
+        yield format_path(parts), plain_message(best.message, best.instance), best.instance
 
 
 def _unknown_fields(
@@ -144,7 +133,13 @@ def _unknown_fields(
         yield format_path([*parts, str(key)]), message, instance[key]
 
 
-def _plain(message: str) -> str:
+def plain_message(message: str, instance: Any = None) -> str:
+    """A schema validator's message for people: no Python repr of the value (``None is
+    not of type 'string'`` → ``the value is not of type 'string'``; the finding shows
+    the value itself), unknown fields named plainly, at most 200 characters."""
+    shown = repr(instance)
+    if message.startswith(shown + " ") and not isinstance(instance, str):
+        message = "the value" + message[len(shown) :]
     # jsonschema says "Additional properties are not allowed ('x' was unexpected)".
     match = re.match(
         r"Additional properties are not allowed \((.*) (?:was|were) unexpected\)", message

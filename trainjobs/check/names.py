@@ -64,6 +64,22 @@ def name_findings(objects: Sequence[RenderedObject]) -> list[Finding]:
                         source=obj.source,
                     )
                 )
+        for key in meta.get("annotations") or {}:
+            # The API server checks annotation keys as it checks label keys.
+            if key not in key_problems:
+                key_problems[key] = label_key_problem(str(key))
+            key_problem = key_problems[key]
+            if key_problem:
+                findings.append(
+                    Finding(
+                        code="annotation.invalid",
+                        path=_where(obj, f"metadata.annotations[{key!r}]"),
+                        message=key_problem,
+                        value=key,
+                        hint="an annotation key is [prefix/]name, e.g. example.com/owner",
+                        source=obj.source,
+                    )
+                )
         identity = obj.identity
         if kind == "CustomResourceDefinition" and identity in seen:
             continue  # check.crd_claims reports it, naming both installers

@@ -6,6 +6,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from trainjobs.check import crd_schema, k8s_schema
+from trainjobs.check.api_rules import pod_spec_problems
 from trainjobs.check.crd_claims import crd_claim_findings
 from trainjobs.check.names import metadata_problems, name_findings
 from trainjobs.check.placement import placement_findings
@@ -69,7 +70,36 @@ def template_findings(entries: Sequence[JobEntry], version: str) -> list[Finding
             findings += _quantity_findings(
                 pod_spec, f"{ref.path}.spec", f"{entry.path}.", entry.source
             )
+            for path, message, value, hint in pod_spec_problems(
+                pod_spec, f"{ref.path}.spec", version
+            ):
+                findings.append(
+                    Finding(
+                        code="api.invalid",
+                        path=f"{entry.path}.{path}",
+                        message=message,
+                        value=value,
+                        hint=hint,
+                        source=entry.source,
+                    )
+                )
     return findings
+
+
+def _schema_hint(message: str, own: bool) -> str:
+    """A fix for a schema problem, from what the message says is wrong."""
+    text = message.lower()
+    if "required" in text:
+        return "add the field the message names"
+    if "additional properties" in text or "unknown field" in text or "not allowed" in text:
+        return "remove the field, or check its spelling against the API reference"
+    if "is not of type" in text or "is not valid under" in text:
+        return "write a value of the type the message names"
+    if "is not one of" in text:
+        return "use one of the values the message lists"
+    if own:
+        return "change this field to what the message asks (kubectl explain describes it)"
+    return "change the job field this value comes from to what the message asks"
 
 
 def manifest_findings(
@@ -115,11 +145,11 @@ def manifest_findings(
         key = (obj.origin, str(obj.manifest.get("apiVersion")), str(obj.manifest.get("kind")))
         own = key in job_resources
         for path, message, value in found:
+            hint = _schema_hint(message, own)
             if own:
-                where, hint = (f"{obj.origin}.{path}" if path else obj.origin), "fix this field"
+                where = f"{obj.origin}.{path}" if path else obj.origin
             else:
                 where = f"{obj.origin} → {obj.title}: {path or '(root)'}"
-                hint = "fix the job field this value comes from"
             findings.append(
                 Finding(
                     code=code,

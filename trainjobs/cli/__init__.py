@@ -16,8 +16,15 @@ import sys
 from collections.abc import Callable, Sequence
 
 from trainjobs.cli import check, edl, frameworks, graph, preview, render
-from trainjobs.cli.common import EXIT_BAD_INPUT, EXIT_CODES, EXIT_INTERNAL, print_findings
+from trainjobs.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_CODES,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    print_findings,
+)
 from trainjobs.errors import SpecError, TrainjobsError
+from trainjobs.output import printable_lines
 
 __all__ = ["build_parser", "main"]
 
@@ -41,29 +48,83 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's final flush has nowhere to fail."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass  # not a real file (a test's capture): nothing will flush to a closed pipe
+
+
+def _argument_with_nul(args: argparse.Namespace) -> str | None:
+    """The name of the first argument holding a NUL byte (possible through ``main``'s
+    list, never from a shell), which every file system call would refuse."""
+    for name, value in sorted(vars(args).items()):
+        values = value if isinstance(value, list) else [value]
+        if any(isinstance(v, str) and "\0" in v for v in values):
+            return name
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; its exit code (see the module docstring)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] = args.func
+    nul = _argument_with_nul(args)
+    if nul is not None:
+        print(
+            f"error: the {nul} argument holds a NUL character, which no path or name can; "
+            "fix: check how the command line was built",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
     try:
-        return func(args)
+        code = func(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+        return code
     except SpecError as exc:
         print_findings(exc.findings, sys.stderr)
         count = len(exc.errors)
         print(f"{count} error{'s' * (count != 1)}; nothing was written", file=sys.stderr)
         return EXIT_BAD_INPUT
     except TrainjobsError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {printable_lines(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`trainjobs render … | head`): what it wanted it has; no
+        # message, and no second error when Python flushes the closed stdout at exit.
+        _silence_stdout()
+        return EXIT_OK
+    except RecursionError:
+        # Inputs are held to TRAINJOBS_MAX_YAML_DEPTH; a structure built in between that
+        # still nests too deep is the input's doing, not a crash.
+        print(
+            "error: the input nests too deeply to process; fix: flatten it, or lower "
+            "TRAINJOBS_MAX_YAML_DEPTH so the loader names the place",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
+    except OSError as exc:
+        # A file or folder the command had to read or write: unreadable, unwritable,
+        # a disk error. The user's environment, not a bug.
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(
+            f"error: {where}{exc.strerror or exc}; fix: check that the path exists and "
+            "that you may read (or write) it, then run again",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
     except Exception as exc:  # a bug: say so in one line, traceback only on request
         if os.environ.get("TRAINJOBS_DEBUG"):
             raise
         print(
-            f"internal error: {type(exc).__name__}: {exc} "
+            f"internal error: {type(exc).__name__}: {printable_lines(str(exc))} "
             "(set TRAINJOBS_DEBUG=1 for the traceback and please report it)",
             file=sys.stderr,
         )

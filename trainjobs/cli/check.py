@@ -9,7 +9,6 @@ from typing import Any
 from rich.text import Text
 
 from trainjobs import terminal
-from trainjobs.check.rules import RULES
 from trainjobs.cli.common import (
     EXIT_OK,
     add_paths_and_checks,
@@ -23,6 +22,8 @@ __all__ = ["add_command", "cmd_check"]
 
 
 def _rules_list() -> str:
+    from trainjobs.check.rules import RULES
+
     rows = [("RULE", "SEVERITY", "PROFILE", "CHECKS")]
     rows += [(r.code, r.severity.value, r.level or "any", r.title) for r in RULES]
     widths = [max(len(row[i]) for row in rows) for i in range(3)]

@@ -1,26 +1,23 @@
-"""What every command shares: exit codes, rendering many paths, printing findings,
-writing a file whole, and the options several commands take."""
+"""What every command shares: exit codes, rendering many paths, printing findings
+and the options several commands take."""
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from collections.abc import Iterator, Sequence
-from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from rich.text import Text
 
 from trainjobs import terminal
-from trainjobs.check import run
-from trainjobs.check.k8s_schema import available_versions
+from trainjobs.check.k8s_versions import available_versions
 from trainjobs.errors import Finding, Severity, SpecError
-from trainjobs.render import Rendering
-from trainjobs.spec import load_path
-from trainjobs.spec.entry import TARGETS, Target
-from trainjobs.spec.stack import DEFAULT_K8S_VERSION, PROFILES, Profile
+from trainjobs.output import printable
+from trainjobs.spec.choices import DEFAULT_K8S_VERSION, PROFILES, TARGETS, Profile, Target
+
+if TYPE_CHECKING:
+    from trainjobs.render import Rendering
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -34,7 +31,6 @@ __all__ = [
     "print_findings",
     "progress_over",
     "render_paths",
-    "write_file",
 ]
 
 EXIT_OK = 0
@@ -67,6 +63,11 @@ def render_paths(
     profile: Profile | None = None,
 ) -> list[Rendering]:
     """Load and render every path; one SpecError with the findings of all of them."""
+    # Here, not at the top: building the parser (``--help``) must not load every
+    # framework and schema.
+    from trainjobs.check import run
+    from trainjobs.spec import load_path
+
     renderings: list[Rendering] = []
     findings: list[Finding] = []
     for path in progress_over(paths, "rendering", quiet):
@@ -83,25 +84,18 @@ def render_paths(
 _SEVERITY_STYLES = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.ADVICE: "cyan"}
 
 
-def print_findings(findings: Sequence[Finding], out: TextIO) -> None:
-    """One line per finding, coloured by severity on a terminal."""
+def print_findings(findings: Sequence[Finding], out: TextIO, quiet: bool = False) -> None:
+    """One line per finding, coloured by severity on a terminal; only errors when ``quiet``.
+
+    A finding is one line: a newline, ESC or other control character from the
+    input in it is shown escaped, never sent to the terminal raw.
+    """
     console = terminal.console(out)
     for finding in findings:
-        console.print(Text(str(finding), style=_SEVERITY_STYLES.get(finding.severity, "")))
-
-
-def write_file(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all (a temporary file, then a rename)."""
-    path = path.resolve()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, staging = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w") as out:
-            out.write(text)
-        os.replace(staging, path)
-    except BaseException:
-        Path(staging).unlink(missing_ok=True)
-        raise
+        if quiet and finding.severity is not Severity.ERROR:
+            continue
+        text = printable(str(finding))
+        console.print(Text(text, style=_SEVERITY_STYLES.get(finding.severity, "")))
 
 
 def add_quiet(p: argparse.ArgumentParser) -> None:

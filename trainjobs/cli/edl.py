@@ -6,17 +6,19 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from trainjobs.check import run
 from trainjobs.cli.common import EXIT_OK, print_findings
 from trainjobs.errors import Finding, SpecError
-from trainjobs.frameworks.paddle_edl import TrainingJob
-from trainjobs.frameworks.paddle_edl.inventory import ClusterObject, capacity_node, cluster_objects
-from trainjobs.frameworks.paddle_edl.whatif import format_report, what_if
-from trainjobs.platform.edl_controller import DEFAULT_MAX_LOAD, EdlController
-from trainjobs.spec import load_path
-from trainjobs.spec.load import read_documents
+from trainjobs.output import printable_lines
+
+if TYPE_CHECKING:
+    from trainjobs.frameworks.paddle_edl import TrainingJob
+    from trainjobs.frameworks.paddle_edl.inventory import ClusterObject
+
+# Named in --help without importing the autoscaler to build the parser; a test holds
+# it to trainjobs.platform.edl_controller.DEFAULT_MAX_LOAD.
+_DEFAULT_MAX_LOAD_HELP = 0.9
 
 __all__ = ["add_command", "cmd_edl_scale"]
 
@@ -42,6 +44,18 @@ def _parallelism(texts: Sequence[str]) -> tuple[dict[str, int], list[Finding]]:
 
 
 def cmd_edl_scale(args: argparse.Namespace) -> int:
+    from trainjobs.check import run
+    from trainjobs.frameworks.paddle_edl import TrainingJob
+    from trainjobs.frameworks.paddle_edl.inventory import (
+        ClusterObject,
+        capacity_node,
+        cluster_objects,
+    )
+    from trainjobs.frameworks.paddle_edl.whatif import format_report, what_if
+    from trainjobs.platform.edl_controller import DEFAULT_MAX_LOAD, EdlController
+    from trainjobs.spec import load_path
+    from trainjobs.spec.load import read_documents
+
     findings: list[Finding] = []
     edl_jobs: list[TrainingJob] = []
     max_loads: list[float] = []
@@ -85,7 +99,8 @@ def cmd_edl_scale(args: argparse.Namespace) -> int:
     if max_load is None:
         max_load = max_loads[0] if max_loads else DEFAULT_MAX_LOAD
     result = what_if(edl_jobs, objects, max_load=max_load, parallelism=parallelism)
-    sys.stdout.write(format_report(result))
+    # The report quotes names and file paths of the cluster input: escaped, lines kept.
+    sys.stdout.write(printable_lines(format_report(result)))
     return EXIT_OK
 
 
@@ -138,7 +153,10 @@ def add_command(sub: Any) -> None:
         "--max-load",
         type=float,
         metavar="F",
-        help=f"-max_load_desired (default: the EdlController's in PATH, else {DEFAULT_MAX_LOAD})",
+        help=(
+            "-max_load_desired (default: the EdlController's in PATH, else "
+            f"{_DEFAULT_MAX_LOAD_HELP})"
+        ),
     )
     edl.add_argument("--k8s-version", metavar="X.Y", help="Kubernetes version to check against")
     edl.set_defaults(func=cmd_edl_scale)

@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from trainjobs.cli.common import EXIT_OK, add_profile, print_findings, render_paths, write_file
+from trainjobs.cli.common import EXIT_OK, add_profile, add_quiet, print_findings, render_paths
 from trainjobs.errors import TrainjobsError
-from trainjobs.graph import stack_graph, to_dot, to_mermaid, to_svg
-from trainjobs.spec.entry import TARGETS
+from trainjobs.output import printable
+from trainjobs.spec.choices import TARGETS
 
-__all__ = ["add_command", "cmd_graph"]
+if TYPE_CHECKING:
+    from trainjobs.graph import StackGraph
 
-_GRAPH_WRITERS = {".svg": to_svg, ".mmd": to_mermaid, ".md": to_mermaid, ".dot": to_dot}
+__all__ = ["FILE_MARK", "add_command", "cmd_graph"]
+
+FILE_MARK = "drawn by trainjobs graph; replaced when drawn again"
+"""The comment in every Mermaid or DOT file ``graph -o`` writes: only a file holding it (or,
+for SVG, the source digest comment) is replaced by the next ``graph -o``."""
 
 
 def _graph_title(path: str) -> str:
@@ -26,25 +32,54 @@ def _graph_title(path: str) -> str:
     return name
 
 
+def _mermaid_file(graph: StackGraph) -> str:
+    from trainjobs.graph import to_mermaid
+
+    lines = to_mermaid(graph).split("\n")
+    at = lines.index("flowchart LR") + 1  # after any front matter, which must come first
+    return "\n".join([*lines[:at], f"  %% {FILE_MARK}", *lines[at:]])
+
+
+def _dot_file(graph: StackGraph) -> str:
+    from trainjobs.graph import to_dot
+
+    head, _, rest = to_dot(graph).partition("\n")
+    return f"{head}\n  // {FILE_MARK}\n{rest}"
+
+
 def cmd_graph(args: argparse.Namespace) -> int:
-    writer = to_mermaid
+    # Here, not at the top: building the parser must not load the graph model.
+    from trainjobs.graph import SOURCE_MARK, stack_graph, to_mermaid, to_svg
+    from trainjobs.output.folder import write_files
+
+    writers: dict[str, tuple[Callable[[StackGraph], str], str]] = {
+        ".svg": (to_svg, SOURCE_MARK),
+        ".mmd": (_mermaid_file, FILE_MARK),
+        ".md": (_mermaid_file, FILE_MARK),
+        ".dot": (_dot_file, FILE_MARK),
+    }
+    writer: Callable[[StackGraph], str] = to_mermaid
+    mark = FILE_MARK
     if args.output:
         suffix = Path(args.output).suffix.lower()
-        if suffix not in _GRAPH_WRITERS:
+        if suffix not in writers:
             raise TrainjobsError(
-                f"cannot tell the format of {args.output!r}: name it .svg (Graphviz), "
-                ".mmd or .md (Mermaid) or .dot (Graphviz source)"
+                f"cannot tell the format of {printable(repr(args.output))}: name it .svg "
+                "(Graphviz), .mmd or .md (Mermaid) or .dot (Graphviz source)"
             )
-        writer = _GRAPH_WRITERS[suffix]
+        writer, mark = writers[suffix]
     (rendering,) = render_paths([args.path], args.target, args.k8s_version, profile=args.profile)
-    print_findings(rendering.findings, sys.stderr)
+    print_findings(rendering.findings, sys.stderr, args.quiet)
     text = writer(stack_graph(rendering, _graph_title(args.path)))
     if not args.output:
         sys.stdout.write(text)
         return EXIT_OK
-    write_file(Path(args.output), text)
-    units, objects = len(rendering.units), len(rendering.objects)
-    print(f"wrote {args.output}: {units} unit{'s' * (units != 1)}, {objects} objects")
+    write_files({Path(args.output): text}, mark=mark, overwrite=args.overwrite)
+    if not args.quiet:
+        units, objects = len(rendering.units), len(rendering.objects)
+        print(
+            f"wrote {printable(args.output)}: {units} unit{'s' * (units != 1)}, {objects} objects"
+        )
     return EXIT_OK
 
 
@@ -61,7 +96,18 @@ def add_command(sub: Any) -> None:
         ),
     )
     graph.add_argument("path", metavar="PATH", help="a stack config or a YAML file of jobs")
-    graph.add_argument("-o", "--output", metavar="FILE", help="write here (.svg, .mmd, .dot)")
+    graph.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write here (.svg, .mmd, .dot); an existing FILE only if trainjobs drew it",
+    )
+    graph.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace FILE even though trainjobs did not draw it",
+    )
+    add_quiet(graph)
     graph.add_argument("--target", choices=TARGETS, help="render every job to this target")
     graph.add_argument("--k8s-version", metavar="X.Y", help="Kubernetes version to check against")
     add_profile(graph)

@@ -6,13 +6,16 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from trainjobs import preview, terminal
+from trainjobs import terminal
 from trainjobs.cli.common import EXIT_CHANGES, EXIT_OK, add_paths_and_checks, progress_over
 from trainjobs.errors import Finding, SpecError, TrainjobsError
+
+if TYPE_CHECKING:
+    from trainjobs import preview
 
 __all__ = ["add_commands", "cmd_diff", "cmd_preview"]
 
@@ -21,6 +24,8 @@ _EXIT_CODES = "Exit codes: 0 no changes, 1 changes, 2 bad input, 3 internal erro
 
 def _show_plans(plans: Sequence[tuple[preview.Plan, str | None]], args: argparse.Namespace) -> int:
     """Print plans as JSON or for people; the exit code says whether anything changes."""
+    from trainjobs import preview
+
     changed = any(plan.changed for plan, _ in plans)
     if args.json:
         sys.stdout.write(preview.plans_document(plans))
@@ -36,6 +41,8 @@ def _show_plans(plans: Sequence[tuple[preview.Plan, str | None]], args: argparse
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
+    from trainjobs import preview
+
     if args.against is None:
         if len(args.paths) != 2:
             raise TrainjobsError(
@@ -58,6 +65,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_preview(args: argparse.Namespace) -> int:
+    from trainjobs import preview
+
     kubectl = (
         preview.Kubectl(kubeconfig=args.kubeconfig, context=args.context) if args.live else None
     )

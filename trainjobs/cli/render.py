@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trainjobs.cli.common import (
     EXIT_OK,
@@ -18,69 +15,56 @@ from trainjobs.cli.common import (
     print_findings,
     render_paths,
 )
-from trainjobs.errors import TrainjobsError
 from trainjobs.k8s.redact import redact
-from trainjobs.k8s.yamlio import dump_all, dump_one
-from trainjobs.render import RenderedObject
+from trainjobs.k8s.yamlio import dump_one
+from trainjobs.output import printable
+
+if TYPE_CHECKING:
+    from trainjobs.output.folder import Written
+    from trainjobs.render import RenderedObject
+
+# Named in --help without importing the writer to build the parser; a test holds it to
+# trainjobs.output.WRITTEN_LIST.
+_WRITTEN_LIST_HELP = ".trainjobs-written"
 
 __all__ = ["add_command", "cmd_render", "write_directory"]
 
 
 def _file_name(index: int, obj: RenderedObject) -> str:
+    from trainjobs.output.folder import safe_file_name
+
     _, kind, namespace, name = obj.identity
     parts = [f"{index:04d}", kind.lower(), *([namespace] if namespace else []), name]
-    return "-".join(parts) + ".yaml"
+    return safe_file_name("-".join(parts)) + ".yaml"
 
 
-def write_directory(objects: Sequence[RenderedObject], directory: Path, show_secrets: bool) -> None:
+def write_directory(
+    objects: Sequence[RenderedObject],
+    directory: Path,
+    show_secrets: bool,
+    allow_other_files: bool = False,
+) -> Written:
     """Write one file per object into ``directory``, all or nothing.
 
-    The files go to a fresh temporary folder beside ``directory`` first; only
-    when every file is written is it swapped in, so a failure leaves the old
-    folder exactly as it was. Nothing else beside it is touched: the temporary
-    folders (``.<name>.*``) are gone when this returns, whatever happened.
-    Raises TrainjobsError when the folder cannot be written.
+    Only files an earlier render wrote there (named in its ``.trainjobs-written``)
+    are replaced or removed; a folder holding anything else is refused unless
+    ``allow_other_files`` (those files then stay untouched). See
+    :mod:`trainjobs.output.folder`. Raises OutputError, nothing changed, when the
+    folder is refused or cannot be written.
     """
-    directory = directory.resolve()
-    if directory.exists() and not directory.is_dir():
-        raise TrainjobsError(f"{directory} is not a directory; nothing was written")
-    try:
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
-    except OSError as exc:
-        raise TrainjobsError(
-            f"cannot write {directory}: {exc.strerror or exc}; nothing was written"
-        ) from None
-    old: Path | None = None
-    swapped = False
-    try:
-        for index, obj in enumerate(objects):
-            manifest = obj.manifest if show_secrets else redact(obj.manifest)
-            (staging / _file_name(index, obj)).write_text(dump_one(manifest))
-        if directory.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{directory.name}.old.", dir=directory.parent))
-            os.rename(directory, old / "previous")
-        try:
-            os.rename(staging, directory)
-            swapped = True
-        except BaseException:
-            if old is not None:
-                os.rename(old / "previous", directory)  # put the old folder back
-            raise
-    except OSError as exc:
-        raise TrainjobsError(
-            f"cannot write {directory}: {exc.strerror or exc}; nothing was written"
-        ) from None
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-        # Never delete the previous folder unless the new one took its place.
-        if old is not None and (swapped or not (old / "previous").exists()):
-            shutil.rmtree(old, ignore_errors=True)
+    from trainjobs.output.folder import write_folder
+
+    files = {
+        _file_name(index, obj): dump_one(obj.manifest if show_secrets else redact(obj.manifest))
+        for index, obj in enumerate(objects)
+    }
+    return write_folder(directory, files, allow_other_files=allow_other_files)
 
 
 def _table(objects: Sequence[RenderedObject]) -> str:
     rows = [("KIND", "NAMESPACE", "NAME")] + [
-        (kind, namespace or "-", name) for _, kind, namespace, name in (o.identity for o in objects)
+        (printable(kind), printable(namespace or "-"), printable(name))
+        for _, kind, namespace, name in (o.identity for o in objects)
     ]
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     return "\n".join(
@@ -92,15 +76,23 @@ def cmd_render(args: argparse.Namespace) -> int:
     renderings = render_paths(args.paths, args.target, args.k8s_version, args.quiet, args.profile)
     objects = [obj for r in renderings for obj in r.objects]
     for rendering in renderings:
-        print_findings(rendering.findings, sys.stderr)
+        print_findings(rendering.findings, sys.stderr, args.quiet)
     if args.output:
-        write_directory(objects, Path(args.output), args.show_secrets)
+        done = write_directory(
+            objects, Path(args.output), args.show_secrets, args.allow_other_files
+        )
         if not args.quiet:
             print(_table(objects))
-            print(f"\nwrote {len(objects)} objects to {args.output}/")
+            where = printable(args.output)
+            removed = f", removed {len(done.removed)} it wrote before" if done.removed else ""
+            print(f"\nwrote {len(objects)} objects to {where}/{removed}")
         return EXIT_OK
-    manifests = [o.manifest if args.show_secrets else redact(o.manifest) for o in objects]
-    sys.stdout.write(dump_all(manifests))
+    # Every check has passed: write each document as it is emitted, so a large render
+    # never holds its whole output (or a redacted copy of every object) at once.
+    write = sys.stdout.write
+    for obj in objects:
+        write("---\n")
+        write(dump_one(obj.manifest if args.show_secrets else redact(obj.manifest)))
     return EXIT_OK
 
 
@@ -111,12 +103,22 @@ def add_command(sub: Any) -> None:
         help="render jobs to Kubernetes manifests",
         description=(
             "Render jobs to manifests. Without -o: one multi-document YAML stream on stdout. "
-            "With -o DIR: one file per object, written all or nothing, and a summary table."
+            "With -o DIR: one file per object, written all or nothing, and a summary table; "
+            f"DIR/{_WRITTEN_LIST_HELP} lists the files written, and the next render replaces or "
+            "removes only those. A DIR holding anything else is refused."
         ),
     )
     add_paths_and_checks(render)
     add_profile(render)
     render.add_argument("-o", "--output", metavar="DIR", help="write one file per object here")
+    render.add_argument(
+        "--allow-other-files",
+        action="store_true",
+        help=(
+            "write into DIR even though it holds files trainjobs did not write (they stay "
+            "untouched; a name clash is still refused)"
+        ),
+    )
     render.add_argument(
         "--show-secrets", action="store_true", help="print Secret values instead of <redacted>"
     )

@@ -2,20 +2,85 @@
 
 from __future__ import annotations
 
-from trainjobs.components.platform import PlatformComponent
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["NfsBackend", "RedisBackend"]
+import pulumi
+
+from trainjobs.components.platform import PlatformArgs, PlatformComponent
+from trainjobs.components.secrets import placeholder_groups
+from trainjobs.render import RenderedUnit
+from trainjobs.spec.entry import PlatformEntry
+from trainjobs.spec.stack import DEFAULT_K8S_VERSION
+
+__all__ = ["NfsBackend", "RedisBackend", "RedisBackendArgs"]
+
+
+@dataclass(frozen=True)
+class RedisBackendArgs(PlatformArgs):
+    """A :class:`RedisBackend`'s arguments, typed: those of every platform component,
+    and the password."""
+
+    password: pulumi.Input[str] | None = None
+    """The password as a Pulumi Input (a secret manager's value), kept as a secret; it
+    turns ``spec.password`` on. Default: generated when ``spec.password`` is true."""
 
 
 class RedisBackend(PlatformComponent):
     """A Redis service jobs rendezvous through: Deployment, Service, optional password Secret.
 
     ``spec`` is a ``trainjobs.platform.redis.RedisBackendSpec`` (or its fields as a
-    dict). Jobs given ``backend=<this>`` get REDIS_HOST/REDIS_PORT (and REDIS_PASSWORD
-    from the generated Secret) and are created after it. Output ``outputs.address``.
+    dict, whose strings may be Pulumi Inputs). Jobs given ``backend=<this>`` get
+    REDIS_HOST/REDIS_PORT (and REDIS_PASSWORD from the generated Secret) and are
+    created after it. Output ``outputs.address``.
+
+    ``password``: the password as a Pulumi Input (a secret manager's value); it is
+    stored as a secret and turns ``spec.password`` on. Default: when
+    ``spec.password`` is true, Pulumi generates one (``random.RandomPassword``).
     """
 
     kind = "RedisBackend"
+
+    def __init__(
+        self,
+        name: str,
+        spec: Any = None,
+        *,
+        password: pulumi.Input[str] | None = None,
+        namespace: pulumi.Input[str] | None = None,
+        rendered: tuple[PlatformEntry, RenderedUnit] | None = None,
+        uses: Sequence[PlatformComponent] = (),
+        k8s_version: str = DEFAULT_K8S_VERSION,
+        secret: bool = False,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        if isinstance(spec, PlatformArgs):
+            if isinstance(spec, RedisBackendArgs):
+                password = spec.password
+            namespace, uses = spec.namespace, spec.uses
+            k8s_version, secret, spec = spec.k8s_version, spec.secret, spec.spec
+        self._password = password
+        if password is not None:
+            data = spec.to_manifest() if hasattr(spec, "to_manifest") else dict(spec or {})
+            spec = {**data, "password": True}
+        super().__init__(
+            name,
+            spec,
+            namespace=namespace,
+            rendered=rendered,
+            uses=uses,
+            k8s_version=k8s_version,
+            secret=secret,
+            opts=opts,
+        )
+
+    def given_passwords(self) -> Mapping[str, pulumi.Input[str]]:
+        password = getattr(self, "_password", None)
+        if password is None:
+            return {}
+        objects = [o.manifest for o in self.rendered.objects]
+        return {group: password for group in placeholder_groups(objects, "password")}
 
 
 class NfsBackend(PlatformComponent):

@@ -14,6 +14,7 @@ from typing import Any
 
 import pulumi
 
+from trainjobs.components.inputs import Inputs
 from trainjobs.platform.pools.cloud import (
     AksAgentPoolRequest,
     CloudPoolRequest,
@@ -45,7 +46,9 @@ def _sdk(module: str, pool: str) -> ModuleType:
         ) from None
 
 
-def _gke(request: GkeNodePoolRequest, opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
+def _gke(
+    request: GkeNodePoolRequest, opts: pulumi.ResourceOptions, resource_name: str
+) -> pulumi.CustomResource:
     gcp: Any = _sdk("pulumi_gcp", request.name).container
     driver = gcp.NodePoolNodeConfigGuestAcceleratorGpuDriverInstallationConfigArgs(
         gpu_driver_version=request.driver_version
@@ -69,7 +72,7 @@ def _gke(request: GkeNodePoolRequest, opts: pulumi.ResourceOptions) -> pulumi.Cu
         oauth_scopes=["https://www.googleapis.com/auth/cloud-platform"],
     )
     resource: pulumi.CustomResource = gcp.NodePool(
-        request.name,
+        resource_name,
         name=request.name,
         cluster=request.cluster,
         location=request.location,
@@ -86,10 +89,12 @@ def _gke(request: GkeNodePoolRequest, opts: pulumi.ResourceOptions) -> pulumi.Cu
     return resource
 
 
-def _eks(request: EksNodeGroupRequest, opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
+def _eks(
+    request: EksNodeGroupRequest, opts: pulumi.ResourceOptions, resource_name: str
+) -> pulumi.CustomResource:
     eks: Any = _sdk("pulumi_aws", request.name).eks
     resource: pulumi.CustomResource = eks.NodeGroup(
-        request.name,
+        resource_name,
         node_group_name=request.name,
         cluster_name=request.cluster_name,
         node_role_arn=request.node_role_arn,
@@ -113,7 +118,9 @@ def _eks(request: EksNodeGroupRequest, opts: pulumi.ResourceOptions) -> pulumi.C
     return resource
 
 
-def _aks(request: AksAgentPoolRequest, opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
+def _aks(
+    request: AksAgentPoolRequest, opts: pulumi.ResourceOptions, resource_name: str
+) -> pulumi.CustomResource:
     azure: Any = _sdk("pulumi_azure_native", request.name).containerservice
     spot: dict[str, Any] = (
         {"scale_set_priority": "Spot", "scale_set_eviction_policy": "Delete", "spot_max_price": -1}
@@ -121,7 +128,7 @@ def _aks(request: AksAgentPoolRequest, opts: pulumi.ResourceOptions) -> pulumi.C
         else {"scale_set_priority": "Regular"}
     )
     resource: pulumi.CustomResource = azure.AgentPool(
-        request.name,
+        resource_name,
         agent_pool_name=request.name,
         resource_group_name=request.resource_group_name,
         resource_name_=request.cluster_name,
@@ -141,13 +148,42 @@ def _aks(request: AksAgentPoolRequest, opts: pulumi.ResourceOptions) -> pulumi.C
     return resource
 
 
+class _WithInputs:
+    """A request whose fields holding Input tokens read as the Inputs' Outputs.
+
+    The cloud SDKs take Inputs for every argument, so a cluster name that is another
+    resource's output goes straight to them (and makes the pool depend on it).
+    """
+
+    def __init__(self, request: CloudPoolRequest, inputs: Inputs) -> None:
+        self._request = request
+        self._inputs = inputs
+
+    def __getattr__(self, name: str) -> Any:
+        return self._inputs.substitute(getattr(self._request, name))
+
+
 def register_cloud_pool(
-    request: CloudPoolRequest, parent: pulumi.Resource
+    request: CloudPoolRequest,
+    parent: pulumi.Resource,
+    inputs: Inputs | None = None,
+    prefix: str = "",
 ) -> pulumi.CustomResource:
-    """Register the cloud node pool ``request`` describes as a child of ``parent``."""
+    """Register the cloud node pool ``request`` describes as a child of ``parent``.
+
+    ``inputs`` turns the tokens of Pulumi Inputs in the request back into Outputs;
+    ``prefix`` scopes the Pulumi name as the component's other children are scoped
+    (the unscoped name stays an alias).
+    """
     opts = pulumi.ResourceOptions(parent=parent)
+    resource_name = request.name
+    if prefix:
+        resource_name = f"{prefix}:{request.name}"
+        alias = pulumi.ResourceOptions(aliases=[pulumi.Alias(name=request.name)])
+        opts = pulumi.ResourceOptions.merge(opts, alias)
+    fields: Any = _WithInputs(request, inputs) if inputs else request
     if isinstance(request, GkeNodePoolRequest):
-        return _gke(request, opts)
+        return _gke(fields, opts, resource_name)
     if isinstance(request, EksNodeGroupRequest):
-        return _eks(request, opts)
-    return _aks(request, opts)
+        return _eks(fields, opts, resource_name)
+    return _aks(fields, opts, resource_name)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -11,17 +11,29 @@ import pulumi
 from pydantic import ValidationError
 
 from trainjobs.check import run
+from trainjobs.components.inputs import Inputs
 from trainjobs.components.platform import PlatformComponent, register_objects
+from trainjobs.components.register import LiveObject
 from trainjobs.errors import Finding, SpecError
 from trainjobs.frameworks.base import JobResource
 from trainjobs.frameworks.gang import GangMechanism
+from trainjobs.frameworks.trainer_v2 import TRAINJOB_KIND
 from trainjobs.render import RenderedJob
 from trainjobs.spec._findings import findings_from_validation_error
 from trainjobs.spec.entry import OPTIONS_KEY, TARGETS, JobEntry, JobOptions, Target, Wait
 from trainjobs.spec.load import load_path, parse_job
 from trainjobs.spec.stack import DEFAULT_K8S_VERSION, StackSpec
 
-__all__ = ["InvalidJobError", "TrainingJob", "jobs_from_file"]
+__all__ = [
+    "DEFAULT_CLUSTER_DOMAIN",
+    "InvalidJobError",
+    "TrainingJob",
+    "TrainingJobArgs",
+    "jobs_from_file",
+]
+
+DEFAULT_CLUSTER_DOMAIN = "cluster.local"
+"""The DNS domain of a Kubernetes cluster unless its kubelets are told otherwise."""
 
 
 class InvalidJobError(pulumi.RunError):
@@ -54,21 +66,29 @@ def _with_platform(
     backend: PlatformComponent | None,
     node_pool: PlatformComponent | Mapping[str, PlatformComponent] | None,
     queue: PlatformComponent | None,
+    values: Mapping[str, Any] | None = None,
 ) -> tuple[JobEntry, list[PlatformComponent]]:
-    """The entry with its options naming the given components, and those components."""
+    """The entry with its options naming the given components, and those components.
+
+    With ``values`` (the Inputs resolved), the references hold the real names.
+    """
+
+    def ref(component: PlatformComponent) -> str:
+        return str(Inputs.fill(component.reference, values)) if values else component.reference
+
     update: dict[str, Any] = {}
     used: list[PlatformComponent] = []
     if backend is not None:
-        update["backend"] = backend.reference
+        update["backend"] = ref(backend)
         used.append(backend)
     if isinstance(node_pool, PlatformComponent):
-        update["node_pool"] = node_pool.reference
+        update["node_pool"] = ref(node_pool)
         used.append(node_pool)
     elif node_pool:
-        update["node_pool"] = {role: pool.reference for role, pool in node_pool.items()}
+        update["node_pool"] = {role: ref(pool) for role, pool in node_pool.items()}
         used += list(node_pool.values())
     if queue is not None:
-        update["queue"] = queue.reference
+        update["queue"] = ref(queue)
         used.append(queue)
     if not update:
         return entry, used
@@ -88,24 +108,111 @@ def _with_wait(entry: JobEntry, wait: Wait | None, timeout: str | None) -> JobEn
     return replace(entry, options=validated)
 
 
+@dataclass(frozen=True)
+class TrainingJobArgs:
+    """The arguments of a :class:`TrainingJob`, typed (``TrainingJob(name, args, opts)``).
+
+    Every string inside ``job`` (an image, an env value, a node selector) and
+    ``namespace`` may be a Pulumi Input: an ``Output`` of a registry push, of another
+    component, of a secret manager. The job is rendered and checked with
+    placeholders at preview and again with the real values once they resolve.
+    """
+
+    job: JobResource | Mapping[str, Any]
+    """The job: a typed model (``TFJob(...)``) or the upstream YAML as a dict. Required."""
+    namespace: pulumi.Input[str] | None = None
+    """Namespace of the job's objects, replacing ``metadata.namespace``; default the job's."""
+    target: Target | None = None
+    """``operator``, ``pods`` or ``trainer``; default the job's ``trainjobs.target``
+    (itself default ``operator``)."""
+    backend: PlatformComponent | None = None
+    """A backend component (``RedisBackend`` …) the pods rendezvous through; default none."""
+    node_pool: PlatformComponent | Mapping[str, PlatformComponent] | None = None
+    """A node pool for every GPU replica, or a map of replica type to pool; default none."""
+    queue: PlatformComponent | None = None
+    """A queue component the job is admitted through; default none."""
+    gang: GangMechanism | None = None
+    """``volcano`` or ``scheduler-plugins``: gang-schedule the job; default the job's
+    ``trainjobs.gang`` (none)."""
+    wait: Wait | None = None
+    """How long ``pulumi up`` waits: ``none`` (default), ``running`` or ``succeeded``."""
+    wait_timeout: str | None = None
+    """How long it waits when it does, e.g. ``90m``; default 60m."""
+    k8s_version: str = DEFAULT_K8S_VERSION
+    """Kubernetes version the objects are checked against; default ``DEFAULT_K8S_VERSION``."""
+    cluster_domain: str = DEFAULT_CLUSTER_DOMAIN
+    """The cluster's DNS domain, for the full addresses in ``addresses``; default
+    ``cluster.local``."""
+
+
+def _document(job: JobResource | Mapping[str, Any], namespace: Any) -> Any:
+    """The job as the parser takes it, with ``namespace`` (already a token or text) set."""
+    if namespace is None:
+        return job
+    data = dict(job.to_manifest() if isinstance(job, JobResource) else job)
+    data["metadata"] = {**dict(data.get("metadata") or {}), "namespace": namespace}
+    return data
+
+
+def _full_address(address: str, namespace: str, domain: str) -> str:
+    """A Service address as a client anywhere in the cluster dials it:
+    ``host`` or ``host.ns.svc`` (``:port``) → ``host.ns.svc.<domain>:port``."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not host:
+        host, port = address, ""
+    if "." not in host:
+        host = f"{host}.{namespace}.svc"
+    if host.endswith(".svc"):
+        host = f"{host}.{domain}"
+    return f"{host}:{port}" if port else host
+
+
+def _render(
+    name: str,
+    args: TrainingJobArgs,
+    job: JobResource | Mapping[str, Any],
+    namespace: Any,
+    inputs: Inputs | None = None,
+    values: Mapping[str, Any] | None = None,
+) -> tuple[RenderedJob, list[PlatformComponent]]:
+    """Render and check ``job`` with the platform components ``args`` names; ``inputs``
+    names the Inputs' placeholders in an error message. With ``values`` (the Inputs
+    resolved), the platform components are rendered with them too."""
+    try:
+        entry = _entry(_document(job, namespace), args.target)
+        entry, used = _with_platform(entry, args.backend, args.node_pool, args.queue, values)
+        if args.wait is not None or args.wait_timeout is not None:
+            entry = _with_wait(entry, args.wait, args.wait_timeout)
+        if args.gang is not None:
+            options = entry.options.model_copy(update={"gang": args.gang})
+            entry = JobEntry(entry.job, entry.framework, options, entry.path, entry.source)
+        platform = tuple(c.resolved_entry(values) if values else c.entry for c in used)
+        stack = StackSpec(jobs=(entry,), platform=platform)
+        rendering = run(stack, target=args.target, k8s_version=args.k8s_version)
+    except SpecError as exc:
+        text = inputs.describe(str(exc)) if inputs else str(exc)
+        raise InvalidJobError(f"{name}: {text}", exc.findings) from None
+    return rendering.jobs[0], used
+
+
 class TrainingJob(pulumi.ComponentResource):
     """A distributed training job: its custom resource, or its Pods and Services.
 
     Args:
-        name: the Pulumi name of the component.
-        job: the job — a typed model (``TFJob(...)``) or the upstream YAML as a dict.
-        target: ``operator`` (default) or ``pods``; overrides the job's ``trainjobs.target``.
-        backend: a backend component (``RedisBackend`` …) the pods rendezvous through.
-        node_pool: a node pool component for every GPU replica, or a map of replica
-            type to pool.
-        queue: a queue component the job is admitted through.
-        gang: ``volcano`` or ``scheduler-plugins``: gang-schedule the job (on the pods
-            target trainjobs creates the PodGroup); overrides the job's ``trainjobs.gang``.
-        wait: how long ``pulumi up`` waits for the job: ``none`` (default), ``running``
-            or ``succeeded`` (see ``JobOptions.wait``).
-        wait_timeout: how long it waits when it does, e.g. ``90m``; default 60m.
-        k8s_version: Kubernetes version to check against; default ``DEFAULT_K8S_VERSION``.
+        name: the Pulumi name of the component. Its children are named
+            ``<name>:<namespace>/<object>`` so that two components of one job (two
+            clusters, a blue/green copy) never share a URN; a component named after
+            its job (``<namespace>/<job>`` as the stack program names them, or
+            ``<job>``) leaves the prefix out, so name at most one copy that way. An
+            alias keeps the unscoped name, so stacks made before keep their objects.
+        job: the job — a typed model, the upstream YAML as a dict (its strings may be
+            Pulumi Inputs), or a :class:`TrainingJobArgs` holding every argument below.
+        namespace, target, backend, node_pool, queue, gang, wait, wait_timeout,
+        k8s_version, cluster_domain: as in :class:`TrainingJobArgs` (ignored when
+            ``job`` is a ``TrainingJobArgs``).
         rendered: an already rendered job (used by the stack program).
+        secret: keep every field of its objects encrypted in Pulumi's state (the stack
+            program sets it for jobs read from a secret setting); default false.
         opts: Pulumi resource options; children inherit the provider from it. The
             job also waits for every platform component it was given.
 
@@ -113,20 +220,27 @@ class TrainingJob(pulumi.ComponentResource):
         InvalidJobError: the job is invalid; the message lists every finding. (The
             Python SDK has no ``pulumi.ResourceError``; ``RunError``, which this
             subclasses, is how a Python program fails with a message and no traceback.)
+            With Inputs, the same check runs again when their values are known, and
+            fails the update.
 
     Outputs:
-        ``objects`` (``Kind namespace/name`` of each child), ``addresses`` (e.g.
-        the master's ``host:port``) and ``target``.
+        ``objects`` (``Kind namespace/name`` of each child), ``addresses`` (each
+        role's full service address, ``mnist-chief-0.kubeflow.svc.cluster.local:2222``),
+        ``target``, and ``status``: the live object's status as the cluster reports it
+        after the update — the custom resource's ``status`` (its ``conditions``) on the
+        operator and trainer targets, each pod's ``phase`` on the pods target.
     """
 
     objects: pulumi.Output[list[str]]
     addresses: pulumi.Output[dict[str, str]]
+    status: pulumi.Output[Any]
 
     def __init__(
         self,
         name: str,
-        job: JobResource | Mapping[str, Any] | None = None,
+        job: TrainingJobArgs | JobResource | Mapping[str, Any] | None = None,
         *,
+        namespace: pulumi.Input[str] | None = None,
         target: Target | None = None,
         backend: PlatformComponent | None = None,
         node_pool: PlatformComponent | Mapping[str, PlatformComponent] | None = None,
@@ -135,37 +249,149 @@ class TrainingJob(pulumi.ComponentResource):
         wait: Wait | None = None,
         wait_timeout: str | None = None,
         k8s_version: str = DEFAULT_K8S_VERSION,
+        cluster_domain: str = DEFAULT_CLUSTER_DOMAIN,
         rendered: RenderedJob | None = None,
+        secret: bool = False,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         used: list[PlatformComponent] = []
+        if isinstance(job, TrainingJobArgs):
+            args = job
+        else:
+            args = TrainingJobArgs(
+                job if job is not None else {},
+                namespace=namespace,
+                target=target,
+                backend=backend,
+                node_pool=node_pool,
+                queue=queue,
+                gang=gang,
+                wait=wait,
+                wait_timeout=wait_timeout,
+                k8s_version=k8s_version,
+                cluster_domain=cluster_domain,
+            )
+        self.inputs = Inputs(f"TrainingJob/{name}")
+        lifted_job: Any = None
+        lifted_namespace: Any = None
         if rendered is None:
             if job is None:
                 raise InvalidJobError(f"{name}: TrainingJob needs a job")
-            try:
-                entry, used = _with_platform(_entry(job, target), backend, node_pool, queue)
-                if wait is not None or wait_timeout is not None:
-                    entry = _with_wait(entry, wait, wait_timeout)
-                if gang is not None:
-                    options = entry.options.model_copy(update={"gang": gang})
-                    entry = JobEntry(entry.job, entry.framework, options, entry.path, entry.source)
-                platform = tuple(c.entry for c in used)
-                stack = StackSpec(jobs=(entry,), platform=platform)
-                rendering = run(stack, target=target, k8s_version=k8s_version)
-            except SpecError as exc:
-                raise InvalidJobError(f"{name}: {exc}", exc.findings) from None
-            rendered = rendering.jobs[0]
+            # The platform's Inputs first: an Output the job shares with its backend (a
+            # namespace) keeps the backend's token.
+            platform_inputs = [
+                c.inputs for c in _components(args.backend, args.node_pool, args.queue)
+            ]
+            self.inputs.merge(*platform_inputs)
+            lifted_job = self.inputs.lift(args.job)
+            lifted_namespace = self.inputs.lift(args.namespace)
+            rendered, used = _render(name, args, lifted_job, lifted_namespace, self.inputs)
         if used:
             opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=used))
         super().__init__("trainjobs:index:TrainingJob", name, None, opts)
-        self.resources = register_objects(self, rendered.objects)
+        job_name = f"{rendered.job.namespace}/{rendered.job.name}"
+        # Named after its job (``namespace/name`` as the stack program names it, or the
+        # bare name), the children keep their plain names: a second component of the
+        # same job has another name and so scoped children, and the URNs that stacks
+        # and programs have today stay as they were.
+        self.prefix = "" if name in (job_name, rendered.job.name) else name
+        self.resources = register_objects(
+            self, rendered.objects, prefix=self.prefix, inputs=self.inputs, secret=secret
+        )
         self.rendered = rendered
         titles = [o.title for o in rendered.objects]
-        self.objects = pulumi.Output.from_input(titles)
-        self.addresses = pulumi.Output.from_input(rendered.addresses)
-        self.register_outputs(
-            {"objects": titles, "addresses": rendered.addresses, "target": rendered.target}
+        self.objects = pulumi.Output.from_input(self.inputs.substitute(titles))
+        full = {
+            role: _full_address(address, rendered.job.namespace, args.cluster_domain)
+            for role, address in rendered.addresses.items()
+        }
+        self.addresses = pulumi.Output.from_input(self.inputs.substitute(full))
+        self.status = self._status()
+        outputs: dict[str, Any] = {
+            "objects": self.objects,
+            "addresses": self.addresses,
+            "target": rendered.target,
+            "status": self.status,
+        }
+        if self.inputs and lifted_job is not None:
+            outputs["checked"] = self.inputs.resolved().apply(
+                lambda values: self._check_resolved(
+                    name, args, lifted_job, lifted_namespace, values
+                )
+            )
+        self.register_outputs(outputs)
+
+    def _status(self) -> pulumi.Output[Any]:
+        """The live status: the job's own custom resource's, else each pod's phase."""
+        # The trainer target's own object is the TrainJob, not the framework's kind.
+        kind = TRAINJOB_KIND.kind if self.rendered.target == "trainer" else self.rendered.kind
+        own = [
+            r
+            for r, o in zip(self.resources, self.rendered.objects, strict=True)
+            if o.manifest.get("kind") == kind and isinstance(r, LiveObject)
+        ]
+        if own:
+            return own[0].status
+        pods = {
+            str((o.manifest.get("metadata") or {}).get("name")): r
+            for r, o in zip(self.resources, self.rendered.objects, strict=True)
+            if o.manifest.get("kind") == "Pod"
+        }
+        if not pods:
+            return pulumi.Output.from_input(None)
+        names = sorted(pods)
+        phases = [_pod_phase(pods[n]) for n in names]
+        return pulumi.Output.all(*phases).apply(
+            lambda values: {"pods": dict(zip(names, values, strict=True))}
         )
+
+    def _check_resolved(
+        self,
+        name: str,
+        args: TrainingJobArgs,
+        job: Any,
+        namespace: Any,
+        values: Mapping[str, Any],
+    ) -> bool:
+        """Render and check the job again with its Inputs' values; fail the update if invalid."""
+        try:
+            filled_job, filled_namespace = Inputs.fill(job, values), Inputs.fill(namespace, values)
+            rendered, _ = _render(name, args, filled_job, filled_namespace, None, values)
+        except InvalidJobError as exc:
+            message = str(exc).replace(
+                f"{name}: ", f"{name} (with its Pulumi Inputs resolved): ", 1
+            )
+            pulumi.log.error(message, resource=self)
+            raise InvalidJobError(message, exc.findings) from None
+        del rendered
+        return True
+
+
+def _components(
+    backend: PlatformComponent | None,
+    node_pool: PlatformComponent | Mapping[str, PlatformComponent] | None,
+    queue: PlatformComponent | None,
+) -> list[PlatformComponent]:
+    found = [c for c in (backend, queue) if c is not None]
+    if isinstance(node_pool, PlatformComponent):
+        found.append(node_pool)
+    elif node_pool:
+        found += list(node_pool.values())
+    return found
+
+
+def _pod_phase(resource: pulumi.CustomResource) -> pulumi.Output[Any]:
+    status: pulumi.Output[Any] = getattr(resource, "status", pulumi.Output.from_input(None))
+    return status.apply(lambda s: _field(s, "phase"))
+
+
+def _field(value: Any, key: str) -> Any:
+    """A field of a status output: a typed output object or, under mocks, a dict."""
+    if value is None:
+        return None
+    if isinstance(value, Mapping):
+        return value.get(key)
+    return getattr(value, key, None)
 
 
 def jobs_from_file(path: str | Path, *, target: Target | str | None = None) -> list[TrainingJob]:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import pulumi
 
 from trainjobs.check import run
+from trainjobs.components.inputs import Inputs
 from trainjobs.components.register import register_manifest
 from trainjobs.components.secrets import GeneratedValues
 from trainjobs.errors import Finding, SpecError
@@ -19,7 +21,7 @@ from trainjobs.spec.entry import PlatformEntry
 from trainjobs.spec.load import parse_entry
 from trainjobs.spec.stack import DEFAULT_K8S_VERSION, StackSpec
 
-__all__ = ["InvalidResourceError", "PlatformComponent", "register_objects"]
+__all__ = ["InvalidResourceError", "PlatformArgs", "PlatformComponent", "register_objects"]
 
 
 class InvalidResourceError(pulumi.RunError):
@@ -31,27 +33,67 @@ class InvalidResourceError(pulumi.RunError):
 
 
 def register_objects(
-    parent: pulumi.Resource, objects: tuple[RenderedObject, ...]
+    parent: pulumi.Resource,
+    objects: tuple[RenderedObject, ...],
+    *,
+    prefix: str = "",
+    inputs: Inputs | None = None,
+    passwords: Mapping[str, pulumi.Input[str]] | None = None,
+    secret: bool = False,
 ) -> list[pulumi.CustomResource]:
     """Register each object as a child of ``parent``; generated values become secrets.
 
+    ``prefix`` scopes the children's names (``register.child_name``); ``inputs``
+    turns the tokens of Pulumi Inputs back into Outputs; ``passwords`` (placeholder
+    group → Input) are given instead of generated; ``secret`` keeps every object's
+    fields encrypted in the state (it came from a secret setting).
+
     A unit is created in steps (``k8s.order.apply_tier``): definitions (CRDs,
     ServiceAccounts, Secrets, ConfigMaps, RBAC), then Services, then workloads and
-    custom resources, then webhooks — each step after everything before it. A pod
+    custom resources, then webhooks — each step after everything before it (the list
+    returned is in the order of ``objects``). A pod
     created before its Secret would not start, a custom resource before its CRD
     would be refused, a pod before its Service would miss the Service's link
     variables, a webhook before its server would reject every object.
     """
-    generated = GeneratedValues(parent)
-    registered: list[pulumi.CustomResource] = []
+    generated = GeneratedValues(parent, prefix, passwords)
+    by_index: dict[int, pulumi.CustomResource] = {}
     for tier in sorted({apply_tier(o.manifest) for o in objects}):
-        opts = pulumi.ResourceOptions(parent=parent, depends_on=list(registered))
-        registered += [
-            register_manifest(o.manifest, opts, generated, o.lifecycle)
-            for o in objects
-            if apply_tier(o.manifest) == tier
-        ]
-    return registered
+        opts = pulumi.ResourceOptions(parent=parent, depends_on=list(by_index.values()))
+        for index, o in enumerate(objects):
+            if apply_tier(o.manifest) == tier:
+                by_index[index] = register_manifest(
+                    o.manifest,
+                    opts,
+                    generated,
+                    o.lifecycle,
+                    prefix=prefix,
+                    inputs=inputs,
+                    secret=secret,
+                )
+    # In the objects' order, so a resource and the object it came from pair up.
+    return [by_index[i] for i in range(len(objects))]
+
+
+@dataclass(frozen=True)
+class PlatformArgs:
+    """The arguments of a platform component, typed: ``GpuNodePool(name, PlatformArgs(...))``.
+
+    Every string in ``spec`` and ``namespace`` may be a Pulumi Input.
+    """
+
+    spec: Any = None
+    """The kind's ``spec``: its pydantic model (``RedisBackendSpec`` …), or its fields as a
+    dict, or a whole ``trainjobs.dev/v1alpha1`` document. Default: all defaults."""
+    namespace: pulumi.Input[str] | None = None
+    """Where its objects go; default per kind (backends ``default``, operators their
+    upstream namespace, node pools cluster-wide)."""
+    uses: Sequence[PlatformComponent] = ()
+    """Platform components this one refers to (a queue's node pool); default none."""
+    k8s_version: str = DEFAULT_K8S_VERSION
+    """Kubernetes version the objects are checked against; default ``DEFAULT_K8S_VERSION``."""
+    secret: bool = False
+    """Keep every field of its objects encrypted in Pulumi's state; default false."""
 
 
 class PlatformComponent(pulumi.ComponentResource):
@@ -65,13 +107,22 @@ class PlatformComponent(pulumi.ComponentResource):
     Args:
         name: the resource's name (``metadata.name``) and the component's Pulumi name;
             with ``rendered``, only the Pulumi name (the stack program's ``namespace/name``).
-        spec: the kind's ``spec`` — its pydantic model or plain data; default all defaults.
+        spec: the kind's ``spec`` — its pydantic model or plain data (strings may be
+            Pulumi Inputs); default all defaults. Or a :class:`PlatformArgs` holding
+            every argument below.
         namespace: where its objects go; default per kind.
         rendered: an already rendered unit and its entry (used by the stack program).
         uses: platform components this one refers to (a queue's node pool): rendered
             with it so references resolve, and created before it.
         k8s_version: Kubernetes version to check against.
+        secret: keep every field of its objects encrypted in Pulumi's state (the stack
+            program sets it for resources read from a secret setting); default false.
         opts: Pulumi resource options.
+
+    Children are named ``<name>:<namespace>/<object>`` (see ``TrainingJob``) unless
+    the component is named after its resource (``name`` or ``namespace/name``).
+    Strings in ``spec`` and ``namespace`` may be Pulumi Inputs: rendered with
+    placeholders, checked again when the values are known.
 
     Outputs: ``objects`` (``Kind namespace/name`` of each child) and the kind's own
     outputs (an address …) as ``outputs``.
@@ -79,6 +130,7 @@ class PlatformComponent(pulumi.ComponentResource):
 
     kind: ClassVar[str] = ""
     entry: PlatformEntry
+    inputs: Inputs
     objects: pulumi.Output[list[str]]
     outputs: pulumi.Output[dict[str, str]]
     _by_kind: ClassVar[dict[str, type[PlatformComponent]]] = {}
@@ -98,14 +150,20 @@ class PlatformComponent(pulumi.ComponentResource):
         name: str,
         spec: Any = None,
         *,
-        namespace: str | None = None,
+        namespace: pulumi.Input[str] | None = None,
         rendered: tuple[PlatformEntry, RenderedUnit] | None = None,
         uses: Sequence[PlatformComponent] = (),
         k8s_version: str = DEFAULT_K8S_VERSION,
+        secret: bool = False,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
+        if isinstance(spec, PlatformArgs):
+            namespace, uses = spec.namespace, spec.uses
+            k8s_version, secret, spec = spec.k8s_version, spec.secret, spec.spec
+        kind = self.kind or "PlatformComponent"
+        self.inputs = Inputs(f"{kind}/{name}").merge(*(u.inputs for u in uses))
         if rendered is None:
-            entry = self._entry(name, spec, namespace)
+            entry = self._entry(name, self.inputs.lift(spec), self.inputs.lift(namespace))
             platform = (*(u.entry for u in uses), entry)
             try:
                 rendering = run(StackSpec(platform=platform), k8s_version=k8s_version)
@@ -121,12 +179,65 @@ class PlatformComponent(pulumi.ComponentResource):
         self.entry = entry
         rendered_unit = unit
         self.rendered = rendered_unit
-        self.resources = register_objects(self, rendered_unit.objects)
+        # Named after its resource (``namespace/name`` as the stack program names it,
+        # or the bare name), the children keep their plain names: a second copy has
+        # another name and so scoped children, and today's URNs stay as they were.
+        self.prefix = "" if name in (entry.key, entry.resource.name) else name
+        self.resources = register_objects(
+            self,
+            rendered_unit.objects,
+            prefix=self.prefix,
+            inputs=self.inputs,
+            passwords=self.given_passwords(),
+            secret=secret,
+        )
         self.register_extra()
         titles = [o.title for o in rendered_unit.objects]
-        self.objects = pulumi.Output.from_input(titles)
-        self.outputs = pulumi.Output.from_input(dict(rendered_unit.outputs))
-        self.register_outputs({"objects": titles, **rendered_unit.outputs})
+        self.objects = pulumi.Output.from_input(self.inputs.substitute(titles))
+        self.outputs = pulumi.Output.from_input(self.inputs.substitute(dict(rendered_unit.outputs)))
+        checked: Any = None
+        if self.inputs and rendered is None:
+            checked = self.inputs.resolved().apply(
+                lambda values: self._check_resolved(name, entry, uses, values, k8s_version)
+            )
+        self.register_outputs(
+            {
+                "objects": self.objects,
+                **self.inputs.substitute(dict(rendered_unit.outputs)),
+                **({"checked": checked} if checked is not None else {}),
+            }
+        )
+
+    def resolved_entry(self, values: Mapping[str, Any]) -> PlatformEntry:
+        """This resource's entry with its Inputs' resolved ``values`` in place of tokens."""
+        document = Inputs.fill(self.entry.resource.to_manifest(), values)
+        return self._entry(self.entry.resource.name, document, None)
+
+    def given_passwords(self) -> Mapping[str, pulumi.Input[str]]:
+        """Passwords the user gave (placeholder group → Input); default none."""
+        return {}
+
+    def _check_resolved(
+        self,
+        name: str,
+        entry: PlatformEntry,
+        uses: Sequence[PlatformComponent],
+        values: Mapping[str, Any],
+        k8s_version: str,
+    ) -> bool:
+        """Render and check again with the Inputs' real values; fail the update if invalid."""
+        document = Inputs.fill(entry.resource.to_manifest(), values)
+        resolved = self._entry(name, document, None)
+        platform = (*(u.resolved_entry(values) for u in uses), resolved)
+        try:
+            rendering = run(StackSpec(platform=platform), k8s_version=k8s_version)
+        except SpecError as exc:
+            message = f"{name} (with its Pulumi Inputs resolved): {exc}"
+            pulumi.log.error(message, resource=self)
+            raise InvalidResourceError(message, tuple(exc.findings)) from None
+        for finding in rendering.findings:
+            pulumi.log.warn(finding.render(), resource=self)
+        return True
 
     def register_extra(self) -> None:
         """Register what is not a Kubernetes object (a cloud node pool); default nothing."""
@@ -134,6 +245,8 @@ class PlatformComponent(pulumi.ComponentResource):
     def _entry(self, name: str, spec: Any, namespace: str | None) -> PlatformEntry:
         if isinstance(spec, PlatformResource):
             document: Mapping[str, Any] = spec.to_manifest()
+        elif isinstance(spec, Mapping) and "apiVersion" in spec and "kind" in spec:
+            document = spec
         else:
             data = spec.to_manifest() if isinstance(spec, K8sModel) else dict(spec or {})
             meta = PlatformMeta(name=name, namespace=namespace).to_manifest()

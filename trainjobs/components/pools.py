@@ -30,7 +30,7 @@ class GpuNodePool(PlatformComponent):
         assert isinstance(plugin, GpuNodePoolKind)
         request = plugin.cloud_pool(self.entry.resource)
         if request is not None:
-            self.cloud_pool = register_cloud_pool(request, self)
+            self.cloud_pool = register_cloud_pool(request, self, self.inputs, self.prefix)
 
 
 class GpuQueue(PlatformComponent):

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import re
 from collections.abc import Mapping
 from typing import Any
 
 import pulumi
-import pulumi_kubernetes as k8s
 
+from trainjobs.components.inputs import Inputs, is_input_token
 from trainjobs.components.secrets import GeneratedValues, has_placeholders
 from trainjobs.render.lifecycle import DEFAULT as DEFAULT_LIFECYCLE
 from trainjobs.render.lifecycle import Lifecycle
 
-__all__ = ["logical_name", "register_manifest", "resource_class"]
+__all__ = ["LiveObject", "child_name", "logical_name", "register_manifest", "resource_class"]
 
 # API group → pulumi_kubernetes module; groups not listed are custom resources.
 _GROUP_MODULES = {
@@ -31,6 +32,42 @@ _GROUP_MODULES = {
     "storage.k8s.io": "storage",
     "coordination.k8s.io": "coordination",
 }
+
+
+class LiveObject(pulumi.CustomResource):
+    """A custom resource (TFJob, TrainJob, a Karpenter NodePool …) whose live ``status``
+    is an output.
+
+    ``pulumi_kubernetes.apiextensions.CustomResource`` declares only ``metadata``
+    and ``spec``, and the Python SDK drops every output a resource did not declare;
+    this declares ``status`` too, so a job's conditions reach the program. It is the
+    same resource type to the engine (``kubernetes:<apiVersion>:<kind>``), so the
+    URN and the provider's behaviour are those of a CustomResource.
+    """
+
+    status: pulumi.Output[Any]
+    """The object's status as the cluster reported it after the update (None in a preview)."""
+
+    def __init__(
+        self,
+        name: str,
+        api_version: str,
+        kind: str,
+        fields: Mapping[str, Any],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        props = {"apiVersion": api_version, "kind": kind, **fields, "status": None}
+        version = pulumi.ResourceOptions(version=_PROVIDER_VERSION)
+        super().__init__(
+            f"kubernetes:{api_version}:{kind}",
+            name,
+            props,
+            pulumi.ResourceOptions.merge(opts, version),
+        )
+
+
+# The provider plugin version matching the installed SDK, as its own resources ask for.
+_PROVIDER_VERSION = importlib.metadata.version("pulumi-kubernetes")
 
 
 def resource_class(api_version: str, kind: str) -> type[pulumi.CustomResource] | None:
@@ -55,6 +92,25 @@ def logical_name(manifest: Mapping[str, Any]) -> str:
     meta = manifest.get("metadata") or {}
     namespace = meta.get("namespace")
     return f"{namespace}/{meta['name']}" if namespace else str(meta["name"])
+
+
+def child_name(manifest: Mapping[str, Any], prefix: str = "") -> str:
+    """The Pulumi name of ``manifest`` inside a component: ``<prefix>:<namespace>/<name>``.
+
+    The URN holds the parent's type but not its name, so two components of one
+    type (one job on two clusters, a blue/green copy) need their own names for
+    their children: ``prefix`` is the component's name (pulumi-kubernetes'
+    ConfigFile and Chart v4 scope their children the same way). With no prefix it
+    is :func:`logical_name`. A namespace that is a Pulumi Input is left out, so the
+    URN does not change with its value.
+    """
+    meta = manifest.get("metadata") or {}
+    namespace = meta.get("namespace")
+    if namespace and not is_input_token(namespace):
+        base = f"{namespace}/{meta['name']}"
+    else:
+        base = str(meta["name"])
+    return f"{prefix}:{base}" if prefix else base
 
 
 def _snake(key: str) -> str:
@@ -92,12 +148,21 @@ def register_manifest(
     opts: pulumi.ResourceOptions,
     generated: GeneratedValues | None = None,
     lifecycle: Lifecycle = DEFAULT_LIFECYCLE,
+    *,
+    prefix: str = "",
+    inputs: Inputs | None = None,
+    secret: bool = False,
 ) -> pulumi.CustomResource:
     """Register ``manifest``; nested fields pass through in Kubernetes spelling.
 
     Placeholders for generated values (keys, passwords) are replaced through
     ``generated``, and the fields holding them are kept secret in Pulumi's state.
-    ``lifecycle`` says how long ``pulumi up`` waits for the object.
+    Tokens standing for Pulumi Inputs are replaced through ``inputs``.
+    ``lifecycle`` says how long ``pulumi up`` waits for the object. ``prefix``
+    scopes the name (:func:`child_name`); the unscoped name stays an alias, so a
+    stack made before names were scoped keeps its objects instead of replacing them.
+    ``secret``: the object came from a setting that is a secret (``secure:`` config),
+    so every field but ``metadata`` is kept encrypted in Pulumi's state.
     """
     api_version = str(manifest["apiVersion"])
     kind = str(manifest["kind"])
@@ -113,15 +178,24 @@ def register_manifest(
         }
         extra = pulumi.ResourceOptions(additional_secret_outputs=secret_fields)
         opts = pulumi.ResourceOptions.merge(opts, extra)
-    name = logical_name(manifest)
+    if inputs:
+        fields = {k: inputs.substitute(v) for k, v in fields.items()}
+    if secret:
+        hidden = sorted(k for k in fields if k != "metadata")
+        fields = {k: pulumi.Output.secret(v) if k in hidden else v for k, v in fields.items()}
+        extra = pulumi.ResourceOptions(additional_secret_outputs=hidden)
+        opts = pulumi.ResourceOptions.merge(opts, extra)
+    name = child_name(manifest, prefix)
+    old_name = child_name(manifest)
+    if prefix and old_name == logical_name(manifest):
+        alias = pulumi.ResourceOptions(aliases=[pulumi.Alias(name=old_name)])
+        opts = pulumi.ResourceOptions.merge(opts, alias)
     cls = resource_class(api_version, kind)
     if kind == "CustomResourceDefinition":
         # Deleting a CRD deletes every object of its kind: running jobs must survive.
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(retain_on_delete=True))
     if cls is None:
-        return k8s.apiextensions.CustomResource(
-            name, api_version=api_version, kind=kind, opts=opts, **fields
-        )
+        return LiveObject(name, api_version, kind, fields, opts)
     # Top-level fields are constructor keywords (snake_case); below that, the
     # provider takes Kubernetes' own camelCase keys unchanged.
     return cls(name, opts=opts, **{_snake(k): v for k, v in fields.items()})

@@ -18,7 +18,7 @@ import pulumi_tls as tls
 
 from trainjobs.k8s import generated
 
-__all__ = ["GeneratedValues", "has_placeholders"]
+__all__ = ["GeneratedValues", "has_placeholders", "placeholder_groups"]
 
 PASSWORD_LENGTH = 32
 
@@ -32,18 +32,57 @@ def has_placeholders(value: Any) -> bool:
     return generated.parse(value) is not None
 
 
+def placeholder_groups(value: Any, kind: str) -> list[str]:
+    """The groups of every ``kind`` placeholder inside ``value``, in order, once each."""
+    found: list[str] = []
+
+    def walk(item: Any) -> None:
+        if isinstance(item, Mapping):
+            for v in item.values():
+                walk(v)
+        elif isinstance(item, list):
+            for v in item:
+                walk(v)
+        else:
+            parsed = generated.parse(item)
+            if parsed is not None and parsed.kind == kind and parsed.group not in found:
+                found.append(parsed.group)
+
+    walk(value)
+    return found
+
+
 class GeneratedValues:
     """Creates the generating resources of one component, each group once."""
 
-    def __init__(self, parent: pulumi.Resource) -> None:
-        self._opts = pulumi.ResourceOptions(parent=parent)
+    def __init__(
+        self,
+        parent: pulumi.Resource,
+        prefix: str = "",
+        passwords: Mapping[str, pulumi.Input[str]] | None = None,
+    ) -> None:
+        """``prefix`` scopes the generating resources' names as the component's
+        children are scoped; ``passwords`` (group → Input) are given by the user
+        (a secret manager's value) and are used instead of generating one."""
+        self._parent = parent
+        self._prefix = prefix
         self._keys: dict[str, tls.PrivateKey] = {}
         self._passwords: dict[str, random.RandomPassword] = {}
+        self._given = dict(passwords or {})
+
+    def _opts(self, group: str) -> tuple[str, pulumi.ResourceOptions]:
+        if not self._prefix:
+            return group, pulumi.ResourceOptions(parent=self._parent)
+        # The unscoped name stays an alias: a stack made before names were scoped
+        # keeps its key instead of generating (and rolling out) a new one.
+        alias = [pulumi.Alias(name=group)]
+        return f"{self._prefix}:{group}", pulumi.ResourceOptions(parent=self._parent, aliases=alias)
 
     def _key(self, group: str) -> tls.PrivateKey:
         if group not in self._keys:
+            name, opts = self._opts(group)
             self._keys[group] = tls.PrivateKey(
-                group, algorithm="ECDSA", ecdsa_curve="P521", opts=self._opts
+                name, algorithm="ECDSA", ecdsa_curve="P521", opts=opts
             )
         return self._keys[group]
 
@@ -53,9 +92,12 @@ class GeneratedValues:
             return pulumi.Output.secret(self._key(placeholder.group).private_key_pem)
         if placeholder.kind == "ecdsa-p521-public":
             return pulumi.Output.secret(self._key(placeholder.group).public_key_openssh)
+        if placeholder.group in self._given:
+            return pulumi.Output.secret(self._given[placeholder.group])
         if placeholder.group not in self._passwords:
+            name, opts = self._opts(placeholder.group)
             self._passwords[placeholder.group] = random.RandomPassword(
-                placeholder.group, length=PASSWORD_LENGTH, special=False, opts=self._opts
+                name, length=PASSWORD_LENGTH, special=False, opts=opts
             )
         return pulumi.Output.secret(self._passwords[placeholder.group].result)
 

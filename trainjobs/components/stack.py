@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -13,26 +16,157 @@ from trainjobs.check import run
 from trainjobs.components.job import TrainingJob
 from trainjobs.components.platform import PlatformComponent
 from trainjobs.components.register import register_manifest
-from trainjobs.errors import SpecError
+from trainjobs.errors import NO_VALUE, Finding, SpecError
 from trainjobs.render import RenderedJob, UnitRef
 from trainjobs.spec.entry import TARGETS, Target
-from trainjobs.spec.load import CONFIG_NAMESPACE, STACK_KEYS, load_path, parse_stack
+from trainjobs.spec.load import CONFIG_NAMESPACE, load_path, parse_stack
 from trainjobs.spec.stack import StackSpec
 
-__all__ = ["TrainingStack", "program", "stack_config", "stack_from_file"]
+__all__ = [
+    "ALLOW_NO_JOBS",
+    "JOBS_OUTPUT",
+    "PROGRAM_KEYS",
+    "StackConfig",
+    "TrainingStack",
+    "program",
+    "stack_config",
+    "stack_from_file",
+]
 
 
-def stack_config() -> dict[str, Any]:
-    """The stack's ``trainjobs:*`` settings as plain data."""
-    config = pulumi.Config(CONFIG_NAMESPACE)
-    values: dict[str, Any] = {}
-    for key in sorted(STACK_KEYS):
-        text = config.get(key)
-        if text is None:
+PROGRAM_KEYS = {"allowNoJobs"}
+"""Settings of the stack program itself (not of the stack's contents)."""
+
+ALLOW_NO_JOBS = "allowNoJobs"
+
+JOBS_OUTPUT = "jobs"
+"""The stack output listing the stack's jobs (``namespace/name``), read by the next run."""
+
+
+@dataclass(frozen=True)
+class StackConfig:
+    """A stack's trainjobs settings as the program received them.
+
+    Attributes:
+        namespace: the config namespace: the project's name in Pulumi.yaml.
+        values: each bare key (``jobs``) → plain data (lists and maps parsed from JSON).
+        secret_keys: the bare keys set with ``--secret`` (or holding a ``secure:`` value).
+        allow_no_jobs: ``<namespace>:allowNoJobs: true``: an empty stack is intended.
+    """
+
+    namespace: str
+    values: dict[str, Any]
+    secret_keys: frozenset[str]
+    allow_no_jobs: bool = False
+
+
+def _all_config() -> tuple[dict[str, Any], set[str]]:
+    """Every config key the engine passed (``namespace:key`` → text) and the secret ones.
+
+    The SDK reads one key at a time and has no call listing them, and reading only
+    the known keys is what let a misspelt key pass unseen. The language host passes
+    them all in ``PULUMI_CONFIG`` (JSON); tests and the Automation API set them with
+    ``pulumi.runtime.set_all_config``. tests/components/test_stack_program.py covers both.
+    """
+    values: dict[str, Any] = dict(pulumi.runtime.get_config_env())
+    values.update(pulumi.runtime.config.CONFIG.get())
+    secret = set(pulumi.runtime.get_config_secret_keys_env())
+    secret.update(k for k in values if pulumi.runtime.is_config_secret(k))
+    return values, secret
+
+
+def _decode(text: Any) -> Any:
+    # Pulumi hands every setting over as text; lists and maps arrive as JSON.
+    if isinstance(text, str) and text[:1] in ("[", "{"):
+        return json.loads(text)
+    return text
+
+
+def _namespace_findings(keys: list[str], project: str, source: str) -> list[Finding]:
+    """Keys in a namespace that is almost the project's: read by no one, so a typo there
+    would silently drop every job."""
+    findings = []
+    for key in keys:
+        namespace, _, bare = key.rpartition(":")
+        if not namespace or namespace == project:
             continue
-        # Pulumi hands every setting over as text; lists and maps arrive as JSON.
-        values[key] = json.loads(text) if text[:1] in ("[", "{") else text
-    return values
+        if namespace == CONFIG_NAMESPACE:
+            message = (
+                f"the project is named {project!r} (Pulumi.yaml), so its stack settings "
+                f"are {project}:<key>; {key} is not read"
+            )
+        elif difflib.SequenceMatcher(None, namespace, project).ratio() >= 0.75:
+            message = f"config namespace {namespace!r} is not the project's ({project!r})"
+        else:
+            continue  # another provider's or program's config, e.g. kubernetes:context
+        findings.append(
+            Finding(
+                code="stack.namespace",
+                path=key,
+                message=message,
+                hint=f"rename it to {project}:{bare}",
+                source=source,
+            )
+        )
+    return findings
+
+
+def _located_in_project(finding: Finding, project: str) -> Finding:
+    """A finding's path in the project's namespace (the parser names ``trainjobs:``)."""
+    prefix = f"{CONFIG_NAMESPACE}:"
+    if project == CONFIG_NAMESPACE or not finding.path.startswith(prefix):
+        return finding
+    return replace(finding, path=f"{project}:{finding.path[len(prefix) :]}")
+
+
+def stack_config(source: str = "") -> StackConfig:
+    """The stack's settings (``<project>:*``) as plain data; every problem at once.
+
+    Raises:
+        SpecError: a key in a near-miss namespace, or an ``allowNoJobs`` that is not
+            true or false. (Unknown keys are the parser's findings.)
+    """
+    project = pulumi.get_project()
+    raw, secret = _all_config()
+    findings = _namespace_findings(sorted(raw), project, source)
+    values: dict[str, Any] = {}
+    secret_keys = set()
+    for key in sorted(raw):
+        namespace, _, bare = key.rpartition(":")
+        if namespace != project:
+            continue
+        values[bare] = _decode(raw[key])
+        if key in secret:
+            secret_keys.add(bare)
+    allow = values.pop(ALLOW_NO_JOBS, "false")
+    if str(allow).lower() not in ("true", "false"):
+        findings.append(
+            Finding(
+                code="stack.allowNoJobs",
+                path=f"{project}:{ALLOW_NO_JOBS}",
+                message="allowNoJobs must be true or false",
+                value=allow,
+                hint=f"pulumi config set {project}:{ALLOW_NO_JOBS} true",
+                source=source,
+            )
+        )
+    if findings:
+        raise SpecError.from_findings(findings)
+    return StackConfig(project, values, frozenset(secret_keys), str(allow).lower() == "true")
+
+
+def _redacted(exc: SpecError, config: StackConfig) -> SpecError:
+    """``exc`` with the values of secret settings left out and paths in the project's
+    namespace: an error message must never print a ``secure:`` value."""
+
+    def clean(finding: Finding) -> Finding:
+        finding = _located_in_project(finding, config.namespace)
+        key = finding.path.split(":", 1)[-1].split("[", 1)[0].split(".", 1)[0]
+        if key in config.secret_keys:
+            finding = replace(finding, value=NO_VALUE)
+        return finding
+
+    return SpecError.from_findings([clean(f) for f in exc.findings])
 
 
 class TrainingStack:
@@ -44,12 +178,19 @@ class TrainingStack:
     pools, queues and operators as :class:`PlatformComponent`.
     """
 
-    def __init__(self, stack: StackSpec, target: Target | None = None) -> None:
+    def __init__(
+        self,
+        stack: StackSpec,
+        target: Target | None = None,
+        secret_keys: frozenset[str] = frozenset(),
+    ) -> None:
+        """``secret_keys``: the stack settings (``jobs`` …) that are secrets; what they
+        declare is kept encrypted in the state and their values stay out of messages."""
         try:
             rendering = run(stack, target=target)
         except SpecError as exc:
-            raise pulumi.RunError(str(exc)) from None
-        for finding in rendering.findings:
+            raise pulumi.RunError(str(_redact(exc.findings, secret_keys))) from None
+        for finding in _redact(rendering.findings, secret_keys).findings:
             pulumi.log.warn(finding.render())
         entries = {p.path: p for p in stack.platform}
         self.components: dict[UnitRef, pulumi.Resource] = {}
@@ -58,9 +199,10 @@ class TrainingStack:
         for unit in rendering.units:
             deps = [self.components[d] for d in unit.depends_on if d in self.components]
             opts = pulumi.ResourceOptions(depends_on=deps) if deps else pulumi.ResourceOptions()
+            secret = _setting(unit.origin) in secret_keys
             if isinstance(unit, RenderedJob):
                 name = f"{unit.job.namespace}/{unit.job.name}"
-                job = TrainingJob(name, rendered=unit, opts=opts)
+                job = TrainingJob(name, rendered=unit, secret=secret, opts=opts)
                 pulumi.export(name, job.addresses)
                 self.jobs.append(job)
                 self.components[unit.ref] = job
@@ -76,12 +218,25 @@ class TrainingStack:
                     alias = pulumi.ResourceOptions(aliases=[pulumi.Alias(name=entry.resource.name)])
                     opts = pulumi.ResourceOptions.merge(opts, alias)
                 component = PlatformComponent.for_kind(entry.plugin.kind)(
-                    entry.key, rendered=(entry, unit), opts=opts
+                    entry.key, rendered=(entry, unit), secret=secret, opts=opts
                 )
                 if unit.outputs:
                     pulumi.export(str(unit.ref), component.outputs)
                 self.platform.append(component)
                 self.components[unit.ref] = component
+
+
+def _setting(origin: str) -> str:
+    """The stack setting an entry path (``jobs[0]``, ``backends[1].spec``) sits in."""
+    return origin.split("[", 1)[0].split(".", 1)[0]
+
+
+def _redact(findings: Sequence[Finding], secret_keys: frozenset[str]) -> SpecError:
+    """The findings with the values of secret settings left out (never print a secret)."""
+    return SpecError.from_findings(
+        replace(f, value=NO_VALUE) if _setting(f.path.split(":", 1)[-1]) in secret_keys else f
+        for f in findings
+    )
 
 
 def stack_from_file(path: str | Path, *, target: Target | str | None = None) -> TrainingStack:
@@ -99,16 +254,61 @@ def stack_from_file(path: str | Path, *, target: Target | str | None = None) -> 
     return TrainingStack(stack, target if target in TARGETS else None)
 
 
-def program() -> TrainingStack:
+def _previous_jobs() -> pulumi.Output[list[str]]:
+    """The jobs this stack's last update exported (``jobs``), read through a reference
+    to the stack itself; empty on its first update."""
+    name = f"{pulumi.get_organization()}/{pulumi.get_project()}/{pulumi.get_stack()}"
+    reference = pulumi.StackReference(f"{name}-previous", stack_name=name)
+    return reference.outputs.apply(lambda outputs: list((outputs or {}).get(JOBS_OUTPUT) or []))
+
+
+def _unless_jobs_vanished(
+    previous: list[str], source: str, namespace: str, build: Callable[[], TrainingStack]
+) -> TrainingStack:
+    if previous:
+        raise pulumi.RunError(
+            f"{source}: the stack declares no jobs, but its last update had "
+            f"{len(previous)} ({', '.join(previous)}); `pulumi up` would delete them. "
+            f"A misspelt or removed {namespace}:jobs does this. If removing every job is "
+            f"intended, say so: pulumi config set {namespace}:{ALLOW_NO_JOBS} true"
+        )
+    return build()
+
+
+def program() -> TrainingStack | pulumi.Output[TrainingStack]:
     """Run the stack program: read the stack's config and declare its components.
 
-    ``file:`` paths in the config are relative to the stack config folder
-    (``stacks/`` unless ``$TRAINJOBS_STACK_DIR`` says otherwise).
+    Fails before anything is planned when a setting is unknown or misspelt (also
+    its namespace), when a value is invalid, or when the stack declares no jobs
+    but its last update had some (``<project>:allowNoJobs: true`` allows that).
+    Settings are read in the project's namespace (Pulumi.yaml ``name``, ``trainjobs``
+    here); secret settings stay secrets. ``file:`` paths in the config are relative
+    to the stack config folder (``stacks/`` unless ``$TRAINJOBS_STACK_DIR`` says
+    otherwise).
     """
     base = Path(os.environ.get("TRAINJOBS_STACK_DIR", "stacks"))
     source = f"{base}/Pulumi.{pulumi.get_stack()}.yaml"
     try:
-        stack = parse_stack(stack_config(), source=source, base_dir=base)
+        config = stack_config(source)
     except SpecError as exc:
         raise pulumi.RunError(str(exc)) from None
-    return TrainingStack(stack)
+    try:
+        stack = parse_stack(config.values, source=source, base_dir=base)
+    except SpecError as exc:
+        raise pulumi.RunError(str(_redacted(exc, config))) from None
+
+    def build() -> TrainingStack:
+        declared = TrainingStack(stack, secret_keys=config.secret_keys)
+        # What the next run compares against: a stack that had jobs and declares none
+        # fails instead of deleting them.
+        names = [f"{j.rendered.job.namespace}/{j.rendered.job.name}" for j in declared.jobs]
+        pulumi.export(JOBS_OUTPUT, sorted(names))
+        return declared
+
+    if stack.jobs or config.allow_no_jobs:
+        return build()
+    # Nothing is declared until the last update's jobs are known: a failure here
+    # must come before any resource is planned, created or deleted.
+    return _previous_jobs().apply(
+        lambda previous: _unless_jobs_vanished(previous, source, config.namespace, build)
+    )

@@ -14,6 +14,7 @@ import subprocess
 from trainjobs.errors import TrainjobsError
 from trainjobs.graph.model import StackGraph
 from trainjobs.graph.style import style_of
+from trainjobs.output import printable
 
 __all__ = ["SOURCE_MARK", "GraphvizMissing", "source_digest", "to_dot", "to_svg"]
 
@@ -28,8 +29,10 @@ class GraphvizMissing(TrainjobsError):
 
 
 def _quote(text: str) -> str:
-    """A DOT string: backslashes and quotes escaped, line breaks as ``\\n``."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    """A DOT string: backslashes and quotes escaped, line breaks as ``\\n``, any other
+    control character from the input shown escaped (never raw in the file or a terminal)."""
+    lines = [printable(line).replace("\\", "\\\\").replace('"', '\\"') for line in text.split("\n")]
+    return '"' + "\\n".join(lines) + '"'
 
 
 def to_dot(graph: StackGraph) -> str:

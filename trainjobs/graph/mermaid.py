@@ -2,18 +2,43 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 from trainjobs.graph.model import StackGraph
 from trainjobs.graph.style import style_of
+from trainjobs.output import printable
 
 __all__ = ["to_mermaid"]
 
+_ENTITIES = str.maketrans(
+    {
+        "#": "#35;",
+        "&": "#amp;",
+        '"': "#quot;",
+        "<": "#lt;",
+        ">": "#gt;",
+        "`": "#96;",
+        "|": "#124;",
+        "[": "#91;",
+        "]": "#93;",
+        "{": "#123;",
+        "}": "#125;",
+    }
+)
+"""Everything that could end a quoted label, open markup or a Markdown string, as an entity."""
+
+_PLAIN_TITLE = re.compile(r"^[A-Za-z0-9 ._/-]*$")
+
 
 def _text(*lines: str) -> str:
-    """A quoted Mermaid label: lines joined by <br/>, quotes and markup as entities."""
-    escaped = [
-        line.replace("&", "#amp;").replace('"', "#quot;").replace("<", "#lt;").replace(">", "#gt;")
-        for line in lines
-    ]
+    """A quoted Mermaid label: lines joined by <br/>, markup as entities.
+
+    A name from the input can never end the label, start a new statement (a line
+    break, so no ``click`` or ``style`` of its own) or become HTML: control characters
+    are escaped visibly, every quote, bracket and markup character is an entity.
+    """
+    escaped = [printable(line).translate(_ENTITIES) for line in lines]
     return '"' + "<br/>".join(escaped) + '"'
 
 
@@ -21,7 +46,10 @@ def to_mermaid(graph: StackGraph) -> str:
     """``flowchart LR`` with one subgraph per unit; an arrow points at what needs its source."""
     out = []
     if graph.title:
-        out += ["---", f"title: {graph.title}", "---"]
+        title = printable(graph.title)
+        # YAML front matter: a title that is not plain text is a JSON (so YAML) string.
+        shown = title if _PLAIN_TITLE.match(title) else json.dumps(title)
+        out += ["---", f"title: {shown}", "---"]
     out.append("flowchart LR")
     for cluster in graph.clusters:
         if cluster.compact:

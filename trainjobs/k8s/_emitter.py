@@ -10,6 +10,7 @@ per string, so the output always loads back as exactly the same data.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
@@ -35,15 +36,49 @@ _ANALYSER = _Analyser()
 _SHORT_ESCAPES: dict[str, str] = dict(Emitter.ESCAPE_REPLACEMENTS)
 
 
-@lru_cache(maxsize=65536)
+# PyYAML's analyze_scalar walks a string one character at a time in Python: 95% of the
+# time of a render whose pods carry long unique strings (a 1,024-worker TF_CONFIG). For
+# the usual string, printable ASCII on one line, its verdict reduces to these regular
+# expressions, run in C. The rest still goes through analyze_scalar.
+_PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]*")
+# Exactly the cases in which analyze_scalar forbids a plain block scalar for such a
+# string: a document marker or an indicator first; "?", ":" or "-" first and then a space
+# (or nothing); ": " or a final ":" later; " #"; a leading or trailing space.
+_NOT_PLAIN = re.compile(r"---|\.\.\.|[#,\[\]{}&*!|>'\"%@`]|[?:-](?: |$)|.*(?::(?: |$)| #)| |.* $")
+
+
+def _analysis(text: str) -> tuple[bool, bool]:
+    """(plain allowed, single-quoted allowed) on one line, as PyYAML's emitter decides."""
+    if _PRINTABLE_ASCII.fullmatch(text):
+        # One line, nothing to escape: single quotes always hold it.
+        return _NOT_PLAIN.match(text) is None, True
+    analysis = _ANALYSER.analyze_scalar(text)
+    if analysis.multiline:
+        return False, False
+    return analysis.allow_block_plain, analysis.allow_single_quoted
+
+
+# Strings longer than this are written without caching their quoted form: a cache
+# entry per pod's TF_CONFIG (every host of the job, unique per pod) would keep a second
+# copy of the whole output alive until the process ends.
+_CACHED_LENGTH = 256
+
+
 def _scalar(text: str) -> str:
+    """``text`` as a YAML scalar (see ``_scalar_text``); short strings from a cache."""
+    return _scalar_cached(text) if len(text) <= _CACHED_LENGTH else _scalar_text(text)
+
+
+def _scalar_text(text: str) -> str:
     """``text`` as a YAML scalar on one line, or as a literal block header + body marker."""
     resolved = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
+    if not text.isascii() and _BIDI.intersection(text):
+        return _double_quoted(text)
     if text and resolved == _STR_TAG:
-        analysis = _ANALYSER.analyze_scalar(text)
-        if analysis.allow_block_plain and not analysis.multiline:
+        plain, single_quoted = _analysis(text)
+        if plain:
             return text
-        if analysis.allow_single_quoted and not analysis.multiline:
+        if single_quoted:
             return "'" + text.replace("'", "''") + "'"
     elif not text:
         return "''"
@@ -52,13 +87,21 @@ def _scalar(text: str) -> str:
     return _double_quoted(text)
 
 
+_BIDI = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+"""Bidirectional controls: YAML may hold them raw, but raw they reorder what a terminal or a
+code review shows ("Trojan Source"), so they are always written escaped (PyYAML would not)."""
+
+
+_scalar_cached = lru_cache(maxsize=65536)(_scalar_text)
+
+
 def _double_quoted(text: str) -> str:
     """Double-quoted, escaped exactly as PyYAML escapes (with ``allow_unicode``): the
     characters YAML cannot hold raw, in PyYAML's short forms (``\\n``, ``\\t`` …) where
     it has one."""
     out = ['"']
     for char in text:
-        if char in '"\\\x85\u2028\u2029\ufeff' or not _yaml_printable(char):
+        if char in '"\\\x85\u2028\u2029\ufeff' or char in _BIDI or not _yaml_printable(char):
             short = _SHORT_ESCAPES.get(char)
             code = ord(char)
             out.append(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
@@ -35,6 +36,13 @@ class QuantityError(ValueError):
     """The text is not a Kubernetes quantity."""
 
 
+_MAX_EXPONENT = 40
+"""Powers of ten beyond this are refused before they are computed: ``1e999999999``
+would otherwise build a billion-digit number. Kubernetes' largest suffix is E (1e18)."""
+_MAX_TEXT = 64
+"""The longest quantity text: Kubernetes' own limit on the digits is far below."""
+
+
 def parse_quantity(value: str | int | float) -> Fraction:
     """The exact value of a quantity: ``parse_quantity("500m") == Fraction(1, 2)``."""
     if isinstance(value, bool):
@@ -42,15 +50,24 @@ def parse_quantity(value: str | int | float) -> Fraction:
     if isinstance(value, int):
         return Fraction(value)
     if isinstance(value, float):
+        if not math.isfinite(value):
+            raise QuantityError(f"{value} is not a quantity; write a finite number, e.g. '4'")
+        if abs(value) >= 10.0**_MAX_EXPONENT:
+            raise QuantityError(f"{value:g} is out of range for a quantity")
         return Fraction(Decimal(repr(value)))
+    if len(value) > _MAX_TEXT:
+        raise QuantityError(f"a quantity is at most {_MAX_TEXT} characters")
     match = _QUANTITY.match(value.strip())
     if not match:
         raise QuantityError(f"{value!r} is not a Kubernetes quantity (e.g. '4', '500m', '16Gi')")
     number, suffix = match.group(1), match.group(2) or ""
     try:
-        base = Fraction(Decimal(number))
+        decimal = Decimal(number)
     except InvalidOperation as exc:
         raise QuantityError(f"{value!r} is not a Kubernetes quantity") from exc
+    if not decimal.is_finite() or (decimal and abs(decimal.adjusted()) > _MAX_EXPONENT):
+        raise QuantityError(f"{value!r} is out of range for a quantity")
+    base = Fraction(decimal)
     return base * _SUFFIXES[suffix]
 
 

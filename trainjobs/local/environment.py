@@ -22,6 +22,7 @@ from trainjobs.errors import Finding
 from trainjobs.frameworks.base import Manifest
 from trainjobs.k8s.generated import Generated, parse
 from trainjobs.k8s.quantity import QuantityError, parse_quantity
+from trainjobs.k8s.redact import secret_env_name
 from trainjobs.local.expansion import expand, lookup_in
 
 __all__ = ["Machine", "PodContext", "container_env", "object_values"]
@@ -230,6 +231,9 @@ def container_env(
         where = f"{path}.env[{i}]"
         if "valueFrom" not in entry:
             env[name] = expand(literal(str(entry.get("value", ""))), lookup_in(env))
+            if secret_env_name(name):
+                # A literal password is as secret as one read from a Secret: never printed.
+                pod.secrets.add(env[name])
             continue
         resolved = _value_from(entry["valueFrom"], container, pod, f"{where}.valueFrom")
         if isinstance(resolved, Finding):

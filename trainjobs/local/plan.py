@@ -23,6 +23,7 @@ from trainjobs.errors import Finding, Severity, SpecError
 from trainjobs.frameworks.base import Manifest
 from trainjobs.frameworks.lifecycle import Lifecycle, Replica
 from trainjobs.k8s.generated import Generated
+from trainjobs.k8s.redact import secret_words
 from trainjobs.local import rsh
 from trainjobs.local.environment import Machine, PodContext, container_env
 from trainjobs.local.expansion import expand, lookup_in
@@ -270,7 +271,8 @@ class _Builder:
                 for c in [*(spec.get("initContainers") or []), *(spec.get("containers") or [])]
                 if c is not container
             ),
-            secrets=frozenset(pod.secrets),
+            # A password given on the command line is hidden like one read from a Secret.
+            secrets=frozenset(pod.secrets | set(secret_words(argv))),
         )
 
 

@@ -20,15 +20,18 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
+from trainjobs import limits
 from trainjobs.check import run
-from trainjobs.errors import Finding, SpecError
+from trainjobs.errors import Finding, SpecError, TrainjobsError
 from trainjobs.k8s.generated import Generated
 from trainjobs.local.environment import Machine
 from trainjobs.local.plan import RUNNER_ENV, Backend, FileSpec, LocalPlan, build_plan
 from trainjobs.local.supervisor import Outcome, Supervisor
 from trainjobs.local.ui import Console
+from trainjobs.output import printable
 from trainjobs.platform.registry import PLATFORM
 from trainjobs.render import RenderedJob, Rendering
+from trainjobs.render.jobs import pod_count
 from trainjobs.spec import load_path
 from trainjobs.spec.entry import JobEntry
 from trainjobs.spec.stack import StackSpec
@@ -179,11 +182,33 @@ def preflight(plan: LocalPlan, environ: Mapping[str, str], all_addresses: bool) 
     return findings
 
 
-def write_files(files: Sequence[FileSpec]) -> None:
-    """Write the mounted ConfigMap and Secret keys with their modes."""
+def write_files(files: Sequence[FileSpec], scratch: Path) -> None:
+    """Write the mounted ConfigMap and Secret keys with their modes, all inside ``scratch``.
+
+    The plan already refused paths that leave a volume; this is the last guard: a file
+    whose folder resolves outside ``scratch``, or that is a symbolic link, is never written.
+    """
+    root = scratch.resolve()
+
+    def outside(path: Path) -> TrainjobsError:
+        return TrainjobsError(
+            f"run-local would write {printable(str(path))} outside its scratch folder "
+            f"{root}; nothing of the job ran"
+        )
+
     for spec in files:
+        # By name first (no folder is made outside), then as the file system resolves it.
+        if not Path(os.path.normpath(spec.path.resolve().parent / spec.path.name)).is_relative_to(
+            root
+        ):
+            raise outside(spec.path)
         spec.path.parent.mkdir(parents=True, exist_ok=True)
-        spec.path.write_bytes(spec.content)
+        if not spec.path.parent.resolve().is_relative_to(root):
+            raise outside(spec.path)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+        handle = os.open(spec.path, flags, 0o600)
+        with os.fdopen(handle, "wb") as out:
+            out.write(spec.content)
         spec.path.chmod(spec.mode)
 
 
@@ -205,6 +230,7 @@ def run_local(
     err = sys.stderr if err is None else err
     stack = load_path(path)
     entry = select_job(stack, job)
+    _refuse_too_many_replicas(entry)
     rendering = run(replace(stack, jobs=(entry,)), target="pods")
     rendered = rendering.jobs[0]
     base_dir = Path(entry.source).resolve().parent if entry.source else Path.cwd()
@@ -224,7 +250,7 @@ def run_local(
         problems = preflight(plan, env, entry.framework.listens_on_all_addresses)
         if problems:
             raise SpecError.from_findings([f.located(entry.source) for f in problems])
-        write_files(plan.files)
+        write_files(plan.files, scratch)
         console = Console(out, err, color=err.isatty())
         console.header(plan)
         outcome = Supervisor(plan, console, env, timeout=timeout, restart_delay=restart_delay).run()
@@ -232,6 +258,25 @@ def run_local(
         return outcome
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _refuse_too_many_replicas(entry: JobEntry) -> None:
+    """Refuse, before expanding it, a job with more replicas than one machine runs."""
+    count = pod_count(entry.framework, entry.framework.default(entry.job))
+    if count <= limits.LOCAL_REPLICAS.value():
+        return
+    raise SpecError.from_findings(
+        [
+            Finding(
+                code="local.too_many_replicas",
+                path=entry.path,
+                message=f"the job has {count:,} replicas; {limits.LOCAL_REPLICAS.exceeded()}",
+                hint="run a smaller copy of the job (fewer replicas) locally; if it is right, "
+                f"raise the limit with {limits.LOCAL_REPLICAS.env}=N",
+                source=entry.source,
+            )
+        ]
+    )
 
 
 def _memory() -> int:

@@ -15,6 +15,7 @@ from typing import TextIO
 
 from trainjobs.k8s.redact import REDACTED
 from trainjobs.local.plan import RUNNER_ENV, LocalPlan
+from trainjobs.output import printable_lines
 
 __all__ = ["Console", "StatusRow", "format_table"]
 
@@ -124,8 +125,10 @@ class Console:
         return text
 
     def _write_err(self, text: str) -> None:
+        # The plan, tables and messages quote the job's names and commands: any control
+        # character in them is shown escaped. Replica output (``log``) is the program's own.
         with self._lock:
-            self._err.write(self.redact(text) + "\n")
+            self._err.write(printable_lines(self.redact(text)) + "\n")
             self._err.flush()
 
 

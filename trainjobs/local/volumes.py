@@ -21,7 +21,7 @@ from trainjobs.k8s.generated import Generated
 from trainjobs.local.environment import object_values
 from trainjobs.local.hosts import HostMap
 
-__all__ = ["FileSpec", "Volumes", "mounts_of"]
+__all__ = ["FileSpec", "Volumes", "inside", "mounts_of"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,21 @@ class FileSpec:
 
 def _finding(path: str, message: str, hint: str, value: Any) -> Finding:
     return Finding(code="local.volume", path=path, message=message, hint=hint, value=value)
+
+
+def inside(relative: str) -> bool:
+    """Whether ``relative`` names a place inside a folder: relative, no ``..``, no NUL.
+
+    Kubernetes refuses the rest for a volume's item ``path`` and a mount's ``subPath``;
+    run-local refuses it too, so nothing of a job is ever written outside its scratch folder.
+    """
+    parts = relative.split("/")
+    return (
+        bool(relative)
+        and not relative.startswith("/")
+        and ".." not in parts
+        and "\0" not in relative
+    )
 
 
 def _mode(value: Any, default: int) -> int:
@@ -60,9 +75,20 @@ class Volumes:
         self.notes: list[str] = []
         for i, volume in enumerate(spec.get("volumes") or []):
             name = str(volume.get("name", ""))
+            where = f"{path}.volumes[{i}]"
+            if not inside(name) or "/" in name or name == ".":
+                self.findings.append(
+                    _finding(
+                        f"{where}.name",
+                        "a volume's name must be a DNS label; this one would name a folder "
+                        "outside the replica's scratch folder",
+                        "name the volume with lowercase letters, digits and '-'",
+                        name,
+                    )
+                )
+                continue
             local = folder / "volumes" / name
             self.folders[name] = local
-            where = f"{path}.volumes[{i}]"
             if "configMap" in volume:
                 self._keys("ConfigMap", volume["configMap"], "name", local, objects, hosts, where)
             elif "secret" in volume:
@@ -113,7 +139,19 @@ class Volumes:
             if items
             else [(key, key, mode) for key in values]
         )
-        for key, rel, file_mode in chosen:
+        for index, (key, rel, file_mode) in enumerate(chosen):
+            if not inside(rel):
+                field = f"items[{index}].path" if items else f"data.{key}"
+                self.findings.append(
+                    _finding(
+                        f"{where}.{kind[0].lower() + kind[1:]}.{field}",
+                        f"the {kind} key's file must stay inside the volume: a relative path "
+                        "without '..' (Kubernetes refuses it too)",
+                        "give a relative path such as 'config/app.yaml'",
+                        rel,
+                    )
+                )
+                continue
             if key not in values:
                 if not source.get("optional"):
                     self.findings.append(
@@ -139,5 +177,7 @@ def mounts_of(container: Mapping[str, Any], volumes: Volumes) -> list[tuple[str,
         if folder is None:
             continue
         sub = str(mount.get("subPath") or "")
+        if sub and not inside(sub):
+            continue  # Kubernetes refuses such a subPath; never point a process outside
         mounts.append((str(mount.get("mountPath", "")), str(folder / sub if sub else folder)))
     return mounts

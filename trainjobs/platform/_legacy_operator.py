@@ -35,10 +35,12 @@ class LegacyOperatorSpec(K8sModel):
     """Settings every client-go-era seed operator takes."""
 
     create_namespace: bool = Field(
-        default=True,
+        default=False,
         description=(
-            "Create the operator's namespace; default true. Set false when the stack's "
-            "namespaces (or someone else) create it."
+            "true: the install creates its Namespace and owns it (a destroy deletes it, "
+            "with every job in it), as upstream's install does; false (default): the "
+            "namespace exists already or the stack's namespaces list creates it. Only one "
+            "stack should own a namespace."
         ),
     )
     resources: dict[str, dict[str, str | int]] = Field(

@@ -96,8 +96,13 @@ class EdlControllerSpec(K8sModel):
         description="Container resources; default requests 100m/64Mi, limits 500m/256Mi.",
     )
     create_namespace: bool = Field(
-        default=True,
-        description="Create the namespace (default true); false when it exists already.",
+        default=False,
+        description=(
+            "true: the install creates its Namespace and owns it (a destroy deletes it, "
+            "with every job in it), as upstream's install does; false (default): the "
+            "namespace exists already or the stack's namespaces list creates it. Only one "
+            "stack should own a namespace."
+        ),
     )
 
 

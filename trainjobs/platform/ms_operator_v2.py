@@ -101,7 +101,13 @@ class MSOperatorV2Spec(K8sModel):
         default=DEFAULT_IMAGE, description=f"Manager image; default {DEFAULT_IMAGE}."
     )
     create_namespace: bool = Field(
-        default=True, description="Create the operator's namespace; default true."
+        default=False,
+        description=(
+            "true: the install creates its Namespace and owns it (a destroy deletes it, "
+            "with every job in it), as upstream's install does; false (default): the "
+            "namespace exists already or the stack's namespaces list creates it. Only one "
+            "stack should own a namespace."
+        ),
     )
     metrics_proxy: bool = Field(
         default=True,

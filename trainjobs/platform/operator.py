@@ -47,11 +47,12 @@ class OperatorSpec(K8sModel):
         default=None, description="Controller image; default the pinned upstream image."
     )
     create_namespace: bool = Field(
-        default=True,
+        default=False,
         description=(
-            "true: the install creates its Namespace, as the upstream standalone install "
-            "does; false: the namespace exists already (or the stack's namespaces list "
-            "creates it). Default true."
+            "true: the install creates its Namespace and owns it (a destroy deletes it, "
+            "with every job in it), as upstream's install does; false (default): the "
+            "namespace exists already or the stack's namespaces list creates it. Only one "
+            "stack should own a namespace."
         ),
     )
     pod_security: Literal["restricted", "upstream"] = Field(

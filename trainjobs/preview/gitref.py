@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from trainjobs import limits
 from trainjobs.check import run
 from trainjobs.errors import SpecError, TrainjobsError
 from trainjobs.k8s.yamlio import YamlSyntaxError, load_all
@@ -59,7 +60,18 @@ def _check_ref(root: Path, ref: str) -> None:
 
 
 def show(root: Path, ref: str, relative: str) -> bytes | None:
-    """The bytes of ``relative`` at ``ref``, or None when the file is not there."""
+    """The bytes of ``relative`` at ``ref``, or None when the file is not there.
+
+    A file over the input size limit is refused before git prints it (held in memory).
+    """
+    size = _git(root, "cat-file", "-s", f"{ref}:{relative}")
+    if size.returncode != 0:
+        return None
+    if int(size.stdout.strip() or 0) > limits.FILE_BYTES.value():
+        raise GitError(
+            f"{ref}:{relative} is larger than {limits.FILE_BYTES.value():,} bytes; "
+            f"{limits.FILE_BYTES.exceeded()}; fix: {limits.FILE_BYTES.hint()}"
+        )
     done = _git(root, "show", f"{ref}:{relative}")
     return done.stdout if done.returncode == 0 else None
 
@@ -141,9 +153,9 @@ def render_at(
         if not _materialize(root, ref, relative, Path(folder)):
             return Side(f"{label} (not in {ref})")
         try:
-            rendering = run(
-                load_path(Path(folder) / relative), target=target, k8s_version=k8s_version
-            )
+            # The copy is the repository at REF: file: entries may point anywhere in it.
+            stack = load_path(Path(folder) / relative, root=Path(folder))
+            rendering = run(stack, target=target, k8s_version=k8s_version)
         except SpecError as exc:
             raise SpecError.from_findings(
                 replace(f, source=_relabel(f.source, folder, ref)) for f in exc.findings

@@ -1,4 +1,4 @@
-"""What a cluster holds, read with ``kubectl get <kind> <name> -n <ns> -o json`` (never written).
+"""What a cluster holds, read with ``kubectl get -o json -n <ns> -- <kind> <name>`` (never written).
 
 One ``kubectl get`` per object: every object of the new render, and every
 object of the last stored render that the new one no longer has (so a
@@ -16,6 +16,7 @@ API server rewrites them.
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -24,6 +25,7 @@ from typing import Any
 
 from trainjobs.errors import TrainjobsError
 from trainjobs.k8s.quantity import QuantityError, parse_quantity
+from trainjobs.output import printable
 from trainjobs.preview.changes import Path, same_value
 from trainjobs.preview.objects import Key, PreviewObject, Side, job_of, strip_server_fields
 from trainjobs.preview.secrets import fingerprint, is_secret, mask_secrets, secret_bytes
@@ -54,15 +56,21 @@ class Kubectl:
     timeout: float = 60.0
 
     def command(self, manifest: Mapping[str, Any]) -> list[str]:
+        """The kubectl call that reads ``manifest``'s object.
+
+        Every value from the input goes where kubectl cannot take it for an option:
+        the namespace glued to its flag (``--namespace=-x`` is a namespace), the
+        kind and name after ``--`` (a name ``--kubeconfig=/x`` is a name).
+        """
         meta = manifest.get("metadata") or {}
-        args = [self.program, "get", resource_arg(manifest), str(meta.get("name")), "-o", "json"]
+        args = [self.program, "get", "--output=json"]
         if meta.get("namespace"):
-            args += ["-n", str(meta["namespace"])]
+            args.append(f"--namespace={meta['namespace']}")
         if self.kubeconfig:
-            args += ["--kubeconfig", self.kubeconfig]
+            args.append(f"--kubeconfig={self.kubeconfig}")
         if self.context:
-            args += ["--context", self.context]
-        return args
+            args.append(f"--context={self.context}")
+        return [*args, "--", resource_arg(manifest), str(meta.get("name"))]
 
     def get(self, manifest: Mapping[str, Any]) -> dict[str, Any] | None:
         """The live object, or None when the cluster does not have it."""
@@ -75,19 +83,21 @@ class Kubectl:
             )
         except subprocess.TimeoutExpired:
             raise LiveError(
-                f"kubectl did not answer in {self.timeout:g}s: {' '.join(command)}"
+                f"kubectl did not answer in {self.timeout:g}s: {printable(shlex.join(command))}"
             ) from None
         if done.returncode != 0:
             if any(marker in done.stderr for marker in _ABSENT_MARKERS):
                 return None
             message = done.stderr.strip().splitlines()[-1:] or [f"exit code {done.returncode}"]
-            raise LiveError(f"kubectl get failed: {message[0]}")
+            raise LiveError(f"kubectl get failed: {printable(message[0])}")
         try:
             found = json.loads(done.stdout)
         except json.JSONDecodeError:
-            raise LiveError(f"kubectl printed no JSON for {' '.join(command)}") from None
+            raise LiveError(
+                f"kubectl printed no JSON for {printable(shlex.join(command))}"
+            ) from None
         if not isinstance(found, dict):
-            raise LiveError(f"kubectl printed no object for {' '.join(command)}")
+            raise LiveError(f"kubectl printed no object for {printable(shlex.join(command))}")
         return found
 
 

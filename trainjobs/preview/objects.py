@@ -10,7 +10,6 @@ of that object, not a new one.
 from __future__ import annotations
 
 import copy
-import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 
 from trainjobs.errors import NO_VALUE, Finding, SpecError
 from trainjobs.frameworks.registry import REGISTRY
-from trainjobs.k8s.yamlio import YamlSyntaxError, load_all
+from trainjobs.k8s.yamlio import InputError, YamlSyntaxError, load_all, read_bounded
 from trainjobs.render import RenderedJob, Rendering
 
 __all__ = [
@@ -250,17 +249,9 @@ def side_from_rendering(
 
 def _read_text(path: Path, source: str) -> str:
     try:
-        data = sys.stdin.buffer.read() if source == "-" else path.read_bytes()
-    except OSError as exc:
-        raise SpecError.from_findings(
-            [_finding(source, "", f"cannot read it: {exc.strerror}", "check the path")]
-        ) from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise SpecError.from_findings(
-            [_finding(source, "", "is not UTF-8 text", "pass a YAML file or directory")]
-        ) from None
+        return read_bounded("-" if source == "-" else path)
+    except InputError as exc:
+        raise SpecError.from_findings([_finding(source, "", exc.problem, exc.hint)]) from None
 
 
 def _documents(path: Path, source: str) -> list[tuple[Any, str]]:
@@ -268,9 +259,7 @@ def _documents(path: Path, source: str) -> list[tuple[Any, str]]:
     try:
         return [(doc, source) for doc in load_all(text, source)]
     except YamlSyntaxError as exc:
-        raise SpecError.from_findings(
-            [_finding(source, "", str(exc).removeprefix(f"{source}: "), "fix the YAML")]
-        ) from None
+        raise SpecError.from_findings([_finding(source, "", exc.problem, exc.hint)]) from None
 
 
 def load_side(location: str, label: str = "") -> Side:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.text import Text
 
+from trainjobs.output import printable
 from trainjobs.preview.plan import ACTIONS, SYMBOLS, Action, ObjectPlan, Plan
 from trainjobs.preview.words import explain
 
@@ -46,7 +47,14 @@ def _table(changes: Sequence[ObjectPlan], out: Console) -> None:
     for plan in changes:
         _, kind, namespace, name = plan.key
         rows.append(
-            (SYMBOLS[plan.action], kind, namespace or "-", name, plan.action, _fields(plan))
+            (
+                SYMBOLS[plan.action],
+                printable(kind),
+                printable(namespace or "-"),
+                printable(name),
+                plan.action,
+                printable(_fields(plan)),
+            )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for index, row in enumerate(rows):
@@ -70,7 +78,7 @@ def _diff(text: str, out: Console) -> None:
             style = "green"
         elif raw.startswith("-"):
             style = "red"
-        out.print(Text(raw, style=style))
+        out.print(Text(printable(raw), style=style))
 
 
 def totals(plan: Plan) -> str:
@@ -83,7 +91,8 @@ def totals(plan: Plan) -> str:
 
 def print_plan(plan: Plan, out: Console, *, heading: str = "", diffs: bool = True) -> None:
     """Everything about ``plan`` for a person reading a terminal."""
-    out.print(Text(heading or f"{plan.old_label} → {plan.new_label}", style="bold"))
+    title = heading or f"{plan.old_label} → {plan.new_label}"
+    out.print(Text(printable(title), style="bold"))
     changes = plan.changes
     if changes:
         out.print()
@@ -95,11 +104,11 @@ def print_plan(plan: Plan, out: Console, *, heading: str = "", diffs: bool = Tru
                 _diff(obj.unified_diff("old", "new"), out)
     for story in explain(plan):
         out.print()
-        out.print(Text(story.title, style="bold"))
+        out.print(Text(printable(story.title), style="bold"))
         for line in story.summary:
-            out.print(Text(f"  {line}", style="magenta" if story.restarts else ""))
+            out.print(Text(f"  {printable(line)}", style="magenta" if story.restarts else ""))
         for line in story.details:
-            out.print(Text(f"    {line}"))
+            out.print(Text(f"    {printable(line)}"))
     out.print()
     counts = plan.counts()
     out.print(Text("Resources:", style="bold"))

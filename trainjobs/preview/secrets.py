@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import base64
 import binascii
-import copy
 import hashlib
 import hmac
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from trainjobs.k8s import generated
-from trainjobs.k8s.redact import REDACTED
+from trainjobs.k8s.redact import REDACTED, is_secret_kind, map_secrets
 
 __all__ = ["FINGERPRINT_PREFIX", "fingerprint", "is_secret", "mask_secrets", "secret_bytes"]
 
@@ -32,8 +32,8 @@ FINGERPRINT_PREFIX = "<redacted:"
 
 
 def is_secret(manifest: Mapping[str, Any]) -> bool:
-    """True for a core v1 Secret."""
-    return manifest.get("kind") == "Secret" and manifest.get("apiVersion") == "v1"
+    """True for a Secret, even a malformed one (its values are secret all the same)."""
+    return is_secret_kind(manifest)
 
 
 def _opaque(value: Any) -> bool:
@@ -61,20 +61,20 @@ def secret_bytes(field: str, value: str) -> bytes:
 
 
 def mask_secrets(manifest: Mapping[str, Any], key: bytes) -> dict[str, Any]:
-    """A copy of ``manifest`` with each Secret value replaced by its fingerprint.
+    """A copy of ``manifest`` with each secret value replaced by its fingerprint.
 
-    A ``data`` value and a ``stringData`` value for the same bytes get the
-    same fingerprint, so a render's ``stringData`` compares with a cluster's
-    ``data``.
+    Secret values are found by structure (:mod:`trainjobs.k8s.redact`): a Secret's
+    ``data`` and ``stringData`` — also of a malformed Secret, whose numbers, lists or
+    strings are fingerprinted whole — the literal value of an env var with a secret's
+    name, and the value of a password option in ``command``/``args``. A ``data``
+    value and a ``stringData`` value for the same bytes get the same fingerprint, so
+    a render's ``stringData`` compares with a cluster's ``data``.
     """
-    out = copy.deepcopy(dict(manifest))
-    if not is_secret(out):
-        return out
-    for field in ("data", "stringData"):
-        values = out.get(field)
-        if isinstance(values, dict):
-            out[field] = {
-                name: value if _opaque(value) else fingerprint(secret_bytes(field, value), key)
-                for name, value in values.items()
-            }
-    return out
+
+    def hide(field: str, value: Any) -> Any:
+        if isinstance(value, str):
+            return value if _opaque(value) else fingerprint(secret_bytes(field, value), key)
+        # Not what a Secret may hold, but still what the user wrote as a secret.
+        return fingerprint(json.dumps(value, sort_keys=True, default=str).encode(), key)
+
+    return map_secrets(manifest, hide)

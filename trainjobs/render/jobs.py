@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from trainjobs import limits
 from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks.base import Framework, JobResource, Manifest
 from trainjobs.k8s.names import LABEL_MAX, dns1123_label_problem, dns1123_subdomain_problem
@@ -21,15 +22,21 @@ __all__ = [
     "MAX_PODS_PER_JOB",
     "job_ref",
     "name_findings",
+    "pod_count",
     "pod_count_findings",
     "render_job",
     "with_ignored",
 ]
 
-MAX_PODS_PER_JOB = 10_000
-"""The most pods one job may run. More is a typo (``replicas: 100000000`` would
-otherwise be expanded pod by pod until memory runs out), and a job of that size
-is better split."""
+MAX_PODS_PER_JOB = limits.POD_COUNT.default
+"""The most pods one job may run by default (``TRAINJOBS_MAX_PODS_PER_JOB`` raises it).
+More is a typo (``replicas: 100000000`` would otherwise be expanded pod by pod until
+memory runs out), and a job of that size is better split."""
+
+
+def pod_count(framework: Framework, job: JobResource) -> int:
+    """The pods the (defaulted) job runs: its replica counts added up."""
+    return sum(t.replicas for t in framework.pod_templates(job))
 
 
 def name_findings(job: JobResource, framework_findings: Sequence[Finding] = ()) -> list[Finding]:
@@ -67,23 +74,21 @@ def name_findings(job: JobResource, framework_findings: Sequence[Finding] = ()) 
 
 
 def pod_count_findings(framework: Framework, job: JobResource) -> list[Finding]:
-    """A finding when the job's replica counts add up to more than ``MAX_PODS_PER_JOB``;
-    it names the largest count (``spec.tfReplicaSpecs.Worker.replicas``)."""
+    """A finding when the job's replica counts add up to more than the pods-per-job
+    limit; it names the largest count (``spec.tfReplicaSpecs.Worker.replicas``)."""
     templates = list(framework.pod_templates(job))
     total = sum(t.replicas for t in templates)
-    if total <= MAX_PODS_PER_JOB:
+    if total <= limits.POD_COUNT.value():
         return []
     largest = max(templates, key=lambda t: t.replicas)
     return [
         Finding(
             code="replicas.too_many",
             path=f"{largest.path.removesuffix('.template')}.replicas",
-            message=(
-                f"the job would run {total:,} pods; trainjobs renders at most "
-                f"{MAX_PODS_PER_JOB:,} per job"
-            ),
+            message=f"the job would run {total:,} pods; {limits.POD_COUNT.exceeded()}",
             value=largest.replicas,
-            hint="check the replica counts for a typo, or split the job",
+            hint="check the replica counts for a typo, or split the job; if it is right, "
+            f"raise the limit with {limits.POD_COUNT.env}=N",
         )
     ]
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from trainjobs.errors import Finding
 from trainjobs.frameworks.base import Framework
+from trainjobs.frameworks.trainer_v2 import TRAINJOB_KIND
 from trainjobs.spec.entry import OPTIONS_KEY, Wait
 
 __all__ = ["DEFAULT_WAIT_TIMEOUT", "Lifecycle", "base_lifecycle", "job_lifecycle"]
@@ -56,6 +57,12 @@ class Lifecycle:
         return out
 
 
+TRAINJOB_CONDITIONS = {"succeeded": "Complete"}
+"""The TrainJob's own conditions (Trainer v2: ``Suspended``, ``Complete``, ``Failed``):
+the ``trainer`` target waits on those, not on the framework's v1 kind, which does not
+exist there. There is no ``Running`` condition to wait for. A ``Failed`` TrainJob ends
+no wait (``pulumi.com/waitFor`` takes one condition): the update fails at the timeout."""
+
 NO_WAIT = Lifecycle(skip_await=True)
 DEFAULT = Lifecycle()
 
@@ -80,20 +87,27 @@ def job_lifecycle(
 ) -> tuple[list[Lifecycle], list[Finding]]:
     """The lifecycle of each of a job's objects, in order, and why ``wait`` cannot be met."""
     limit = timeout or DEFAULT_WAIT_TIMEOUT
-    own_kind = (framework.kind.api_version, framework.kind.kind)
+    # A job's own object: its framework's kind (operator target), or a TrainJob (trainer).
+    own_kinds = {
+        (framework.kind.api_version, framework.kind.kind): framework.status_conditions,
+        (TRAINJOB_KIND.api_version, TRAINJOB_KIND.kind): TRAINJOB_CONDITIONS,
+    }
     out: list[Lifecycle] = []
     can_succeed = False
+    cannot_run = False
     for manifest in manifests:
         kind = str(manifest.get("kind"))
         key = (str(manifest.get("apiVersion")), kind)
-        if key == own_kind:
-            condition = framework.status_conditions.get(wait, "") if wait != "none" else ""
+        if key in own_kinds:
+            conditions = own_kinds[key]
+            condition = conditions.get(wait, "") if wait != "none" else ""
             out.append(
                 Lifecycle(wait_for=f"condition={condition}", timeout=limit)
                 if condition
                 else DEFAULT
             )
-            can_succeed = can_succeed or bool(framework.status_conditions.get("succeeded"))
+            can_succeed = can_succeed or bool(conditions.get("succeeded"))
+            cannot_run = cannot_run or (wait == "running" and not condition)
         elif kind == "Pod":
             out.append(Lifecycle(timeout=limit) if wait == "running" else NO_WAIT)
         elif kind == "Job" and key[0] == "batch/v1":
@@ -115,6 +129,18 @@ def job_lifecycle(
                 value=wait,
                 hint="use the operator target, whose custom resource reports success, "
                 "or wait: running",
+            )
+        )
+    if cannot_run:
+        findings.append(
+            Finding(
+                code="wait.running",
+                path=f"{path}.{OPTIONS_KEY}.wait",
+                message="this job's object reports no Running condition, so `pulumi up` "
+                "cannot wait for it to run",
+                value=wait,
+                hint="use wait: succeeded (waits for the TrainJob's Complete condition) "
+                "or wait: none",
             )
         )
     return out, findings

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from trainjobs import limits
 from trainjobs.errors import Finding, Severity, SpecError
 from trainjobs.frameworks.base import Manifest
 from trainjobs.k8s.names import LABEL_MAX, dns1123_label_problem, dns1123_subdomain_problem
 from trainjobs.k8s.order import apply_rank
 from trainjobs.platform.base import PlatformKind, PlatformResource
-from trainjobs.render.jobs import IGNORE_ANNOTATION, render_job, with_ignored
+from trainjobs.render.jobs import IGNORE_ANNOTATION, pod_count, render_job, with_ignored
 from trainjobs.render.lifecycle import Lifecycle, base_lifecycle
 from trainjobs.render.model import RenderedObject, RenderedUnit, Rendering, UnitRef
 from trainjobs.render.namespace_labels import (
@@ -19,7 +20,7 @@ from trainjobs.render.namespace_labels import (
     with_pod_security_labels,
 )
 from trainjobs.render.resolve import PlatformIndex
-from trainjobs.spec.entry import PlatformEntry, Target
+from trainjobs.spec.entry import JobEntry, PlatformEntry, Target
 from trainjobs.spec.stack import Profile, StackSpec
 
 __all__ = ["render", "render_platform"]
@@ -209,6 +210,53 @@ def _label_namespaces(
     return [replace(u, objects=tuple(labelled(o) for o in u.objects)) for u in units]
 
 
+def _refuse_too_many_pods(stack: StackSpec) -> None:
+    """Refuse a stack with more jobs than the limit, or whose jobs together run more
+    pods than the limit, before any job is expanded: 20 jobs of 10,000 replicas each
+    pass the per-job limit, yet expanding them all would take tens of GB."""
+    if len(stack.jobs) > limits.JOBS.value():
+        raise SpecError.from_findings(
+            [
+                Finding(
+                    code="jobs.too_many",
+                    path=stack.jobs[limits.JOBS.value()].path,
+                    message=f"the stack has {len(stack.jobs):,} jobs; {limits.JOBS.exceeded()}",
+                    hint="split the stack; if it is right, raise the limit with "
+                    f"{limits.JOBS.env}=N",
+                    source=stack.jobs[0].source or stack.source,
+                )
+            ]
+        )
+    counts: list[tuple[int, JobEntry]] = []
+    for entry in stack.jobs:
+        try:
+            counts.append((pod_count(entry.framework, entry.framework.default(entry.job)), entry))
+        except SpecError:  # render_job reports a job that cannot be defaulted
+            continue
+    # A job over the per-job limit is reported by render_job at its replica count, and
+    # never expanded: only the others add up here.
+    counts = [(c, e) for c, e in counts if c <= limits.POD_COUNT.value()]
+    total = sum(count for count, _ in counts)
+    if total <= limits.STACK_PODS.value():
+        return
+    count, largest = max(counts, key=lambda pair: pair[0])
+    raise SpecError.from_findings(
+        [
+            Finding(
+                code="replicas.stack_too_many",
+                path=largest.path,
+                message=(
+                    f"the stack's {len(counts)} jobs would run {total:,} pods, this one "
+                    f"{count:,}; {limits.STACK_PODS.exceeded()}"
+                ),
+                hint="check the replica counts for a typo, or split the stack; if it is "
+                f"right, raise the limit with {limits.STACK_PODS.env}=N",
+                source=largest.source or stack.source,
+            )
+        ]
+    )
+
+
 def render(
     stack: StackSpec,
     target: Target | None = None,
@@ -222,6 +270,7 @@ def render(
     the Namespaces it creates are labelled to enforce (:mod:`namespace_labels`).
     Raises SpecError listing every error found anywhere in the stack.
     """
+    _refuse_too_many_pods(stack)
     index = PlatformIndex(stack.platform)
     findings: list[Finding] = []
     units: list[RenderedUnit] = [

@@ -23,6 +23,7 @@ from trainjobs.frameworks.base import Framework, JobResource, K8sModel
 from trainjobs.frameworks.gang import GangMechanism
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.platform.base import PlatformKind, PlatformResource, Reference
+from trainjobs.spec.choices import TARGETS, Target
 
 __all__ = [
     "OPTIONS_KEY",
@@ -34,9 +35,7 @@ __all__ = [
     "Wait",
 ]
 
-Target = Literal["operator", "pods", "trainer"]
 Wait = Literal["none", "running", "succeeded"]
-TARGETS: tuple[Target, ...] = ("operator", "pods", "trainer")
 OPTIONS_KEY = "trainjobs"
 """The key beside apiVersion/kind/metadata/spec that holds a job's trainjobs options."""
 

@@ -8,11 +8,19 @@ Three inputs give the same :class:`StackSpec`:
 
 A ``jobs`` entry is either a job document or ``{file: path}`` naming a job file
 relative to the file that lists it; either may carry ``trainjobs:`` options.
+
+Where ``file:`` may point: only ``.yaml``/``.yml`` files, inside the repository of the
+file first loaded (the nearest folder above it holding ``.git``, else ``Pulumi.yaml``,
+else its own folder), symbolic links resolved. Folders listed in the environment
+variable ``TRAINJOBS_FILE_ROOTS`` (separated by ``:``) are allowed too. A file that
+names itself again through a chain of ``file:`` entries is refused, and one stack reads
+at most ``TRAINJOBS_MAX_FILES`` files (:mod:`trainjobs.limits`).
 """
 
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,9 +28,10 @@ from typing import Any, Literal, cast
 
 from pydantic import ValidationError
 
+from trainjobs import limits
 from trainjobs.errors import NO_VALUE, Finding, Severity, SpecError
 from trainjobs.frameworks.registry import REGISTRY
-from trainjobs.k8s.yamlio import YamlSyntaxError, load_all
+from trainjobs.k8s.yamlio import InputError, YamlSyntaxError, load_all, read_bounded
 from trainjobs.platform import API_VERSION, PLATFORM, Category
 from trainjobs.spec._findings import findings_from_validation_error
 from trainjobs.spec.entry import (
@@ -37,8 +46,10 @@ from trainjobs.spec.stack import DEFAULT_K8S_VERSION, DEFAULT_PROFILE, PROFILES,
 
 __all__ = [
     "CONFIG_NAMESPACE",
+    "FILE_ROOTS_ENV",
     "LIST_KEYS",
     "STACK_KEYS",
+    "FileAccess",
     "Parsed",
     "expand_lists",
     "load_path",
@@ -47,6 +58,7 @@ __all__ = [
     "parse_job",
     "parse_stack",
     "read_documents",
+    "repository_root",
 ]
 
 CONFIG_NAMESPACE = "trainjobs"
@@ -65,7 +77,75 @@ STACK_KEYS = {
     "ignore",
 }
 """Every ``trainjobs:<key>`` a stack config may set."""
-MAX_INPUT_BYTES = 20 * 1024 * 1024
+
+FILE_ROOTS_ENV = "TRAINJOBS_FILE_ROOTS"
+"""Environment variable: extra folders (``:``-separated) ``file:`` entries may read from."""
+
+YAML_SUFFIXES = (".yaml", ".yml")
+"""The only files a ``file:`` entry may name."""
+
+
+def repository_root(start: Path) -> Path:
+    """The folder ``file:`` entries of a stack in ``start`` may read below: the nearest
+    folder holding ``.git`` (the repository), else ``Pulumi.yaml`` (the project), else
+    ``start`` itself."""
+    folder = Path(os.path.realpath(start))
+    for marker in (".git", "Pulumi.yaml"):
+        for candidate in (folder, *folder.parents):
+            if (candidate / marker).exists():
+                return candidate
+    return folder
+
+
+@dataclass
+class FileAccess:
+    """Where the ``file:`` entries of one load may point, and what it has read so far.
+
+    Attributes:
+        roots: folders a named file must resolve inside (the repository, and those of
+            ``TRAINJOBS_FILE_ROOTS``).
+        chain: the files being read, outermost first, to refuse a file naming itself.
+        read: how many files ``file:`` entries have read so far.
+    """
+
+    roots: tuple[Path, ...]
+    chain: tuple[Path, ...] = ()
+    read: int = 0
+
+    @classmethod
+    def below(cls, start: Path) -> FileAccess:
+        """Access to the repository of ``start`` (a folder) and ``TRAINJOBS_FILE_ROOTS``."""
+        extra = [
+            Path(os.path.realpath(p))
+            for p in os.environ.get(FILE_ROOTS_ENV, "").split(os.pathsep)
+            if p.strip() and "\0" not in p
+        ]
+        return cls((repository_root(start), *extra))
+
+    def allows(self, resolved: Path) -> bool:
+        """Whether ``resolved`` (symbolic links resolved) lies inside one of the roots."""
+        return any(resolved == root or root in resolved.parents for root in self.roots)
+
+
+MAX_ERRORS = 100
+"""After this many errors a load stops: nobody reads more, and a file of 200,000 broken
+documents would otherwise spend minutes printing them."""
+
+
+def _too_many_errors(parsed: Parsed, source: str) -> bool:
+    """Whether to stop; when so, a last finding says the rest were not read."""
+    if sum(f.severity is Severity.ERROR for f in parsed.findings) < MAX_ERRORS:
+        return False
+    parsed.findings.append(
+        Finding(
+            code="input.too_many_errors",
+            path="",
+            message=f"stopped after {MAX_ERRORS} errors; the rest of the input was not read",
+            hint="fix the errors above and run again",
+            source=source,
+        )
+    )
+    return True
 
 
 def _located(findings: Sequence[Finding], source: str, prefix: str) -> list[Finding]:
@@ -114,20 +194,25 @@ def parse_entry(
     source: str = "",
     base_dir: Path | None = None,
     expect: Expect | None = None,
+    access: FileAccess | None = None,
 ) -> Parsed:
     """One list entry or document — a job, a platform resource, or ``{file: …}``.
 
     ``expect`` is what the list it sits in holds (None: anything, as in a plain file).
+    ``access`` says where ``file:`` may point; default: the repository of ``base_dir``.
     """
     if not isinstance(doc, Mapping):
         what = "a job" if expect in (None, "job") else f"a {expect}"
+        # The value is never quoted: it may be the first line of a file that is no job.
         return Parsed(
             findings=[
                 Finding(
                     code="spec.entry_type",
                     path=path,
-                    message=f"{what} must be a mapping with apiVersion, kind, metadata and spec",
-                    value=doc,
+                    message=(
+                        f"{what} must be a mapping with apiVersion, kind, metadata and spec, "
+                        f"not {_kind_of_value(doc)}"
+                    ),
                     hint="check the indentation of this entry",
                     source=source,
                 )
@@ -135,7 +220,12 @@ def parse_entry(
         )
     body = dict(doc)
     if "file" in body:
-        return _parse_file_entry(body, path, source, base_dir, expect)
+        return _parse_file_entry(
+            body, path, source, base_dir, expect, access or FileAccess.below(base_dir or Path())
+        )
+    placeholders = _placeholder_findings(body, path, source)
+    if placeholders:
+        return Parsed(findings=placeholders)
     if _is_platform(body):
         parsed = _parse_platform(body, path, source)
         got: Expect = parsed.platform[0].plugin.category if parsed.platform else "job"
@@ -157,6 +247,53 @@ def parse_entry(
             ]
         )
     return parsed
+
+
+def _kind_of_value(value: Any) -> str:
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, list):
+        return "a list"
+    return "an empty value" if value is None else "a value of another type"
+
+
+_PLACEHOLDER_PREFIX = "<generated:"
+
+
+def _placeholder_findings(body: Mapping[str, Any], path: str, source: str) -> list[Finding]:
+    """A finding for each string in a document that looks like a generated-value
+    placeholder: the Pulumi components replace those with a generated secret, so one a
+    user wrote would turn into a password where they expected their own text."""
+    findings: list[Finding] = []
+    pending: list[tuple[Any, str]] = [(body, path)]
+    while pending:
+        value, where = pending.pop()
+        if isinstance(value, Mapping):
+            for key, item in value.items():
+                pending.append((item, f"{where}.{key}"))
+        elif isinstance(value, list):
+            pending += [(item, f"{where}[{i}]") for i, item in enumerate(value)]
+        elif isinstance(value, str) and _PLACEHOLDER_PREFIX in value:
+            findings.append(
+                Finding(
+                    code="spec.placeholder",
+                    path=where,
+                    message=(
+                        f"text starting {_PLACEHOLDER_PREFIX}…> is reserved for the values "
+                        "trainjobs generates (SSH keys, passwords)"
+                    ),
+                    hint=(
+                        "write your own value; to have one generated, use the option that "
+                        "asks for it (e.g. a RedisBackend's password: true)"
+                    ),
+                    source=source,
+                )
+            )
+    return sorted(findings, key=lambda f: f.path)
 
 
 def parse_job(
@@ -264,12 +401,17 @@ def _unknown_kind(api_version: Any, kind: Any, path: str, source: str) -> Findin
     )
 
 
+def _file_finding(code: str, path: str, message: str, hint: str, source: str) -> Finding:
+    return Finding(code=code, path=f"{path}.file", message=message, hint=hint, source=source)
+
+
 def _parse_file_entry(
     body: dict[str, Any],
     path: str,
     source: str,
     base_dir: Path | None,
     expect: Expect | None,
+    access: FileAccess,
 ) -> Parsed:
     parsed = Parsed()
     options = JobOptions()
@@ -296,24 +438,77 @@ def _parse_file_entry(
             )
         )
     name = body["file"]
-    if not isinstance(name, str):
+    if not isinstance(name, str) or not name.strip() or any(ord(c) < 32 for c in name):
         parsed.findings.append(
             Finding(
                 code="spec.file_type",
                 path=f"{path}.file",
-                message="file must be a path",
-                value=name,
+                message="file must be the path of a YAML file, on one line",
+                value=name if not isinstance(name, str) else NO_VALUE,
                 hint="e.g. file: ../examples/tf-dist/tfjob.yaml",
                 source=source,
             )
         )
         return parsed
     target = (base_dir or Path.cwd()) / name
+    if not name.lower().endswith(YAML_SUFFIXES):
+        # Never read it: its content would end up quoted in a finding.
+        parsed.findings.append(
+            _file_finding(
+                "file.not_yaml",
+                path,
+                "file may name only a YAML job or stack file (.yaml or .yml)",
+                "name the YAML file that holds the job",
+                source,
+            )
+        )
+        return parsed
+    resolved = Path(os.path.realpath(target))
+    if not access.allows(resolved):
+        roots = " or ".join(str(r) for r in access.roots)
+        parsed.findings.append(
+            _file_finding(
+                "file.outside",
+                path,
+                f"the file is outside {roots}, where file may point",
+                f"copy the job into the repository, or allow its folder with "
+                f"{FILE_ROOTS_ENV}=FOLDER",
+                source,
+            )
+        )
+        return parsed
+    if resolved in access.chain:
+        loop = " → ".join(p.name for p in (*access.chain[access.chain.index(resolved) :], resolved))
+        parsed.findings.append(
+            _file_finding(
+                "file.cycle",
+                path,
+                f"the file is already being read: the entries go round in a circle ({loop})",
+                "remove the entry that leads back to a file that names it",
+                source,
+            )
+        )
+        return parsed
+    access.read += 1
+    most = limits.FILES.value()
+    if access.read > most:
+        if access.read == most + 1:  # once, not for every entry after it
+            parsed.findings.append(
+                _file_finding(
+                    "limit.files",
+                    path,
+                    f"the stack names more than {most:,} files; {limits.FILES.exceeded()}",
+                    "check for files that name each other over and over; " + limits.FILES.hint(),
+                    source,
+                )
+            )
+        return parsed
     try:
         docs = read_documents(target)
     except SpecError as exc:
         parsed.findings += [f if f.path else f.located("", f"{path}.file") for f in exc.findings]
         return parsed
+    inner = FileAccess(access.roots, (*access.chain, resolved), access.read)
     explicit = options.model_dump(exclude_none=True)
     for i, doc in enumerate(docs):
         if isinstance(doc, Mapping) and explicit and not _is_platform(doc):
@@ -323,54 +518,41 @@ def _parse_file_entry(
         sub_path = path if len(docs) == 1 else f"{path}[{i}]"
         parsed.add(
             parse_entry(
-                doc, path=sub_path, source=str(target), base_dir=target.parent, expect=expect
+                doc,
+                path=sub_path,
+                source=str(target),
+                base_dir=target.parent,
+                expect=expect,
+                access=inner,
             )
         )
+        if inner.read > most:
+            break
+    access.read = inner.read
     return parsed
 
 
 def read_documents(path: Path) -> list[Any]:
-    """The YAML documents of a file; unreadable, binary, huge or malformed files → SpecError."""
-    source = str(path)
+    """The YAML documents of a file; unreadable, binary, huge or malformed files → SpecError.
 
-    def fail(message: str, hint: str, value: Any = NO_VALUE) -> SpecError:
+    Held to :mod:`trainjobs.limits`; a FIFO or device is refused unread. No finding
+    quotes the file's content.
+    """
+    source = str(path).replace("\0", "\\0")
+
+    def fail(message: str, hint: str) -> SpecError:
         return SpecError.from_findings(
-            [
-                Finding(
-                    code="input.file",
-                    path="",
-                    message=message,
-                    value=value,
-                    hint=hint,
-                    source=source,
-                )
-            ]
+            [Finding(code="input.file", path="", message=message, hint=hint, source=source)]
         )
 
     try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise fail(f"cannot read the file: {exc.strerror}", "check the path") from None
-    if path.is_dir():
-        raise fail("is a directory, not a YAML file", "name a stack or job YAML file")
-    if size > MAX_INPUT_BYTES:
-        raise fail(
-            f"the file is {size} bytes; trainjobs reads at most {MAX_INPUT_BYTES}",
-            "split the jobs over several files",
-        )
-    data = path.read_bytes()
-    if b"\0" in data:
-        raise fail("is a binary file, not YAML", "name a stack or job YAML file")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise fail("is not UTF-8 text", "save the file as UTF-8") from None
+        text = read_bounded(path)
+    except InputError as exc:
+        raise fail(exc.problem, exc.hint) from None
     try:
         docs = load_all(text, source)
     except YamlSyntaxError as exc:
-        raise fail(
-            str(exc).removeprefix(f"{source}: "), "fix the YAML syntax at that place"
-        ) from None
+        raise fail(exc.problem, exc.hint) from None
     docs = expand_lists(docs)
     if not docs:
         raise fail("holds no YAML documents", "add a job or a stack config")
@@ -405,13 +587,19 @@ def _is_list(doc: Any) -> bool:
 
 
 def parse_documents(
-    docs: Sequence[Any], *, source: str = "", base_dir: Path | None = None
+    docs: Sequence[Any],
+    *,
+    source: str = "",
+    base_dir: Path | None = None,
+    access: FileAccess | None = None,
 ) -> StackSpec:
     """A file's documents (jobs and platform resources) → a stack of them.
 
     Paths count per list, as in a stack: the second job is ``jobs[1]`` whatever
-    documents come before it. SpecError lists every problem.
+    documents come before it. ``access``: where ``file:`` may point (default: the
+    repository of ``base_dir``). SpecError lists every problem.
     """
+    access = access or FileAccess.below(base_dir or Path.cwd())
     parsed = Parsed()
     counts: dict[str, int] = {}
     for doc in docs:
@@ -421,7 +609,13 @@ def parse_documents(
             key = _KEY_OF[plugin.category] if plugin is not None else "jobs"
         index = counts.get(key, 0)
         counts[key] = index + 1
-        parsed.add(parse_entry(doc, path=f"{key}[{index}]", source=source, base_dir=base_dir))
+        parsed.add(
+            parse_entry(
+                doc, path=f"{key}[{index}]", source=source, base_dir=base_dir, access=access
+            )
+        )
+        if _too_many_errors(parsed, source):
+            break
     _raise_if_errors(parsed.findings)
     return StackSpec(jobs=tuple(parsed.jobs), platform=tuple(parsed.platform), source=source)
 
@@ -437,17 +631,43 @@ def _config_finding(key: str, message: str, value: Any, hint: str, source: str) 
     )
 
 
+def _namespace_typo(namespace: str) -> bool:
+    """Whether a config namespace is ``trainjobs`` misspelt (``trainjob``, ``TrainJobs``)."""
+    if namespace.lower() == CONFIG_NAMESPACE:
+        return True
+    return bool(difflib.get_close_matches(namespace.lower(), [CONFIG_NAMESPACE], cutoff=0.8))
+
+
 def parse_stack(
-    config: Mapping[str, Any], *, source: str = "", base_dir: Path | None = None
+    config: Mapping[str, Any],
+    *,
+    source: str = "",
+    base_dir: Path | None = None,
+    access: FileAccess | None = None,
 ) -> StackSpec:
-    """A stack's config (``trainjobs:``-prefixed keys, or the bare keys) → StackSpec."""
+    """A stack's config (``trainjobs:``-prefixed keys, or the bare keys) → StackSpec.
+
+    ``access``: where ``file:`` may point (default: the repository of ``base_dir``).
+    """
+    access = access or FileAccess.below(base_dir or Path.cwd())
     values: dict[str, Any] = {}
+    findings: list[Finding] = []
     for key, value in config.items():
         namespace, sep, bare = str(key).rpartition(":")
         if sep and namespace != CONFIG_NAMESPACE:
+            if _namespace_typo(namespace):
+                # A typo here would silently render an empty stack and exit 0.
+                findings.append(
+                    Finding(
+                        code="stack.namespace_typo",
+                        path=str(key),
+                        message=f"{namespace}: is not trainjobs' config namespace",
+                        hint=f"did you mean {CONFIG_NAMESPACE}:{bare}?",
+                        source=source,
+                    )
+                )
             continue  # another provider's or program's config, e.g. kubernetes:context
         values[bare] = value
-    findings: list[Finding] = []
     for key in sorted(set(values) - STACK_KEYS):
         close = difflib.get_close_matches(key, sorted(STACK_KEYS), n=1, cutoff=0.75)
         findings.append(
@@ -520,7 +740,10 @@ def parse_stack(
         )
         ignore = []
     parsed = Parsed(findings=findings)
+    stopped = False
     for key, expect in LIST_KEYS.items():
+        if stopped:
+            break
         entries = values.get(key, [])
         if not isinstance(entries, list):
             parsed.findings.append(
@@ -531,9 +754,17 @@ def parse_stack(
             continue
         for i, doc in enumerate(entries):
             found = parse_entry(
-                doc, path=f"{key}[{i}]", source=source, base_dir=base_dir, expect=expect
+                doc,
+                path=f"{key}[{i}]",
+                source=source,
+                base_dir=base_dir,
+                expect=expect,
+                access=access,
             )
             parsed.add(found)
+            stopped = _too_many_errors(parsed, source)
+            if stopped:
+                break
     _raise_if_errors(parsed.findings)
     return StackSpec(
         jobs=tuple(parsed.jobs),
@@ -552,10 +783,16 @@ def _raise_if_errors(findings: Sequence[Finding]) -> None:
         raise SpecError.from_findings(findings)
 
 
-def load_path(path: str | Path) -> StackSpec:
-    """Load a stack config file or a job file (detected by its content)."""
+def load_path(path: str | Path, root: Path | None = None) -> StackSpec:
+    """Load a stack config file or a job file (detected by its content).
+
+    ``file:`` entries may point inside ``root`` (default: the repository of the file,
+    see :func:`repository_root`) and the folders of ``TRAINJOBS_FILE_ROOTS``.
+    """
     file = Path(path)
     docs = read_documents(file)
+    access = FileAccess.below(root if root is not None else file.parent)
+    access.chain = (Path(os.path.realpath(file)),)
     first = docs[0]
     is_stack = (
         len(docs) == 1
@@ -578,5 +815,5 @@ def load_path(path: str | Path) -> StackSpec:
                     )
                 ]
             )
-        return parse_stack(config, source=str(file), base_dir=file.parent)
-    return parse_documents(docs, source=str(file), base_dir=file.parent)
+        return parse_stack(config, source=str(file), base_dir=file.parent, access=access)
+    return parse_documents(docs, source=str(file), base_dir=file.parent, access=access)

@@ -3,20 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
 
 from trainjobs.platform.base import Category
-from trainjobs.spec.entry import JobEntry, PlatformEntry, Target
+from trainjobs.spec.choices import DEFAULT_K8S_VERSION, DEFAULT_PROFILE, PROFILES, Profile, Target
+from trainjobs.spec.entry import JobEntry, PlatformEntry
 
 __all__ = ["DEFAULT_K8S_VERSION", "DEFAULT_PROFILE", "PROFILES", "Profile", "StackSpec"]
-
-DEFAULT_K8S_VERSION = "1.32"
-"""Kubernetes version whose OpenAPI schema manifests are checked against by default."""
-
-Profile = Literal["baseline", "restricted"]
-"""A Pod Security Standards level the pods of a stack are checked against."""
-PROFILES: tuple[Profile, ...] = ("baseline", "restricted")
-DEFAULT_PROFILE: Profile = "baseline"
 
 
 @dataclass(frozen=True)

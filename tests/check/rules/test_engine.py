@@ -49,7 +49,7 @@ def test_an_rdma_job_is_named_as_needing_the_privileged_level() -> None:
         "error: llm.yaml: jobs[0].spec.pytorchReplicaSpecs.Worker.template.spec.hostNetwork: "
         "hostNetwork: true shares the node's network (NCCL over RoCE/InfiniBand without an "
         "RDMA-aware network plugin does this); job training/llm needs the privileged Pod "
-        "Security level (got True); fix: remove it; if the job needs it, run the job in a "
+        "Security level (got true); fix: remove it; if the job needs it, run the job in a "
         "namespace labelled pod-security.kubernetes.io/enforce=privileged and add "
         "`trainjobs: {ignore: [pss.baseline.host_namespaces]}`",
         "error: llm.yaml: jobs[0].spec.pytorchReplicaSpecs.Worker.template.spec.containers[0]"

@@ -1,0 +1,123 @@
+"""The stack program (``__main__.py`` → ``trainjobs.components.program``) is fail-safe:
+a misspelt setting or namespace, or a stack whose jobs vanished, fails before anything
+is planned; secret settings stay secret."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pulumi
+import pytest
+
+from tests.support.pulumi_harness import Registered, run_program
+from trainjobs.components import program
+
+STACK_REFERENCE = "pulumi:pulumi:StackReference"
+
+
+def _job(name: str = "tf", env: str = "x") -> dict[str, Any]:
+    container = {"name": "tensorflow", "image": "tf:2", "env": [{"name": "TOKEN", "value": env}]}
+    return {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "TFJob",
+        "metadata": {"name": name, "namespace": "ml"},
+        "spec": {
+            "tfReplicaSpecs": {
+                "Worker": {"replicas": 1, "template": {"spec": {"containers": [container]}}}
+            }
+        },
+        "trainjobs": {"target": "pods"},
+    }
+
+
+def _backend() -> dict[str, Any]:
+    return {"kind": "RedisBackend", "metadata": {"name": "redis", "namespace": "ml"}}
+
+
+def _fails(config: dict[str, Any], **kwargs: Any) -> tuple[str, list[Registered]]:
+    registered: list[Registered] = []
+    with pytest.raises(pulumi.RunError) as err:
+        run_program(program, config, into=registered, **kwargs)
+    return str(err.value), registered
+
+
+def test_a_misspelt_setting_fails_the_program_with_the_fix() -> None:
+    message, registered = _fails({"trainjobs:job": [_job()]})
+    assert "trainjobs:job: unknown stack setting" in message
+    assert "did you mean trainjobs:jobs?" in message
+    assert registered == []
+
+
+def test_a_misspelt_namespace_fails_the_program() -> None:
+    message, registered = _fails({"trainjob:jobs": [_job()], "kubernetes:context": "kind"})
+    assert "trainjob:jobs: config namespace 'trainjob' is not the project's" in message
+    assert "rename it to trainjobs:jobs" in message
+    assert "kubernetes" not in message  # another provider's settings are not ours
+    assert registered == []
+
+
+def test_the_namespace_follows_the_project_name() -> None:
+    renamed = "ml-platform"
+    resources = run_program(program, {f"{renamed}:jobs": [_job()]}, project=renamed)
+    assert any(r.type == "kubernetes:core/v1:Pod" for r in resources)
+    message, _ = _fails({"trainjobs:jobs": [_job()]}, project=renamed)
+    assert "the project is named 'ml-platform'" in message
+    assert "rename it to ml-platform:jobs" in message
+
+
+def test_the_settings_the_language_host_passes_are_all_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`pulumi up` hands the program its config as PULUMI_CONFIG (JSON): a typo there
+    fails too. (If the SDK stops passing config this way, this test says so.)"""
+    monkeypatch.setenv(
+        "PULUMI_CONFIG", json.dumps({"trainjobs:jobs": "[]", "trainjobs:nodepools": "[]"})
+    )
+    message, _ = _fails({})
+    assert "trainjobs:nodepools: unknown stack setting" in message
+    assert "did you mean trainjobs:nodePools?" in message
+
+
+def test_a_stack_whose_jobs_vanished_fails_before_planning() -> None:
+    previous = {STACK_REFERENCE: {"outputs": {"jobs": ["ml/tf"]}}}
+    message, registered = _fails({"trainjobs:backends": [_backend()]}, live=previous)
+    assert "declares no jobs, but its last update had 1 (ml/tf)" in message
+    assert "pulumi config set trainjobs:allowNoJobs true" in message
+    # Only the reference to the stack's own last outputs was read; nothing was declared.
+    assert [r for r in registered if r.type != STACK_REFERENCE] == []
+
+
+def test_a_stack_without_jobs_before_or_now_is_fine() -> None:
+    resources = run_program(
+        program, {"trainjobs:backends": [_backend()]}, live={STACK_REFERENCE: {"outputs": {}}}
+    )
+    assert any(r.type == "trainjobs:index:RedisBackend" for r in resources)
+
+
+def test_allow_no_jobs_lets_a_stack_drop_its_jobs() -> None:
+    resources = run_program(
+        program, {"trainjobs:backends": [_backend()], "trainjobs:allowNoJobs": "true"}
+    )
+    assert any(r.type == "trainjobs:index:RedisBackend" for r in resources)
+    assert not any(r.type == STACK_REFERENCE for r in resources)
+    message, _ = _fails({"trainjobs:jobs": [_job()], "trainjobs:allowNoJobs": "yes"})
+    assert "allowNoJobs must be true or false" in message
+
+
+def test_a_secret_setting_stays_secret() -> None:
+    resources = run_program(
+        program, {"trainjobs:jobs": [_job(env="hunter2")]}, secret_keys=["trainjobs:jobs"]
+    )
+    (pod,) = [r for r in resources if r.type == "kubernetes:core/v1:Pod"]
+    assert pod.options["secret_inputs"] == ["spec"]
+    assert "spec" in pod.options["secret_outputs"]
+    assert pod.inputs["spec"]["containers"][0]["env"][0]["value"] == "hunter2"
+
+
+def test_a_secret_settings_value_never_reaches_an_error_message() -> None:
+    job = _job()
+    job["spec"]["tfReplicaSpecs"]["Worker"]["replicas"] = "hunter2"
+    message, _ = _fails({"trainjobs:jobs": [job]}, secret_keys=["trainjobs:jobs"])
+    assert "jobs[0].spec.tfReplicaSpecs.Worker.replicas" in message
+    assert "hunter2" not in message

@@ -1,0 +1,31 @@
+"""The Kubernetes versions whose OpenAPI schemas are bundled (by kubernetes-validate).
+
+Found from the package's folder without importing it, so the command line can list
+them in ``--help`` at no cost."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+from functools import cache
+
+__all__ = ["SCHEMA_DIR", "SCHEMA_PACKAGE", "available_versions"]
+
+SCHEMA_PACKAGE = "kubernetes_validate"
+SCHEMA_DIR = "kubernetes-json-schema"
+
+
+@cache
+def available_versions() -> tuple[str, ...]:
+    """Kubernetes minor versions with bundled schemas, e.g. ``("1.25", …, "1.37")``."""
+    spec = importlib.util.find_spec(SCHEMA_PACKAGE)
+    folders = spec.submodule_search_locations if spec else None
+    found = set()
+    for folder in folders or ():
+        root = os.path.join(folder, SCHEMA_DIR)
+        for name in os.listdir(root) if os.path.isdir(root) else ():
+            match = re.match(r"^v(\d+\.\d+)\.\d+-local-strict$", name)
+            if match:
+                found.add(match.group(1))
+    return tuple(sorted(found, key=lambda v: tuple(int(p) for p in v.split("."))))
