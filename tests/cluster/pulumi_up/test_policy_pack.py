@@ -52,15 +52,17 @@ def test_policy_pack_reports_the_check_findings(
         (m["kind"], f"{m['metadata'].get('namespace')}/{m['metadata']['name']}"): _job_of(m)
         for m in render(REPO / "stacks" / f"Pulumi.{STACK}.yaml")
     }
-    project = Project(
-        tmp_path,
-        kubeconfig=cluster.kubeconfig,
-        dirs=pulumi_dirs,
-        extra_env={"TRAINJOBS_PROFILE": "restricted"},
-    )
+    project = Project(tmp_path, kubeconfig=cluster.kubeconfig, dirs=pulumi_dirs)
     project.init(STACK)
     result = project.pulumi(
-        "preview", "--stack", STACK, "--policy-pack", str(_launcher(project)), ok=(0, 1, 255)
+        "preview",
+        "--stack",
+        STACK,
+        "--policy-pack",
+        str(_launcher(project)),
+        "--policy-pack-config",
+        str(project.root / "policy" / "restricted.json"),
+        ok=(0, 1, 255),
     )
     reported = {
         (policy, job_of[(kind, obj)]) for policy, kind, obj in _VIOLATION.findall(result.stdout)
