@@ -19,7 +19,8 @@ export GOMODCACHE="$cache/go/mod" GOCACHE="$cache/go/build" GOPATH="$cache/go/pa
 # The machine's own Go builds everything: no toolchain download behind our back.
 export GOTOOLCHAIN=local GOFLAGS=-mod=readonly CGO_ENABLED=0
 
-all_programs=(etcd kubernetes kwok training-operator mpi-operator)
+all_programs=(etcd kubernetes kwok training-operator mpi-operator
+    pulumi pulumi-language-python pulumi-resource-kubernetes)
 
 # program -> "module version binaries..." ; binaries are name=package pairs.
 recipe() {
@@ -38,6 +39,22 @@ recipe() {
     mpi-operator)
         echo "github.com/kubeflow/mpi-operator $MPI_OPERATOR_VERSION" \
             "mpi-operator=github.com/kubeflow/mpi-operator/cmd/mpi-operator" ;;
+    # A pair name=module[@version]:path copies that file of the module (at the version
+    # the recipe's go.mod selects, unless one is given) instead of building a package.
+    pulumi)
+        echo "github.com/pulumi/pulumi/pkg/v3 $PULUMI_VERSION" \
+            "pulumi=github.com/pulumi/pulumi/pkg/v3/cmd/pulumi" ;;
+    pulumi-language-python)
+        # The host runs the shim beside it; the CLI's release of it matches the SDK.
+        echo "github.com/pulumi/pulumi/sdk/v3 $PULUMI_LANGUAGE_PYTHON_VERSION" \
+            "pulumi-language-python=github.com/pulumi/pulumi/sdk/v3/python/cmd/pulumi-language-python" \
+            "pulumi-language-python-exec=github.com/pulumi/pulumi/sdk/v3@$PULUMI_VERSION:python/cmd/pulumi-language-python-exec" ;;
+    pulumi-resource-kubernetes)
+        local m=github.com/pulumi/pulumi-kubernetes/provider/v4
+        echo "$m $PULUMI_KUBERNETES_PROVIDER_VERSION" \
+            "pulumi-resource-kubernetes=trainjobs.test/cluster/pulumi-resource-kubernetes/cmd/pulumi-resource-kubernetes" \
+            "pulumi-resource-kubernetes.schema.json=$m:cmd/pulumi-resource-kubernetes/schema.json" \
+            "pulumi-resource-kubernetes.terraform-mapping.json=$m:cmd/pulumi-resource-kubernetes/terraform-mapping.json" ;;
     *) echo "unknown program '$1' (known: ${all_programs[*]})" >&2; return 2 ;;
     esac
 }
@@ -61,6 +78,11 @@ ldflags_for() {
             flags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
         done
         echo "$flags" ;;
+    pulumi | pulumi-language-python)
+        echo "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$version" ;;
+    pulumi-resource-kubernetes)
+        # The pseudo-version is the commit of this release (versions.env).
+        echo "-s -w -X github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version.Version=$PULUMI_KUBERNETES_RELEASE" ;;
     *) echo "-s -w" ;;
     esac
 }
@@ -78,7 +100,7 @@ build_one() {
     fi
     local missing=0 pair
     for pair in "${fields[@]:2}"; do
-        [ -x "$out/bin/${pair%%=*}" ] || missing=1
+        [ -f "$out/bin/${pair%%=*}" ] || missing=1
     done
     if [ "$missing" = 0 ]; then
         echo "$program $version: built already ($out/bin)"
@@ -93,8 +115,16 @@ build_one() {
     mkdir -p "$tmp/bin"
     local ldflags
     ldflags="$(ldflags_for "$program" "$version")"
+    local what module_dir
     for pair in "${fields[@]:2}"; do
-        (cd "$dir" && go build -trimpath -ldflags "$ldflags" -o "$tmp/bin/${pair%%=*}" "${pair#*=}")
+        what=${pair#*=}
+        case "$what" in
+        *:*) # a file of a module the recipe requires: copied, not built
+            module_dir="$(cd "$dir" && go mod download "${what%%:*}" &&
+                go list -m -f '{{.Dir}}' "${what%%:*}")"
+            install -m 0755 "$module_dir/${what#*:}" "$tmp/bin/${pair%%=*}" ;;
+        *) (cd "$dir" && go build -trimpath -ldflags "$ldflags" -o "$tmp/bin/${pair%%=*}" "$what") ;;
+        esac
     done
     printf '%s %s\nbuilt by tests/cluster/build.sh in %ss with %s\n' \
         "$module" "$version" "$((SECONDS - started))" "$(go version)" >"$tmp/BUILD-INFO"

@@ -1,0 +1,358 @@
+"""``pulumi up`` of stacks/Pulumi.demo.yaml with the real engine, language host and provider.
+
+One stack is brought up once for the module (against the session's control plane)
+and the proofs read it: what the cluster holds equals what ``trainjobs render``
+prints, in dependency order; a second ``up`` would change nothing; an image change
+plans the same replacements as ``trainjobs preview``; ``destroy`` removes what the
+stack made and nothing else. The commands are the ones the README's Pulumi section
+shows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.cluster.control_plane import ControlPlane
+from tests.cluster.pulumi_up.pulumi_cli import REPO, Project, render
+from trainjobs.k8s.quantity import parse_quantity
+
+STACK = "demo"
+Ident = tuple[str, str, str | None, str]
+"""apiVersion, kind, namespace, name: one Kubernetes object."""
+
+
+def ident(obj: Mapping[str, Any]) -> Ident:
+    meta = obj.get("metadata") or {}
+    return (obj["apiVersion"], obj["kind"], meta.get("namespace") or None, meta["name"])
+
+
+def missing_or_different(want: Any, have: Any, path: str = "") -> list[str]:
+    """Each path where ``have`` lacks or differs from a value ``want`` sets.
+
+    Fields only ``have`` holds (what the API server and the provider add: uid,
+    status, defaults, the managed-by label) are not differences. Resource limits and
+    requests are quantities: the API server returns ``1`` as ``"1"`` and ``1000m`` as
+    ``"1"``, so they are compared by value.
+    """
+    if isinstance(want, Mapping):
+        if not isinstance(have, Mapping):
+            return [f"{path or '.'}: {have!r} is not a map"]
+        out: list[str] = []
+        for key, value in want.items():
+            if key not in have:
+                out.append(f"{path}.{key}: missing")
+            else:
+                out.extend(missing_or_different(value, have[key], f"{path}.{key}"))
+        return out
+    if isinstance(want, list):
+        if not isinstance(have, list) or len(have) != len(want):
+            return [f"{path}: {have!r} instead of {want!r}"]
+        out = []
+        for i, (w, h) in enumerate(zip(want, have, strict=True)):
+            out.extend(missing_or_different(w, h, f"{path}[{i}]"))
+        return out
+    if QUANTITY_PATH.search(path) and isinstance(have, str):
+        return (
+            []
+            if parse_quantity(want) == parse_quantity(have)
+            else [f"{path}: {have!r} != {want!r}"]
+        )
+    return [] if want == have else [f"{path}: {have!r} instead of {want!r}"]
+
+
+QUANTITY_PATH = re.compile(r"\.resources\.(limits|requests)\.[^.\[]+(\.[^.\[]+)*$")
+
+
+def k8s_resources(state: list[dict[str, Any]]) -> dict[Ident, dict[str, Any]]:
+    """The Kubernetes objects of a stack's state (its provider resources left out)."""
+    found: dict[Ident, dict[str, Any]] = {}
+    for res in state:
+        if res["type"].startswith("kubernetes:") and not res["type"].startswith("pulumi:"):
+            found[ident(res["outputs"])] = res
+    return found
+
+
+def read_back(cluster: ControlPlane, objects: list[dict[str, Any]]) -> dict[Ident, dict[str, Any]]:
+    """The cluster's copy of each object (``kubectl get -f - -o json``)."""
+    stream = yaml.safe_dump_all(objects)
+    out = cluster.kubectl("get", "-f", "-", "-o", "json", stdin=stream)
+    doc = json.loads(out.stdout)
+    items = doc.get("items", [doc]) if doc.get("kind") == "List" else [doc]
+    return {ident(item): item for item in items}
+
+
+def events(path: Path) -> list[dict[str, Any]]:
+    """The engine's event log (``--event-log``), one event per line."""
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+class Demo:
+    """The demo stack, brought up once: the project copy, the render, the up's events."""
+
+    def __init__(
+        self,
+        project: Project,
+        rendered: list[dict[str, Any]],
+        log: Path,
+        preexisting: set[str],
+    ) -> None:
+        self.project = project
+        self.rendered = rendered
+        self.log = log
+        self.preexisting = preexisting
+        """Namespaces the cluster had before the up."""
+
+
+@pytest.fixture(scope="module")
+def demo(
+    cluster: ControlPlane, pulumi_dirs: list[Path], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Demo]:
+    workdir = tmp_path_factory.mktemp("pulumi-demo")
+    project = Project(workdir, kubeconfig=cluster.kubeconfig, dirs=pulumi_dirs)
+    rendered = render(REPO / "stacks" / f"Pulumi.{STACK}.yaml")
+    # Namespaces the cluster had before: the provider adopts a declared namespace that
+    # already exists (server-side apply upserts), and destroying the stack would then
+    # delete it, operators and all. Forget those before the teardown's destroy.
+    before = {ns["metadata"]["name"] for ns in cluster.client.items("/api/v1/namespaces")}
+    project.init(STACK)
+    log = workdir / "up.events.jsonl"
+    project.pulumi("up", "--yes", "--skip-preview", "--stack", STACK, f"--event-log={log}")
+    yield Demo(project, rendered, log, before)
+    _destroy_keeping(project, before)
+
+
+def _destroy_keeping(project: Project, namespaces: set[str]) -> list[str]:
+    """Destroy the stack but the Namespaces named, which leave the state undeleted.
+
+    The provider adopts a declared namespace that already exists (server-side apply
+    upserts on create), so a plain destroy would delete it, and everything in it that
+    the stack did not make. Returns the namespaces kept.
+    """
+    keep = {urn: name for urn, name in _namespace_urns(project).items() if name in namespaces}
+    excludes = [f"--exclude={urn}" for urn in keep]
+    project.pulumi("destroy", "--yes", "--skip-preview", "--stack", STACK, *excludes)
+    for urn in keep:
+        project.pulumi("state", "delete", urn, "--yes", "--stack", STACK)
+    return sorted(keep.values())
+
+
+def _namespace_urns(project: Project) -> dict[str, str]:
+    return {
+        res["urn"]: res["outputs"]["metadata"]["name"]
+        for res in project.export(STACK)
+        if res["type"] == "kubernetes:core/v1:Namespace"
+    }
+
+
+def test_up_creates_exactly_what_render_prints(demo: Demo, cluster: ControlPlane) -> None:
+    """The stack's state and the cluster hold the rendered objects, field for field.
+
+    Fails when the program registers an object `trainjobs render` does not print (or
+    misses one), or when an object in the cluster lacks or changes a rendered field
+    (a lost label, an int sent as a float, a dropped env var).
+    """
+    state = k8s_resources(demo.project.export(STACK))
+    want = {ident(m): m for m in demo.rendered}
+    assert sorted(state, key=str) == sorted(want, key=str)
+    live = read_back(cluster, demo.rendered)
+    assert sorted(live, key=str) == sorted(want, key=str)
+    problems = {
+        f"{kind} {ns}/{name}": diff
+        for (api, kind, ns, name), m in want.items()
+        if (diff := missing_or_different(m, live[(api, kind, ns, name)]))
+    }
+    assert problems == {}
+
+
+def test_up_creates_dependencies_first(demo: Demo) -> None:
+    """Each Namespace (and CRD) exists before anything is created in it (or of its kind).
+
+    Read from the engine's event log: the step that creates a namespaced object starts
+    after the step creating its Namespace finished. Fails if the components lose their
+    depends_on, which lets the engine create them in parallel.
+    """
+    urn_ident = {
+        res["urn"]: ident(res["outputs"])
+        for res in demo.project.export(STACK)
+        if res["type"].startswith("kubernetes:")
+    }
+    started: dict[Ident, int] = {}
+    finished: dict[Ident, int] = {}
+    for event in events(demo.log):
+        for key, table in (("resourcePreEvent", started), ("resOutputsEvent", finished)):
+            meta = (event.get(key) or {}).get("metadata") or {}
+            if meta.get("op") == "create" and meta.get("urn") in urn_ident:
+                table.setdefault(urn_ident[meta["urn"]], event["sequence"])
+    assert set(started) == set(urn_ident.values())
+    crds = {
+        (m["spec"]["group"], m["spec"]["names"]["kind"]): ident(m)
+        for m in demo.rendered
+        if m["kind"] == "CustomResourceDefinition"
+    }
+    late = []
+    for obj in started:
+        api, kind, ns, _ = obj
+        needs: list[Ident] = []
+        if ns is not None and ("v1", "Namespace", None, ns) in finished:
+            needs.append(("v1", "Namespace", None, ns))
+        crd = crds.get((api.rpartition("/")[0], kind))
+        if crd is not None:
+            needs.append(crd)
+        late += [
+            f"{obj} started before {n} was created" for n in needs if started[obj] < finished[n]
+        ]
+    assert late == []
+
+
+def test_second_up_changes_nothing(demo: Demo) -> None:
+    """``pulumi preview --expect-no-changes`` after the up exits 0.
+
+    Fails when anything the program registers differs between two runs (a random
+    name, an unordered map) or when the provider sees a diff against what it created.
+    """
+    result = demo.project.pulumi(
+        "preview", "--expect-no-changes", "--diff", "--stack", STACK, ok=(0, 255)
+    )
+    assert result.returncode == 0, str(result)
+
+
+def _trainjobs(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "trainjobs.cli", *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_image_change_replaces_what_trainjobs_preview_says(demo: Demo, tmp_path: Path) -> None:
+    """After changing job mnist's image, Pulumi's plan and trainjobs' agree object by object.
+
+    ``pulumi preview --diff --json`` against the cluster, and ``trainjobs preview
+    --json`` against the render before the change: the same objects are replaced,
+    updated, created and deleted. Fails when trainjobs' replace rules (preview/rules.py)
+    and the provider's disagree. The stack's files are restored afterwards.
+    """
+    project = demo.project
+    stack_file = project.stack_file(STACK)
+    job_file = project.root / "examples" / "tf-mnist" / "tfjob.yaml"
+    original = job_file.read_text()
+    state_dir = tmp_path / "trainjobs-state"
+    first = _trainjobs(
+        "preview", "--json", f"--state-dir={state_dir}", str(stack_file), cwd=project.root
+    )
+    assert first.returncode in (0, 1), first.stderr
+    images = {
+        c["image"]
+        for spec in yaml.safe_load(original)["spec"]["tfReplicaSpecs"].values()
+        for c in spec["template"]["spec"]["containers"]
+    }
+    changed = original
+    for image in images:
+        changed = changed.replace(image, f"{image.rsplit(':', 1)[0]}:changed-by-test")
+    job_file.write_text(changed)
+    try:
+        ours = _trainjobs(
+            "preview", "--json", f"--state-dir={state_dir}", str(stack_file), cwd=project.root
+        )
+        assert ours.returncode == 1, ours.stdout + ours.stderr
+        theirs = project.pulumi("preview", "--diff", "--json", "--stack", STACK)
+    finally:
+        job_file.write_text(original)
+    planned = {
+        (o["apiVersion"], o["kind"], o["namespace"], o["name"]): o["action"]
+        for plan in json.loads(ours.stdout)["plans"]
+        for o in plan["objects"]
+        if o["action"] != "same"
+    }
+    steps: dict[Ident, str] = {}
+    for step in theirs.json().get("steps", []):
+        st = step.get("newState") or step.get("oldState") or {}
+        if not st.get("type", "").startswith("kubernetes:") or step["op"] == "same":
+            continue
+        obj = st.get("inputs") or st.get("outputs") or {}
+        steps[ident(obj)] = step["op"]
+    assert planned, "trainjobs preview planned no change: the test changed nothing"
+    assert steps == planned
+
+
+def test_refresh_after_out_of_band_delete_plans_the_recreate(
+    demo: Demo, cluster: ControlPlane
+) -> None:
+    """A Pod deleted behind Pulumi's back: ``refresh`` forgets it, the next up re-creates it.
+
+    This is the re-create the README warns about (a finished job deleted by the
+    cluster trains again). Fails if refresh keeps the Pod in the state or the preview
+    after it plans anything but creating that one Pod. The Pod is re-created by an up
+    so the later proofs see the whole stack.
+    """
+    pod = next(m for m in demo.rendered if m["kind"] == "Pod")
+    ns, name = pod["metadata"]["namespace"], pod["metadata"]["name"]
+    cluster.kubectl("delete", "pod", name, "-n", ns, "--wait=true", "--grace-period=0", "--force")
+    project = demo.project
+    project.pulumi("refresh", "--yes", "--skip-preview", "--stack", STACK)
+    assert ident(pod) not in k8s_resources(project.export(STACK))
+    plan = project.pulumi("preview", "--json", "--stack", STACK).json()
+    changes = {
+        ident((s.get("newState") or {}).get("inputs") or {}): s["op"]
+        for s in plan.get("steps", [])
+        if s["op"] != "same" and (s.get("newState") or {}).get("type", "").startswith("kubernetes:")
+    }
+    assert changes == {ident(pod): "create"}
+    project.pulumi("up", "--yes", "--skip-preview", "--stack", STACK)
+    assert ident(pod) in read_back(cluster, [pod])
+
+
+def test_destroy_removes_the_stack_and_nothing_else(demo: Demo, cluster: ControlPlane) -> None:
+    """``pulumi destroy`` deletes every object the stack created, and no other namespace.
+
+    Runs last: the stack is gone afterwards. Namespaces the cluster had before the up
+    (``kubeflow``, where the session's operators live, which the demo stack also
+    declares) are first removed from the state with ``pulumi state delete``: the
+    provider adopts an existing namespace on create, so destroy would delete it.
+    Fails when an object of the stack survives, or a namespace outside the stack goes.
+    """
+    project = demo.project
+    namespaces_before = {n["metadata"]["name"] for n in cluster.client.items("/api/v1/namespaces")}
+    adopted = _destroy_keeping(project, demo.preexisting)
+    assert k8s_resources(project.export(STACK)) == {}
+    created_namespaces = {
+        m["metadata"]["name"] for m in demo.rendered if m["kind"] == "Namespace"
+    } - set(adopted)
+    namespaced_left = [
+        ident(m)
+        for m in demo.rendered
+        if m["kind"] not in ("Namespace", "CustomResourceDefinition") and _exists(cluster, m)
+    ]
+    assert namespaced_left == []
+    namespaces_after = {
+        n["metadata"]["name"]
+        for n in cluster.client.items("/api/v1/namespaces")
+        if n["status"].get("phase") != "Terminating"
+    }
+    assert namespaces_before - created_namespaces <= namespaces_after
+    crds_left = [
+        ident(m)
+        for m in demo.rendered
+        if m["kind"] == "CustomResourceDefinition" and not _exists(cluster, m)
+    ]
+    assert crds_left == [], "CRDs are retained on delete"
+
+
+def _exists(cluster: ControlPlane, obj: Mapping[str, Any]) -> bool:
+    out = cluster.kubectl(
+        "get", "-f", "-", "-o", "name", "--ignore-not-found", stdin=yaml.safe_dump(dict(obj))
+    )
+    return bool(out.stdout.strip())
