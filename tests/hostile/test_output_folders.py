@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.hostile.harness import Outcome, TreeState, assert_bounded, assert_refused, run_cli
+from tests.hostile.jobs import JOB
 from trainjobs.cli.frameworks import CRD_MARK
 from trainjobs.errors import TrainjobsError
 from trainjobs.frameworks.crds import GENERATED_DIR, crd_files
@@ -23,19 +24,6 @@ from trainjobs.local.run import write_files
 from trainjobs.local.volumes import FileSpec
 from trainjobs.output import WRITTEN_LIST
 
-JOB = """\
-apiVersion: kubeflow.org/v1
-kind: TFJob
-metadata: {name: mnist, namespace: training}
-spec:
-  tfReplicaSpecs:
-    Worker:
-      replicas: 1
-      template:
-        spec:
-          containers:
-            - {name: tensorflow, image: "tf:2", command: [python, train.py]}
-"""
 RENDERED = "0000-tfjob-training-mnist.yaml"
 
 

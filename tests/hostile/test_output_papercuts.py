@@ -15,21 +15,9 @@ from pathlib import Path
 import pytest
 
 from tests.hostile.harness import TreeState, assert_bounded, run_cli
+from tests.hostile.jobs import JOB
 from tests.support.paths import ROOT, STACKS
 
-JOB = """\
-apiVersion: kubeflow.org/v1
-kind: TFJob
-metadata: {name: mnist, namespace: training}
-spec:
-  tfReplicaSpecs:
-    Worker:
-      replicas: 1
-      template:
-        spec:
-          containers:
-            - {name: tensorflow, image: "tf:2", command: [python, train.py]}
-"""
 """A job that renders with warnings (no resource requests, no TTL)."""
 
 
