@@ -144,3 +144,31 @@ def test_same_named_backends_in_two_namespaces_are_two_urns() -> None:
     resources = run_program(program, {"trainjobs:backends": backends})
     components = [r.name for r in resources if r.type == "trainjobs:index:RedisBackend"]
     assert sorted(components) == ["team-a/redis", "team-b/redis"]
+
+
+def test_a_unit_creates_its_namespace_before_what_lives_in_it() -> None:
+    # Found by `pulumi up` of stacks/Pulumi.seeds.yaml on the real engine: an operator's
+    # Role was created in parallel with the Namespace it lives in (both definitions).
+    from trainjobs.components.operators import TrainingOperator
+
+    resources = run_program(
+        lambda: TrainingOperator(
+            "training-operator", {"createNamespace": True}, namespace="kubeflow-test"
+        )
+    )
+    (namespace,) = _by_type(resources, "core/v1:Namespace")
+    ns_urn = "kubernetes:core/v1:Namespace::kubeflow-test"
+    namespaced = [
+        r
+        for r in resources
+        if r.type.startswith("kubernetes:")
+        and r is not namespace
+        and (r.inputs.get("metadata") or {}).get("namespace") == "kubeflow-test"
+    ]
+    assert namespaced
+    late = [
+        r.name
+        for r in namespaced
+        if ns_urn not in [d.split("$", 2)[-1] for d in r.options["dependencies"]]
+    ]
+    assert late == []

@@ -48,8 +48,8 @@ def register_objects(
     group → Input) are given instead of generated; ``secret`` keeps every object's
     fields encrypted in the state (it came from a secret setting).
 
-    A unit is created in steps (``k8s.order.apply_tier``): definitions (CRDs,
-    ServiceAccounts, Secrets, ConfigMaps, RBAC), then Services, then workloads and
+    A unit is created in steps (``k8s.order.apply_tier``): CRDs and Namespaces, then
+    the other definitions (ServiceAccounts, Secrets, ConfigMaps, RBAC), then Services, then workloads and
     custom resources, then webhooks — each step after everything before it (the list
     returned is in the order of ``objects``). A pod
     created before its Secret would not start, a custom resource before its CRD

@@ -53,17 +53,20 @@ _RANKS: dict[str, int] = {
 _CUSTOM_RESOURCE_RANK = 60
 DEFINITIONS_BELOW = 40
 """Ranks below this are definitions other objects use (CRDs … RBAC), not workloads."""
-_TIER_STARTS = (DEFINITIONS_BELOW, 50, 90)
+_NAMESPACED_FROM = 11
+"""Ranks from here may live in a namespace; CRDs and Namespaces (below) come first."""
+_TIER_STARTS = (_NAMESPACED_FROM, DEFINITIONS_BELOW, 50, 90)
 
 
 def apply_tier(manifest: Mapping[str, Any]) -> int:
     """Which step of a unit's creation an object belongs to.
 
-    0 definitions (CRDs … RBAC), 1 Services and gang groups, 2 workloads and custom
-    resources, 3 what must come after a running workload (webhooks). Each step is
-    created only when the ones before it exist: a pod gets its Service's link
-    variables only if the Service exists when it starts, and a webhook registered
-    before its server runs would reject everything.
+    0 CRDs and Namespaces, 1 the other definitions (ServiceAccounts … RBAC), 2 Services
+    and gang groups, 3 workloads and custom resources, 4 what must come after a running
+    workload (webhooks). Each step is created only when the ones before it exist: a Role
+    in a namespace the same unit creates is refused until the Namespace exists, a pod
+    gets its Service's link variables only if the Service exists when it starts, and a
+    webhook registered before its server runs would reject everything.
     """
     rank = apply_rank(manifest)
     return sum(rank >= start for start in _TIER_STARTS)

@@ -1,6 +1,7 @@
-"""``pulumi up`` of stacks/Pulumi.demo.yaml with the real engine, language host and provider.
+"""``pulumi up`` of stacks/Pulumi.demo.yaml (and of the seed systems' stack) with the real
+engine, language host and provider.
 
-One stack is brought up once for the module (against the session's control plane)
+Each stack is brought up once for the module (against the session's control plane)
 and the proofs read it: what the cluster holds equals what ``trainjobs render``
 prints, in dependency order; a second ``up`` would change nothing; an image change
 plans the same replacements as ``trainjobs preview``; ``destroy`` removes what the
@@ -27,6 +28,9 @@ from tests.cluster.pulumi_up.pulumi_cli import REPO, Project, render
 from trainjobs.k8s.quantity import parse_quantity
 
 STACK = "demo"
+UP_STACKS = ("demo", "seeds")
+"""Stacks brought up whole: the demo, and the seed systems (Caffe2, MindSpore) on their
+own operators, whose CRDs the stack installs before their jobs."""
 Ident = tuple[str, str, str | None, str]
 """apiVersion, kind, namespace, name: one Kubernetes object."""
 
@@ -105,7 +109,9 @@ class Demo:
         rendered: list[dict[str, Any]],
         log: Path,
         preexisting: set[str],
+        stack: str = STACK,
     ) -> None:
+        self.stack = stack
         self.project = project
         self.rendered = rendered
         self.log = log
@@ -117,51 +123,81 @@ class Demo:
 def demo(
     cluster: ControlPlane, pulumi_dirs: list[Path], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Demo]:
-    workdir = tmp_path_factory.mktemp("pulumi-demo")
+    yield from _brought_up(STACK, cluster, pulumi_dirs, tmp_path_factory)
+
+
+@pytest.fixture(scope="module", params=UP_STACKS)
+def brought_up(
+    request: pytest.FixtureRequest,
+    cluster: ControlPlane,
+    pulumi_dirs: list[Path],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Demo]:
+    """Each stack of UP_STACKS brought up (the demo stack is the ``demo`` fixture's).
+
+    The seed stack installs operators as Deployments, which the provider waits to be
+    ready: a kwok node runs their pods."""
+    if request.param == STACK:
+        yield request.getfixturevalue("demo")
+    else:
+        request.getfixturevalue("kwok_node")
+        yield from _brought_up(request.param, cluster, pulumi_dirs, tmp_path_factory)
+
+
+def _brought_up(
+    stack: str,
+    cluster: ControlPlane,
+    pulumi_dirs: list[Path],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Demo]:
+    workdir = tmp_path_factory.mktemp(f"pulumi-{stack}")
     project = Project(workdir, kubeconfig=cluster.kubeconfig, dirs=pulumi_dirs)
-    rendered = render(REPO / "stacks" / f"Pulumi.{STACK}.yaml")
+    rendered = render(REPO / "stacks" / f"Pulumi.{stack}.yaml")
     # Namespaces the cluster had before: the provider adopts a declared namespace that
     # already exists (server-side apply upserts), and destroying the stack would then
     # delete it, operators and all. Forget those before the teardown's destroy.
     before = {ns["metadata"]["name"] for ns in cluster.client.items("/api/v1/namespaces")}
-    project.init(STACK)
+    project.init(stack)
     log = workdir / "up.events.jsonl"
-    project.pulumi("up", "--yes", "--skip-preview", "--stack", STACK, f"--event-log={log}")
-    yield Demo(project, rendered, log, before)
-    _destroy_keeping(project, before)
+    project.pulumi("up", "--yes", "--skip-preview", "--stack", stack, f"--event-log={log}")
+    yield Demo(project, rendered, log, before, stack)
+    _destroy_keeping(project, before, stack)
 
 
-def _destroy_keeping(project: Project, namespaces: set[str]) -> list[str]:
+def _destroy_keeping(project: Project, namespaces: set[str], stack: str = STACK) -> list[str]:
     """Destroy the stack but the Namespaces named, which leave the state undeleted.
 
     The provider adopts a declared namespace that already exists (server-side apply
     upserts on create), so a plain destroy would delete it, and everything in it that
     the stack did not make. Returns the namespaces kept.
     """
-    keep = {urn: name for urn, name in _namespace_urns(project).items() if name in namespaces}
+    keep = {
+        urn: name for urn, name in _namespace_urns(project, stack).items() if name in namespaces
+    }
     excludes = [f"--exclude={urn}" for urn in keep]
-    project.pulumi("destroy", "--yes", "--skip-preview", "--stack", STACK, *excludes)
+    project.pulumi("destroy", "--yes", "--skip-preview", "--stack", stack, *excludes)
     for urn in keep:
-        project.pulumi("state", "delete", urn, "--yes", "--stack", STACK)
+        project.pulumi("state", "delete", urn, "--yes", "--stack", stack)
     return sorted(keep.values())
 
 
-def _namespace_urns(project: Project) -> dict[str, str]:
+def _namespace_urns(project: Project, stack: str = STACK) -> dict[str, str]:
     return {
         res["urn"]: res["outputs"]["metadata"]["name"]
-        for res in project.export(STACK)
+        for res in project.export(stack)
         if res["type"] == "kubernetes:core/v1:Namespace"
     }
 
 
-def test_up_creates_exactly_what_render_prints(demo: Demo, cluster: ControlPlane) -> None:
+def test_up_creates_exactly_what_render_prints(brought_up: Demo, cluster: ControlPlane) -> None:
     """The stack's state and the cluster hold the rendered objects, field for field.
 
     Fails when the program registers an object `trainjobs render` does not print (or
     misses one), or when an object in the cluster lacks or changes a rendered field
     (a lost label, an int sent as a float, a dropped env var).
     """
-    state = k8s_resources(demo.project.export(STACK))
+    demo = brought_up
+    state = k8s_resources(demo.project.export(demo.stack))
     want = {ident(m): m for m in demo.rendered}
     assert sorted(state, key=str) == sorted(want, key=str)
     live = read_back(cluster, demo.rendered)
@@ -174,16 +210,17 @@ def test_up_creates_exactly_what_render_prints(demo: Demo, cluster: ControlPlane
     assert problems == {}
 
 
-def test_up_creates_dependencies_first(demo: Demo) -> None:
+def test_up_creates_dependencies_first(brought_up: Demo) -> None:
     """Each Namespace (and CRD) exists before anything is created in it (or of its kind).
 
     Read from the engine's event log: the step that creates a namespaced object starts
     after the step creating its Namespace finished. Fails if the components lose their
     depends_on, which lets the engine create them in parallel.
     """
+    demo = brought_up
     urn_ident = {
         res["urn"]: ident(res["outputs"])
-        for res in demo.project.export(STACK)
+        for res in demo.project.export(demo.stack)
         if res["type"].startswith("kubernetes:")
     }
     started: dict[Ident, int] = {}
@@ -214,14 +251,14 @@ def test_up_creates_dependencies_first(demo: Demo) -> None:
     assert late == []
 
 
-def test_second_up_changes_nothing(demo: Demo) -> None:
+def test_second_up_changes_nothing(brought_up: Demo) -> None:
     """``pulumi preview --expect-no-changes`` after the up exits 0.
 
     Fails when anything the program registers differs between two runs (a random
     name, an unordered map) or when the provider sees a diff against what it created.
     """
-    result = demo.project.pulumi(
-        "preview", "--expect-no-changes", "--diff", "--stack", STACK, ok=(0, 255)
+    result = brought_up.project.pulumi(
+        "preview", "--expect-no-changes", "--diff", "--stack", brought_up.stack, ok=(0, 255)
     )
     assert result.returncode == 0, str(result)
 
