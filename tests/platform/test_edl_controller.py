@@ -98,8 +98,8 @@ def test_the_deployment_runs_upstreams_command() -> None:
         "0.9",
     ]
     assert container["env"] == [
-        {"name": "https_proxy", "value": ""},
-        {"name": "http_proxy", "value": ""},
+        {"name": "https_proxy"},
+        {"name": "http_proxy"},
     ]
     assert pod["serviceAccountName"] == "training-job-controller"
     assert pod["automountServiceAccountToken"] is True

@@ -49,9 +49,9 @@ def register_objects(
     fields encrypted in the state (it came from a secret setting).
 
     A unit is created in steps (``k8s.order.apply_tier``): CRDs and Namespaces, then
-    the other definitions (ServiceAccounts, Secrets, ConfigMaps, RBAC), then Services, then workloads and
-    custom resources, then webhooks — each step after everything before it (the list
-    returned is in the order of ``objects``). A pod
+    the other definitions (ServiceAccounts, Secrets, ConfigMaps, RBAC), then Services,
+    then workloads and custom resources, then webhooks — each step after everything
+    before it (the list returned is in the order of ``objects``). A pod
     created before its Secret would not start, a custom resource before its CRD
     would be refused, a pod before its Service would miss the Service's link
     variables, a webhook before its server would reject every object.

@@ -149,7 +149,9 @@ class EdlControllerKind(PlatformKind):
             "image": spec.image,
             "command": self.command(resource),
             # Upstream clears proxies the image may carry: the API server is in-cluster.
-            "env": [{"name": "https_proxy", "value": ""}, {"name": "http_proxy", "value": ""}],
+            # An env var without a value is set to "" (upstream writes value: ""), and it
+            # is what the API server stores: it drops an empty value.
+            "env": [{"name": "https_proxy"}, {"name": "http_proxy"}],
             "resources": spec.resources,
             **restricted_container(),
         }

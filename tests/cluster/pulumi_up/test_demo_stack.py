@@ -28,9 +28,9 @@ from tests.cluster.pulumi_up.pulumi_cli import REPO, Project, render
 from trainjobs.k8s.quantity import parse_quantity
 
 STACK = "demo"
-UP_STACKS = ("demo", "seeds")
-"""Stacks brought up whole: the demo, and the seed systems (Caffe2, MindSpore) on their
-own operators, whose CRDs the stack installs before their jobs."""
+UP_STACKS = ("demo", "seeds", "paddle-edl")
+"""Stacks brought up whole: the demo, and the seed systems on their own operators, whose
+CRDs the stacks install before their jobs (Caffe2 and MindSpore; PaddlePaddle EDL)."""
 Ident = tuple[str, str, str | None, str]
 """apiVersion, kind, namespace, name: one Kubernetes object."""
 
