@@ -12,14 +12,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.expand import expand_pods
 from tests.support.paths import DATA
 from trainjobs.check import run
 from trainjobs.check.rules import RULES
 from trainjobs.errors import Finding, SpecError
-from trainjobs.frameworks.base import BackendBinding
 from trainjobs.frameworks.caffe2 import ENV_ORDER, Caffe2Job
 from trainjobs.frameworks.caffe2 import FRAMEWORK as C2
 from trainjobs.k8s.yamlio import load_all
+from trainjobs.plan import BackendBinding
 from trainjobs.render import Rendering
 from trainjobs.spec import parse_documents
 from trainjobs.spec.stack import StackSpec
@@ -69,7 +70,7 @@ def worked_job(**spec: Any) -> Caffe2Job:
 def objects(job: Caffe2Job) -> dict[tuple[str, str], dict[str, Any]]:
     defaulted = C2.default(job)
     assert C2.validate(defaulted) == []
-    return {(o["kind"], o["metadata"]["name"]): o for o in C2.expand_pods(defaulted)}
+    return {(o["kind"], o["metadata"]["name"]): o for o in expand_pods(C2, defaulted)}
 
 
 def test_worked_example_worker_1_is_the_controllers_pod() -> None:
@@ -146,7 +147,7 @@ def test_hosts_resolve_and_the_run_id_is_stable_for_any_job(
     run_id = first.spec.runtime_id
     assert run_id == again.spec.runtime_id
     assert run_id is not None and len(run_id) == 10 and run_id.isdigit() and run_id[0] != "0"
-    manifests = C2.expand_pods(first)
+    manifests = expand_pods(C2, first)
     services = {m["metadata"]["name"]: m for m in manifests if m["kind"] == "Service"}
     pods = [m for m in manifests if m["kind"] == "Pod"]
     assert len(pods) == replicas
@@ -273,7 +274,7 @@ def test_a_redis_backend_fills_backend_specs_and_adds_only_the_password() -> Non
         "redisPort": 6380,
     }
     assert C2.validate(bound) == []
-    pod = {p["metadata"]["name"]: p for p in C2.expand_pods(bound)}["example-job-worker-0"]
+    pod = {p["metadata"]["name"]: p for p in expand_pods(C2, bound)}["example-job-worker-0"]
     env = pod["spec"]["containers"][0]["env"]
     assert [e["name"] for e in env] == ["REDIS_PASSWORD", *WORKED_ENV_NAMES]
     assert env[0] == password

@@ -26,6 +26,7 @@ from trainjobs.frameworks.mpi import FRAMEWORK as MPI
 from trainjobs.frameworks.paddle import FRAMEWORK as PADDLE
 from trainjobs.frameworks.pytorch import FRAMEWORK as PT
 from trainjobs.frameworks.tensorflow import FRAMEWORK as TF
+from trainjobs.frameworks.tensorflow import TFJob
 from trainjobs.frameworks.xgboost import FRAMEWORK as XGB
 from trainjobs.k8s.yamlio import dump_all
 from trainjobs.preview.plan import make_plan
@@ -63,9 +64,9 @@ def test_null_fields_given_as_bare_keys_in_yaml(tmp_path: Path) -> None:
         "            image: img:1\n            command:\n            args:\n"
     )
     (entry,) = load_path(path).jobs
-    defaulted = TF.default(entry.job)
-    assert defaulted.replica_specs["Worker"].replicas == 1  # type: ignore[attr-defined]
-    container = defaulted.replica_specs["Worker"].template["spec"]["containers"][0]  # type: ignore[attr-defined]
+    defaulted = TF.default(TFJob.model_validate(entry.job.to_manifest()))
+    assert defaulted.replica_specs["Worker"].replicas == 1
+    container = defaulted.replica_specs["Worker"].template["spec"]["containers"][0]
     assert set(container) == {"name", "image", "ports"}
 
 

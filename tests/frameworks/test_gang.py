@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from trainjobs.frameworks.base import GangFacts, GangMember
-from trainjobs.frameworks.gang import GangScheduler, _sum, decorate, min_member
+from trainjobs.plan import GangFacts, GangMember
+from trainjobs.platform.gang import GangScheduler, _sum, decorate, min_member
 
 TEMPLATE = {"spec": {"schedulerName": "mine", "containers": [{"name": "c", "image": "i"}]}}
 KEEPS = GangFacts((GangMember("Worker", 2, "worker"),), 2)

@@ -35,7 +35,7 @@ def test_run_policy_models() -> None:
     assert XGB.run_policy_model is RunPolicy
     assert MX.run_policy_model is LegacyRunPolicy
     defaulted = MX.default(job(MX, {"Worker": replica("mxnet")}, "m", jobMode="MXTrain"))
-    assert type(defaulted.run_policy) is LegacyRunPolicy  # type: ignore[attr-defined]
+    assert type(defaulted.run_policy) is LegacyRunPolicy
 
 
 def test_run_policy_of_a_job() -> None:
@@ -46,7 +46,7 @@ def test_run_policy_of_a_job() -> None:
 
 def test_camel_case_types_default_to_every_replica_type() -> None:
     defaulted = JAX.default(job(JAX, {"wOrKeR": replica("jax")}, "j"))
-    assert list(defaulted.replica_specs) == ["Worker"]  # type: ignore[attr-defined]
+    assert list(defaulted.replica_specs) == ["Worker"]
 
 
 def test_an_empty_job_is_pointed_at_its_workers() -> None:

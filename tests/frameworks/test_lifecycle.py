@@ -7,11 +7,11 @@ from typing import Any
 import pytest
 
 from trainjobs.frameworks.base import Framework, JobResource
-from trainjobs.frameworks.lifecycle import Lifecycle, Replica, SuccessPolicy
 from trainjobs.frameworks.pytorch import FRAMEWORK as PYTORCH
 from trainjobs.frameworks.pytorch import PyTorchJob
 from trainjobs.frameworks.tensorflow import FRAMEWORK as TENSORFLOW
 from trainjobs.frameworks.tensorflow import TFJob
+from trainjobs.plan import Replica, RunRules, SuccessPolicy
 
 
 def _template() -> dict[str, Any]:
@@ -31,8 +31,8 @@ def _tfjob(types: dict[str, int], **spec: Any) -> TFJob:
     return defaulted
 
 
-def _lifecycle(job: JobResource, framework: Framework) -> Lifecycle:
-    lifecycle = framework.lifecycle(job)
+def _lifecycle(job: JobResource, framework: Framework[Any]) -> RunRules:
+    lifecycle = framework.run_rules(job)
     assert lifecycle is not None
     return lifecycle
 

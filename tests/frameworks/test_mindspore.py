@@ -11,6 +11,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.expand import expand_pods
 from tests.support.paths import DATA
 from trainjobs.check import run
 from trainjobs.check.rules import RULES
@@ -65,7 +66,7 @@ def worked_example() -> MSJob:
 
 def objects(job: MSJob) -> dict[tuple[str, str], dict[str, Any]]:
     defaulted = MS.default(job)
-    return {(o["kind"], o["metadata"]["name"]): o for o in MS.expand_pods(defaulted)}
+    return {(o["kind"], o["metadata"]["name"]): o for o in expand_pods(MS, defaulted)}
 
 
 def test_worked_example_worker_rank_1() -> None:
@@ -118,7 +119,7 @@ def test_every_ms_config_host_is_a_service_selecting_exactly_one_pod(
     workers: int, port: int
 ) -> None:
     job = msjob(_replica("MASTER", 1, masterPort=port), _replica("WORKER", workers))
-    manifests = MS.expand_pods(MS.default(job))
+    manifests = expand_pods(MS, MS.default(job))
     pods = [m for m in manifests if m["kind"] == "Pod"]
     services = {m["metadata"]["name"]: m for m in manifests if m["kind"] == "Service"}
     assert len(pods) == 1 + workers

@@ -9,6 +9,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from tests.support.expand import expand_pods
 from tests.support.paths import DATA
 from trainjobs.check import run
 from trainjobs.check.rules import RULES
@@ -50,7 +51,7 @@ def sample(path: Path = DATAPARALLEL) -> MSJobV2:
 
 
 def objects(job: MSJobV2) -> dict[tuple[str, str], dict[str, Any]]:
-    return {(o["kind"], o["metadata"]["name"]): o for o in MS2.expand_pods(MS2.default(job))}
+    return {(o["kind"], o["metadata"]["name"]): o for o in expand_pods(MS2, MS2.default(job))}
 
 
 def test_worked_example_worker_1() -> None:

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support.expand import expand_pods
 from trainjobs.check import crd_schema, run
 from trainjobs.errors import Severity, SpecError
 from trainjobs.frameworks.mpi import FRAMEWORK as MPI
@@ -63,7 +64,7 @@ def _typed(doc: dict[str, Any]) -> MPIJob:
 def objects(doc: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
     job = MPI.default(_typed(doc))
     assert [f for f in MPI.validate(job) if f.severity is Severity.ERROR] == []
-    return {(o["kind"], o["metadata"]["name"]): o for o in MPI.expand_pods(job)}
+    return {(o["kind"], o["metadata"]["name"]): o for o in expand_pods(MPI, job)}
 
 
 def _env(container: dict[str, Any]) -> list[tuple[str, str]]:
@@ -102,7 +103,7 @@ def test_worked_example_launcher_env_is_exact() -> None:
 
 def test_worked_example_objects_in_operator_order() -> None:
     names = [
-        (o["kind"], o["metadata"]["name"]) for o in MPI.expand_pods(MPI.default(_typed(mpijob())))
+        (o["kind"], o["metadata"]["name"]) for o in expand_pods(MPI, MPI.default(_typed(mpijob())))
     ]
     assert names == [
         ("Service", "pi"),

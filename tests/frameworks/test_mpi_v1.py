@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support.expand import expand_pods
 from trainjobs.check import crd_schema, run
 from trainjobs.errors import Severity
 from trainjobs.frameworks.mpi_v1 import FRAMEWORK as MPI_V1
@@ -57,7 +58,7 @@ def _defaulted(doc: dict[str, Any]) -> MPIJobV1:
 def objects(doc: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
     job = _defaulted(doc)
     assert [f for f in MPI_V1.validate(job) if f.severity is Severity.ERROR] == []
-    return {(o["kind"], o["metadata"]["name"]): o for o in MPI_V1.expand_pods(job)}
+    return {(o["kind"], o["metadata"]["name"]): o for o in expand_pods(MPI_V1, job)}
 
 
 def messages(doc: dict[str, Any]) -> list[str]:

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.expand import expand_pods
 from tests.support.paths import DATA
 from trainjobs.check import run
 from trainjobs.check.rules import RULES
@@ -70,7 +71,7 @@ def upstream_doc() -> dict[str, Any]:
 
 def _objects(doc: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
     job = TrainingJob.model_validate(doc)
-    return {(o["kind"], o["metadata"]["name"]): o for o in EDL.expand_pods(EDL.default(job))}
+    return {(o["kind"], o["metadata"]["name"]): o for o in expand_pods(EDL, EDL.default(job))}
 
 
 def _pod(objects: dict[tuple[str, str], dict[str, Any]], kind: str, name: str) -> Any:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.support.expand import expand_pods
 from trainjobs.frameworks.pytorch import FRAMEWORK as PT
 from trainjobs.frameworks.pytorch import PyTorchJob
 
@@ -40,7 +41,7 @@ def ptjob(specs: dict[str, Any], **spec: Any) -> PyTorchJob:
 
 
 def _objects(job: PyTorchJob) -> dict[tuple[str, str], dict[str, Any]]:
-    return {(o["kind"], o["metadata"]["name"]): o for o in PT.expand_pods(PT.default(job))}
+    return {(o["kind"], o["metadata"]["name"]): o for o in expand_pods(PT, PT.default(job))}
 
 
 def _env(pod: dict[str, Any]) -> list[tuple[str, str]]:

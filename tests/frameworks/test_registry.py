@@ -24,7 +24,7 @@ def test_every_framework_is_registered_once_by_name_and_kind() -> None:
 
 
 @pytest.mark.parametrize("fw", list(REGISTRY), ids=lambda fw: fw.name)
-def test_crd_file_declares_the_frameworks_kind(fw: Framework) -> None:
+def test_crd_file_declares_the_frameworks_kind(fw: Framework[Any]) -> None:
     crd = load_crd(fw.crd_file)
     assert crd["metadata"]["name"] == fw.kind.crd_name
     assert crd["spec"]["group"] == fw.kind.group
@@ -34,7 +34,7 @@ def test_crd_file_declares_the_frameworks_kind(fw: Framework) -> None:
 
 
 @pytest.mark.parametrize("fw", list(REGISTRY), ids=lambda fw: fw.name)
-def test_readme_lists_the_framework(fw: Framework) -> None:
+def test_readme_lists_the_framework(fw: Framework[Any]) -> None:
     readme = (ROOT / "README.md").read_text()
     row = (
         f"| {fw.name} | {fw.kind.api_version} {fw.kind.kind} | {', '.join(fw.targets)} "
@@ -43,7 +43,7 @@ def test_readme_lists_the_framework(fw: Framework) -> None:
     assert row in readme.splitlines()
 
 
-def _crd_spec_schema(fw: Framework) -> dict[str, Any]:
+def _crd_spec_schema(fw: Framework[Any]) -> dict[str, Any]:
     crd = load_crd(fw.crd_file)
     (version,) = crd["spec"]["versions"]
     spec: dict[str, Any] = version["schema"]["openAPIV3Schema"]["properties"]["spec"]
@@ -79,7 +79,7 @@ def _differences(model: type[BaseModel], schema: dict[str, Any], path: str) -> l
 
 
 @pytest.mark.parametrize("fw", list(REGISTRY), ids=lambda fw: fw.name)
-def test_spec_model_has_exactly_the_crd_fields(fw: Framework) -> None:
+def test_spec_model_has_exactly_the_crd_fields(fw: Framework[Any]) -> None:
     spec_model = _model_of(fw.model.model_fields["spec"].annotation)
     assert spec_model is not None
     assert _differences(spec_model, _crd_spec_schema(fw), "spec") == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tests.support.expand import expand_pods
 from trainjobs.frameworks.tensorflow import FRAMEWORK as TF
 from trainjobs.frameworks.tensorflow import TFJob
 
@@ -41,7 +42,7 @@ def worked_example() -> TFJob:
 
 
 def _objects(job: TFJob) -> dict[tuple[str, str], dict[str, Any]]:
-    out = TF.expand_pods(TF.default(job))
+    out = expand_pods(TF, TF.default(job))
     return {(o["kind"], o["metadata"]["name"]): o for o in out}
 
 

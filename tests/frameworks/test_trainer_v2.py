@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from trainjobs.frameworks.base import ObjectMeta
+from trainjobs.frameworks.pytorch import FRAMEWORK as PYTORCH
 from trainjobs.frameworks.pytorch import PyTorchJob
-from trainjobs.frameworks.trainer_v2 import as_node, runtime_name
+from trainjobs.plan import JobPlan
+from trainjobs.plan.trainer import as_node
+from trainjobs.targets.trainer import runtime_name
 
 
 def test_the_trainer_container_is_renamed_and_loses_the_v1_port() -> None:
@@ -29,10 +32,12 @@ def test_the_trainer_container_is_renamed_and_loses_the_v1_port() -> None:
 
 
 def test_runtime_names_are_unique_per_namespace_and_fit() -> None:
-    def job(name: str, namespace: str) -> PyTorchJob:
+    def job(name: str, namespace: str) -> JobPlan:
         meta = ObjectMeta(name=name, namespace=namespace)
-        return PyTorchJob.model_validate(
-            {"metadata": meta.to_manifest(), "spec": {"pytorchReplicaSpecs": {}}}
+        return PYTORCH.plan(
+            PyTorchJob.model_validate(
+                {"metadata": meta.to_manifest(), "spec": {"pytorchReplicaSpecs": {}}}
+            )
         )
 
     assert runtime_name(job("ddp", "team-a")) == "team-a-ddp"

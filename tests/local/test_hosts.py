@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from tests.support.paths import EXAMPLES
-from trainjobs.frameworks.lifecycle import Replica
 from trainjobs.local.hosts import address_of, build_host_map
+from trainjobs.plan import Replica
 from trainjobs.render import RenderedJob, render
 from trainjobs.spec import load_path
 
@@ -19,7 +19,7 @@ def _tf_mnist() -> RenderedJob:
 
 def _tf_host_map(distinct_ports: bool = False) -> Any:
     rendered = _tf_mnist()
-    lifecycle = rendered.entry.framework.lifecycle(rendered.job)
+    lifecycle = rendered.entry.framework.run_rules(rendered.job)
     assert lifecycle is not None
     manifests = [o.manifest for o in rendered.objects]
     return build_host_map(manifests, lifecycle.replicas, "kubeflow", distinct_ports=distinct_ports)

@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from trainjobs.frameworks.base import JobResource
-from trainjobs.frameworks.lifecycle import Lifecycle
-from trainjobs.frameworks.tensorflow import TensorFlow
+from trainjobs.frameworks.tensorflow import TensorFlow, TFJob
 from trainjobs.local import rsh
 from trainjobs.local.environment import Machine
 from trainjobs.local.plan import build_plan
+from trainjobs.plan import RunRules
 from trainjobs.render import render_job
 from trainjobs.spec import load_path
 from trainjobs.spec.entry import JobEntry
@@ -79,13 +78,13 @@ def test_the_agent_runs_the_command_in_the_workers_folder_and_env(tmp_path: Path
 class _RemoteWorkers(TensorFlow):
     """A TFJob whose workers serve a remote shell, as MPI workers do."""
 
-    def lifecycle(self, job: JobResource) -> Lifecycle:
-        lifecycle = super().lifecycle(job)
+    def run_rules(self, job: TFJob) -> RunRules:
+        lifecycle = super().run_rules(job)
         replicas = tuple(
             r if r.role != "Worker" else type(r)(**{**r.__dict__, "remote_shell": True})
             for r in lifecycle.replicas
         )
-        return Lifecycle(replicas, lifecycle.success, lifecycle.backoff_limit)
+        return RunRules(replicas, lifecycle.success, lifecycle.backoff_limit)
 
 
 def test_a_plan_with_remote_shell_workers(tmp_path: Path) -> None:

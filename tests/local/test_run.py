@@ -189,6 +189,6 @@ def test_a_framework_without_a_lifecycle_is_refused_with_a_reason() -> None:
         run_local(path, out=io.StringIO(), err=io.StringIO())
     assert [str(f) for f in info.value.findings] == [
         f"error: {path}: jobs[0]: the paddle-edl framework does not describe its replicas "
-        "(Framework.lifecycle), so run-local cannot run it (got 'paddlepaddle.org/v1 "
-        "TrainingJob'); fix: run it on a cluster, or add lifecycle() to the framework plugin"
+        "(Framework.run_rules), so run-local cannot run it (got 'paddlepaddle.org/v1 "
+        "TrainingJob'); fix: run it on a cluster, or add run_rules() to the framework plugin"
     ]

@@ -6,17 +6,17 @@ import io
 import sys
 from pathlib import Path
 
-from trainjobs.frameworks.lifecycle import Lifecycle, Replica, RestartPolicy, SuccessPolicy
 from trainjobs.local.hosts import HostMap
 from trainjobs.local.plan import LocalPlan, ProcessSpec
 from trainjobs.local.supervisor import Outcome, Supervisor
 from trainjobs.local.ui import Console
+from trainjobs.plan import Replica, ReplicaRestartPolicy, RunRules, SuccessPolicy
 
 FOREVER = "import time; print('serving', flush=True); time.sleep(60)"
 
 
 def _process(
-    role: str, index: int, code: str, policy: RestartPolicy = "Never", cwd: Path = Path(".")
+    role: str, index: int, code: str, policy: ReplicaRestartPolicy = "Never", cwd: Path = Path(".")
 ) -> ProcessSpec:
     replica = Replica(role, index, f"job-{role.lower()}-{index}", policy)
     return ProcessSpec(
@@ -38,7 +38,7 @@ def _run(
     backoff_limit: int | None = None,
     timeout: float | None = 30,
 ) -> tuple[Outcome, str, str]:
-    lifecycle = Lifecycle(tuple(p.replica for p in processes), success, backoff_limit)
+    lifecycle = RunRules(tuple(p.replica for p in processes), success, backoff_limit)
     plan = LocalPlan("Job ns/job", tuple(processes), (), HostMap({}, {}), lifecycle, Path("."))
     out, err = io.StringIO(), io.StringIO()
     outcome = Supervisor(
@@ -164,7 +164,7 @@ def test_a_running_backend_does_not_keep_a_finished_job_alive() -> None:
     backend = replace(_process("Redis", 0, FOREVER, "Always"), backend=True)
     rule = SuccessPolicy(roles=("Chief",), tolerated=("Chief",), summary="the Chief succeeds")
     chief = _process("Chief", 0, "raise SystemExit(1)")
-    lifecycle = Lifecycle((chief.replica,), rule)
+    lifecycle = RunRules((chief.replica,), rule)
     plan = LocalPlan("Job ns/job", (backend, chief), (), HostMap({}, {}), lifecycle, Path("."))
     err = io.StringIO()
     outcome = Supervisor(plan, Console(io.StringIO(), err), {"PATH": ""}, timeout=20).run()

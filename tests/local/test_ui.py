@@ -5,10 +5,10 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from trainjobs.frameworks.lifecycle import Lifecycle, Replica, SuccessPolicy
 from trainjobs.local.hosts import HostMap
 from trainjobs.local.plan import LocalPlan, ProcessSpec
 from trainjobs.local.ui import Console, StatusRow
+from trainjobs.plan import Replica, RunRules, SuccessPolicy
 
 
 def _plan() -> LocalPlan:
@@ -34,7 +34,7 @@ def _plan() -> LocalPlan:
         cwd=Path("."),
         ports=((2222, 2223),),
     )
-    lifecycle = Lifecycle(
+    lifecycle = RunRules(
         (chief.replica, worker.replica), SuccessPolicy(("Chief",), summary="the Chief succeeds"), 3
     )
     return LocalPlan(

@@ -23,7 +23,7 @@ def _job(name: str = "mnist", namespace: str = "training", workers: int = 2) -> 
             }
         },
     }
-    return TF.default(TF.model.model_validate(document))
+    return TF.plan(TF.default(TF.model.model_validate(document)))
 
 
 def test_job_names_and_namespaces_follow_kubernetes() -> None:
@@ -44,15 +44,15 @@ def test_job_names_and_namespaces_follow_kubernetes() -> None:
 def test_a_field_the_framework_reported_is_not_reported_twice() -> None:
     job = _job(name="Bad_Name")
     assert TF is not None
-    own = TF.validate(job)
+    own = TF.validate(job.resource)
     assert any(f.path == "metadata.name" for f in own)
     assert name_findings(job, own) == []
 
 
 def test_too_many_pods_name_the_largest_count() -> None:
     assert TF is not None
-    assert pod_count_findings(TF, _job(workers=MAX_PODS_PER_JOB)) == []
-    (finding,) = pod_count_findings(TF, _job(workers=MAX_PODS_PER_JOB + 1))
+    assert pod_count_findings(_job(workers=MAX_PODS_PER_JOB)) == []
+    (finding,) = pod_count_findings(_job(workers=MAX_PODS_PER_JOB + 1))
     assert (finding.code, finding.path, finding.value) == (
         "replicas.too_many",
         "spec.tfReplicaSpecs.Worker.replicas",

@@ -7,7 +7,7 @@ from typing import Any, ClassVar, Literal
 import pytest
 
 from trainjobs.errors import SpecError
-from trainjobs.frameworks.base import Manifest
+from trainjobs.k8s.data import Manifest
 from trainjobs.platform.base import (
     PlatformKind,
     PlatformMeta,

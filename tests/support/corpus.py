@@ -21,7 +21,7 @@ from typing import Any
 from tests.support.paths import example_job_files, stack_files
 from trainjobs.check import run
 from trainjobs.errors import SpecError
-from trainjobs.frameworks.base import Manifest
+from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.yamlio import load_all
 from trainjobs.platform import API_VERSION, PLATFORM
 from trainjobs.render import render

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.support.expand import expand_pods
 from trainjobs.check import crd_schema, run
 from trainjobs.errors import Finding, Severity
-from trainjobs.frameworks.base import Manifest
 from trainjobs.frameworks.kubeflow_v1 import KubeflowV1Framework, V1Job
+from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.yamlio import dump_all
 from trainjobs.render import Rendering
 from trainjobs.spec import parse_documents
@@ -31,7 +32,7 @@ def replica(
 
 
 def document(
-    fw: KubeflowV1Framework,
+    fw: KubeflowV1Framework[Any],
     specs: dict[str, Any],
     name: str,
     namespace: str | None = "kubeflow",
@@ -49,14 +50,14 @@ def document(
     }
 
 
-def job(fw: KubeflowV1Framework, specs: dict[str, Any], name: str, **spec: Any) -> V1Job:
+def job(fw: KubeflowV1Framework[Any], specs: dict[str, Any], name: str, **spec: Any) -> Any:
     """The job parsed with the framework's model (not yet defaulted)."""
     return fw.model.model_validate(document(fw, specs, name, **spec))
 
 
-def objects(fw: KubeflowV1Framework, job: V1Job) -> dict[tuple[str, str], Manifest]:
+def objects(fw: KubeflowV1Framework[Any], job: V1Job) -> dict[tuple[str, str], Manifest]:
     """The pods target's objects by (kind, name)."""
-    return {(o["kind"], o["metadata"]["name"]): o for o in fw.expand_pods(fw.default(job))}
+    return {(o["kind"], o["metadata"]["name"]): o for o in expand_pods(fw, fw.default(job))}
 
 
 def env(pod: Manifest, container: int = 0) -> list[dict[str, Any]]:
@@ -65,12 +66,12 @@ def env(pod: Manifest, container: int = 0) -> list[dict[str, Any]]:
     return entries
 
 
-def lines(fw: KubeflowV1Framework, job: V1Job) -> list[str]:
+def lines(fw: KubeflowV1Framework[Any], job: V1Job) -> list[str]:
     """The framework's findings for the defaulted job, as a terminal prints them."""
     return [f.render() for f in fw.validate(fw.default(job))]
 
 
-def crd_problems(fw: KubeflowV1Framework, job: V1Job) -> list[Any]:
+def crd_problems(fw: KubeflowV1Framework[Any], job: V1Job) -> list[Any]:
     """Problems of the operator target's output against the shipped CRD of its kind.
 
     Fails when no CRD is found, so an empty list means "checked and clean".

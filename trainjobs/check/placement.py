@@ -36,7 +36,6 @@ def _replica_path(job: RenderedJob, template_path: str) -> str:
 
 def _bind(job: RenderedJob, index: PlatformIndex) -> list[BoundReplica]:
     """Each replica type of the job with the pool it was placed on (or none)."""
-    framework = job.entry.framework
     pools: dict[str, GpuNodePool] = {}
     for ref in job.entry.references():
         if ref.category != "nodePool":
@@ -44,7 +43,7 @@ def _bind(job: RenderedJob, index: PlatformIndex) -> list[BoundReplica]:
         found, _ = index.resolve(ref, job.job.namespace)
         if found is None or not isinstance(found.resource, GpuNodePool):
             continue
-        templates, _ = bound_templates(framework, job.job, ref)
+        templates, _ = bound_templates(job.plan, ref)
         for template in templates:
             pools[template.role] = found.resource
     return [
@@ -54,7 +53,7 @@ def _bind(job: RenderedJob, index: PlatformIndex) -> list[BoundReplica]:
             pools.get(t.role),
             placement_of(pools[t.role]) if t.role in pools else None,
         )
-        for t in framework.pod_templates(job.job)
+        for t in job.plan.pod_sets
     ]
 
 
@@ -66,7 +65,7 @@ def _queue_findings(job: RenderedJob, index: PlatformIndex, ref: Reference) -> l
     assert isinstance(plugin, GpuQueueKind)
     queue = found.resource
     quota = plugin.quota(queue, plugin.pool_of(queue, index.resources))
-    need = job_demand(job.entry.framework, job.job)
+    need = job_demand(job.plan)
     findings = []
     checks = (
         ("GPUs", need.gpus, quota.gpus, format_quantity, "gpus", GPU),

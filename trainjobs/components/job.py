@@ -16,8 +16,8 @@ from trainjobs.components.platform import PlatformComponent, register_objects
 from trainjobs.components.register import LiveObject
 from trainjobs.errors import Finding, SpecError
 from trainjobs.frameworks.base import JobResource
-from trainjobs.frameworks.gang import GangMechanism
-from trainjobs.frameworks.trainer_v2 import TRAINJOB_KIND
+from trainjobs.plan.trainer import TRAINJOB_KIND
+from trainjobs.platform.gang import GangMechanism
 from trainjobs.render import RenderedJob
 from trainjobs.spec._findings import findings_from_validation_error
 from trainjobs.spec.entry import OPTIONS_KEY, TARGETS, JobEntry, JobOptions, Target, Wait

@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from trainjobs.errors import Finding, Severity
-from trainjobs.frameworks._container_rules import image_findings
+from trainjobs.frameworks._container_rules import image_findings, no_containers
 from trainjobs.frameworks._seed import containers, mount_findings
-from trainjobs.frameworks.base import PodTemplate
+from trainjobs.k8s.data import PodTemplate
 
 if TYPE_CHECKING:
     from trainjobs.frameworks.caffe2 import Caffe2BackendSpec, Caffe2Job
@@ -88,11 +88,8 @@ def template_findings(template: PodTemplate) -> list[Finding]:
     found = containers(template)
     if not found:
         findings.append(
-            Finding(
-                code="template.containers",
-                path=f"{TEMPLATE_PATH}.spec.containers",
-                message="the workers need at least one container",
-                hint="add a container running the Caffe2 trainer",
+            no_containers(
+                TEMPLATE_PATH, "add a container running the Caffe2 trainer", "the workers need"
             )
         )
     findings += image_findings(

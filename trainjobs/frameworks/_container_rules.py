@@ -6,9 +6,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from trainjobs.errors import Finding
+from trainjobs.errors import Finding, Severity
 
-__all__ = ["PINNED_IMAGE_HINT", "default_container_findings", "image_findings"]
+__all__ = [
+    "PINNED_IMAGE_HINT",
+    "default_container_findings",
+    "image_findings",
+    "no_containers",
+    "template_restart_policy",
+]
 
 PINNED_IMAGE_HINT = "set image to a pinned tag, e.g. 'repo/trainer:1.0'"
 
@@ -44,5 +50,33 @@ def default_container_findings(
             message=f"no container is named {name!r}; {why}",
             value=[c.get("name") for c in containers],
             hint=f"name the training container {name!r}",
+        )
+    ]
+
+
+def no_containers(path: str, hint: str, who: str = "every replica needs") -> Finding:
+    """``template.containers``: the template at ``path`` has none."""
+    return Finding(
+        code="template.containers",
+        path=f"{path}.spec.containers",
+        message=f"{who} at least one container",
+        hint=hint,
+    )
+
+
+def template_restart_policy(template: Mapping[str, Any], path: str) -> list[Finding]:
+    """``template.restart_policy`` when the template sets the restartPolicy the operator
+    replaces with the replica's."""
+    policy = (template.get("spec") or {}).get("restartPolicy")
+    if not policy:
+        return []
+    return [
+        Finding(
+            code="template.restart_policy",
+            path=f"{path}.spec.restartPolicy",
+            message="the replica's restartPolicy overrides the template's",
+            value=policy,
+            hint="set restartPolicy on the replica spec instead",
+            severity=Severity.WARNING,
         )
     ]

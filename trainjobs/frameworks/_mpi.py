@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from trainjobs.frameworks.base import Manifest, PodTemplate, deep_copy
 from trainjobs.frameworks.kubeflow_v1 import env_var
+from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
 
 __all__ = [
     "CONFIG_MOUNT_PATH",

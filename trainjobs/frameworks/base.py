@@ -12,44 +12,39 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
 from trainjobs.errors import Finding
 from trainjobs.frameworks import pods_refusals
-from trainjobs.frameworks.lifecycle import Lifecycle, SuccessPolicy
-from trainjobs.k8s.structural import kubernetes_type
+from trainjobs.k8s.data import Manifest, PodTemplate, drop_nulls
+from trainjobs.plan import (
+    BackendBinding,
+    GangFacts,
+    GangMember,
+    JobPlan,
+    KindRef,
+    PodSet,
+    RunPolicyFacts,
+    RunRules,
+    SuccessPolicy,
+    with_backend,
+)
+from trainjobs.plan.expansion import Expansion
 
 if TYPE_CHECKING:
-    from trainjobs.frameworks.trainer_v2 import TrainerPlan
+    from trainjobs.plan.trainer import TrainerPlan
 
 __all__ = [
     "DEFAULT_NAMESPACE",
-    "BackendBinding",
     "Framework",
-    "GangFacts",
-    "GangMember",
     "JobResource",
+    "JobT",
     "K8sModel",
-    "KindRef",
-    "Manifest",
     "ObjectMeta",
-    "PodTemplate",
-    "TemplateRef",
-    "deep_copy",
-    "drop_nulls",
-    "with_backend",
 ]
-
-Manifest = dict[str, Any]
-"""One plain Kubernetes object (``apiVersion``, ``kind``, ``metadata`` …)."""
-
-PodTemplate = Annotated[dict[str, Any], kubernetes_type("io.k8s.api.core.v1.PodTemplateSpec")]
-"""A core/v1 PodTemplateSpec as plain data; checked against the Kubernetes schema, and
-written with the Kubernetes schema into generated CRDs."""
 
 DEFAULT_NAMESPACE = "default"
 """Namespace of a job whose metadata names none; made explicit in every render."""
@@ -73,20 +68,6 @@ class K8sModel(BaseModel):
     def to_manifest(self) -> Manifest:
         """The model as plain data in upstream spelling, unset fields left out."""
         return self.model_dump(by_alias=True, exclude_none=True, mode="json")
-
-
-_SERVER_FIELDS = (
-    "uid",
-    "resourceVersion",
-    "generation",
-    "creationTimestamp",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-    "managedFields",
-    "selfLink",
-    "ownerReferences",
-    "finalizers",
-)
 
 
 class ObjectMeta(K8sModel):
@@ -149,138 +130,11 @@ class JobResource(K8sModel):
         return self.metadata.ns
 
 
-@dataclass(frozen=True)
-class KindRef:
-    """An API kind: ``kubeflow.org/v1`` ``TFJob`` with plural ``tfjobs``."""
-
-    api_version: str
-    kind: str
-    plural: str
-    short_names: tuple[str, ...] = ()
-    """Short names (``kubectl get tj``) a generated CRD declares; default none."""
-
-    @property
-    def group(self) -> str:
-        return self.api_version.rpartition("/")[0]
-
-    @property
-    def version(self) -> str:
-        return self.api_version.rpartition("/")[2]
-
-    @property
-    def crd_name(self) -> str:
-        """The CustomResourceDefinition name, e.g. ``tfjobs.kubeflow.org``."""
-        return f"{self.plural}.{self.group}"
+JobT = TypeVar("JobT", bound=JobResource)
+"""The custom resource model a framework reads."""
 
 
-@dataclass(frozen=True)
-class BackendBinding:
-    """What a job's pods need to reach a rendezvous backend (a Redis service, an NFS share …).
-
-    A backend in the stack produces it; :meth:`Framework.bind_backend` applies it to a
-    job. The generic application appends ``env`` and ``volume_mounts`` to every
-    container and ``volumes`` to every pod template; frameworks whose custom resource
-    names the backend itself (Caffe2's ``backendSpecs``) override that.
-
-    Attributes:
-        type: ``redis``, ``nfs`` or ``etcd``.
-        name: the backend's name in the stack, for messages.
-        host: the address pods use (``redis.training.svc``); empty for file backends.
-        port: the port pods use; 0 for file backends.
-        path: where a shared file system is mounted in the containers; empty otherwise.
-        env: env entries every container gets (``REDIS_HOST`` …), secrets as secretKeyRef.
-        volumes: pod volumes the backend needs (the NFS share).
-        volume_mounts: container mounts of those volumes.
-    """
-
-    type: str
-    name: str
-    host: str = ""
-    port: int = 0
-    path: str = ""
-    env: tuple[Mapping[str, Any], ...] = ()
-    volumes: tuple[Mapping[str, Any], ...] = ()
-    volume_mounts: tuple[Mapping[str, Any], ...] = ()
-
-
-@dataclass(frozen=True)
-class TemplateRef:
-    """One pod template of a job.
-
-    Attributes:
-        role: the replica type it belongs to (``Worker``, ``Launcher`` …); the key
-            :meth:`Framework.with_templates` takes.
-        path: where it sits in the user's job (``spec.tfReplicaSpecs.Worker.template``).
-        template: the PodTemplateSpec.
-        replicas: how many pods are made from it.
-    """
-
-    role: str
-    path: str
-    template: Mapping[str, Any]
-    replicas: int = 1
-
-
-@dataclass(frozen=True)
-class GangMember:
-    """One replica type of a gang: its pods join the job's PodGroup.
-
-    Attributes:
-        role: the replica type (``Worker``, ``Launcher`` …), as in :class:`TemplateRef`.
-        pods: how many pods it contributes.
-        task: the Volcano task name its pods are annotated with (``volcano.sh/task-spec``);
-            empty when the operator sets none.
-    """
-
-    role: str
-    pods: int
-    task: str = ""
-
-
-@dataclass(frozen=True)
-class GangFacts:
-    """What a framework's operator does when it gang-schedules a job (kubeflow-operators.md §5).
-
-    The generic gang mechanism (``frameworks.gang``) builds the PodGroup and decorates
-    the pods from these facts alone, so no framework carries its own copy of it.
-
-    Attributes:
-        members: the replica types whose pods join the gang, in the order their pods
-            count towards the computed ``minResources``.
-        min_member: ``minMember`` when ``schedulingPolicy.minAvailable`` is unset.
-        replace_scheduler_name: True when the operator overwrites a template's own
-            ``schedulerName`` (MPI Operator); False when it keeps it (Training Operator).
-        default_queue: the Volcano queue when ``schedulingPolicy.queue`` is unset (the
-            Training Operator says ``default``); empty: none.
-        queue_annotation: True when the job's annotation ``scheduling.volcano.sh/queue-name``
-            names the Volcano queue before the default (MPI Operator).
-        priority_roles: roles whose template ``priorityClassName`` becomes the PodGroup's
-            when ``schedulingPolicy.priorityClass`` is unset, first found wins.
-        default_timeout: ``scheduleTimeoutSeconds`` of a scheduler-plugins PodGroup when the
-            policy sets none; None: left out.
-        started_late: roles the operator creates only once the other pods are Ready
-            (the MPI launcher with ``WaitForWorkersReady``); a gang that waits for them
-            would never start.
-        unsupported: why the job cannot be gang-scheduled at all; empty: it can.
-    """
-
-    members: tuple[GangMember, ...]
-    min_member: int
-    replace_scheduler_name: bool = False
-    default_queue: str = "default"
-    queue_annotation: bool = False
-    priority_roles: tuple[str, ...] = ()
-    default_timeout: int | None = None
-    started_late: tuple[str, ...] = ()
-    unsupported: str = ""
-
-    @property
-    def pods(self) -> int:
-        """Every pod of the job."""
-        return sum(m.pods for m in self.members)
-
-
-class Framework(ABC):
+class Framework(ABC, Generic[JobT]):
     """One training runtime's custom resource and its operator's behaviour.
 
     Class attributes describe the plugin; methods are pure functions of a job.
@@ -332,11 +186,11 @@ class Framework(ABC):
     replica a port of its own in ``host:port`` addresses when this is True."""
 
     @abstractmethod
-    def default(self, job: JobResource) -> JobResource:
+    def default(self, job: JobT) -> JobT:
         """The job with every default its operator applies made explicit."""
 
     @abstractmethod
-    def validate(self, job: JobResource) -> list[Finding]:
+    def validate(self, job: JobT) -> list[Finding]:
         """Findings for rules the operator's webhook or controller enforces.
 
         Receives the *defaulted* job; paths are relative to the job document
@@ -344,11 +198,11 @@ class Framework(ABC):
         """
 
     @abstractmethod
-    def pod_templates(self, job: JobResource) -> Iterable[TemplateRef]:
+    def pod_templates(self, job: JobT) -> Iterable[PodSet]:
         """Every pod template in the job, with its path, for the schema check."""
 
     @abstractmethod
-    def with_templates(self, job: JobResource, templates: Mapping[str, PodTemplate]) -> JobResource:
+    def with_templates(self, job: JobT, templates: Mapping[str, PodTemplate]) -> JobT:
         """The job with the pod templates of the given roles replaced.
 
         Cross-cutting features (node-pool placement, gang scheduling) rewrite
@@ -356,10 +210,11 @@ class Framework(ABC):
         """
 
     @abstractmethod
-    def expand_pods(self, job: JobResource) -> list[Manifest]:
-        """The objects the operator would create for the (defaulted) job."""
+    def expansion(self, job: JobT) -> Expansion:
+        """What the operator would create for the (defaulted) job; the ``pods`` target
+        builds the objects from it and the plan's pod templates."""
 
-    def pods_findings(self, job: JobResource) -> list[Finding]:
+    def pods_findings(self, job: JobT) -> list[Finding]:
         """Findings of the ``pods`` target only: what it cannot do as the operator would.
 
         Errors refuse the job on that target. Default: a suspended run policy and a
@@ -370,7 +225,7 @@ class Framework(ABC):
             *pods_refusals.managed_elsewhere(job, self.reconciled_managed_by),
         ]
 
-    def bind_backend(self, job: JobResource, binding: BackendBinding) -> JobResource:
+    def bind_backend(self, job: JobT, binding: BackendBinding) -> JobT:
         """The job with a backend's env, volumes and mounts added to every pod template.
 
         Frameworks whose custom resource carries the backend's address itself
@@ -381,18 +236,34 @@ class Framework(ABC):
         }
         return self.with_templates(job, templates)
 
-    def operator_manifest(self, job: JobResource) -> Manifest:
+    def with_labels(self, job: JobT, labels: Mapping[str, str]) -> JobT:
+        """The job with its own labels (``metadata.labels``) replaced."""
+        metadata = job.metadata.model_copy(update={"labels": dict(labels)})
+        return job.model_copy(update={"metadata": metadata})
+
+    def operator_manifest(self, job: JobT) -> Manifest:
         """The custom resource the operator consumes (the defaulted job)."""
         return job.to_manifest()
 
-    def trainer_plan(self, job: JobResource) -> tuple[TrainerPlan | None, list[Finding]]:
+    def trainer_plan(self, job: JobT) -> tuple[TrainerPlan | None, list[Finding]]:
         """The (defaulted) job for Kubeflow Trainer v2, the ``trainer`` target: its
         runtime's ML policy and pod templates, and the node count; or None and findings
         saying why it cannot be. Frameworks listing ``trainer`` in ``targets`` override it.
         """
         raise NotImplementedError(f"{self.name} has no trainer target")
 
-    def scheduling_policy(self, job: JobResource) -> dict[str, Any] | None:
+    def run_policy(self, job: JobT) -> RunPolicyFacts:
+        """Suspend, deadlines and retries of the (defaulted) job; default: Kubeflow's
+        ``spec.runPolicy`` (every Kubeflow kind and the MPIJob keep them there)."""
+        policy = getattr(getattr(job, "spec", None), "run_policy", None)
+        return RunPolicyFacts(
+            suspend=getattr(policy, "suspend", None),
+            active_deadline_seconds=getattr(policy, "active_deadline_seconds", None),
+            backoff_limit=getattr(policy, "backoff_limit", None),
+            ttl_seconds_after_finished=getattr(policy, "ttl_seconds_after_finished", None),
+        )
+
+    def scheduling_policy(self, job: JobT) -> dict[str, Any] | None:
         """``spec.runPolicy.schedulingPolicy`` as plain data, or None when unset.
 
         Every Kubeflow kind keeps it there; a framework whose custom resource has no
@@ -402,7 +273,7 @@ class Framework(ABC):
         policy = getattr(run_policy, "scheduling_policy", None)
         return policy.to_manifest() if isinstance(policy, K8sModel) else None
 
-    def gang_facts(self, job: JobResource) -> GangFacts:
+    def gang_facts(self, job: JobT) -> GangFacts:
         """How the operator gang-schedules the (defaulted) job.
 
         Default, the Training Operator's rule (§5.1): every replica type joins, named
@@ -413,7 +284,7 @@ class Framework(ABC):
         )
         return GangFacts(members, sum(m.pods for m in members))
 
-    def success_policy(self, job: JobResource) -> SuccessPolicy:
+    def success_policy(self, job: JobT) -> SuccessPolicy:
         """Which replicas decide that the (defaulted) job succeeded.
 
         The default, every replica succeeds, is what a plain Kubernetes Job does;
@@ -422,7 +293,7 @@ class Framework(ABC):
         """
         return SuccessPolicy()
 
-    def lifecycle(self, job: JobResource) -> Lifecycle | None:
+    def run_rules(self, job: JobT) -> RunRules | None:
         """The (defaulted) job's replicas, restart rules and success policy.
 
         None (the default) means the framework does not describe them yet, and
@@ -430,69 +301,26 @@ class Framework(ABC):
         """
         return None
 
-    def addresses(self, job: JobResource) -> dict[str, str]:
+    def addresses(self, job: JobT) -> dict[str, str]:
         """Addresses a user needs from outside, e.g. ``{"master": "mnist-master-0:23456"}``."""
         return {}
 
-
-def with_backend(
-    template: Mapping[str, Any], binding: BackendBinding, env: bool = True
-) -> PodTemplate:
-    """A copy of ``template`` with the binding's volumes, mounts and (unless ``env`` is
-    false) env appended, after what the user wrote, to every container."""
-    out = deep_copy(template)
-    spec = out.setdefault("spec", {})
-    if binding.volumes:
-        spec["volumes"] = [*(spec.get("volumes") or []), *map(deep_copy, binding.volumes)]
-    for container in spec.get("containers") or []:
-        if not isinstance(container, dict):
-            continue  # not a container: the schema check names it at its path
-        if env and binding.env:
-            container["env"] = [*(container.get("env") or []), *map(deep_copy, binding.env)]
-        if binding.volume_mounts:
-            mounts = map(deep_copy, binding.volume_mounts)
-            container["volumeMounts"] = [*(container.get("volumeMounts") or []), *mounts]
-    return out
-
-
-def deep_copy(value: Mapping[str, Any]) -> dict[str, Any]:
-    """A deep copy, so expansions never alias the user's input.
-
-    Manifests are plain JSON-like data (dicts, lists, scalars), so a copier that
-    knows only those is several times faster than ``copy.deepcopy`` — and the
-    expansion copies a template once per replica.
-    """
-    return {k: v if type(v) in _SCALARS else _copy_json(v) for k, v in value.items()}
-
-
-_SCALARS = frozenset({str, int, float, bool, type(None)})
-
-
-def drop_nulls(value: Any) -> Any:
-    """``value`` without the null fields of its mappings, at every depth.
-
-    The API server prunes a null field of a custom resource whose schema does
-    not say ``nullable: true`` before defaulting and validation, so ``args:
-    null`` and a bare ``command:`` mean "unset". Items of lists stay, nulls too
-    (the schema then rejects a null item, as the server does).
-    """
-    if isinstance(value, Mapping):
-        return {k: drop_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [drop_nulls(item) for item in value]
-    return value
-
-
-def _copy_json(value: Any) -> Any:
-    # Exact type tests, and no call for a scalar: most of a template is scalars,
-    # and this runs once per replica.
-    kind = type(value)
-    if kind is dict:
-        return {k: v if type(v) in _SCALARS else _copy_json(v) for k, v in value.items()}
-    if kind is list:
-        return [v if type(v) in _SCALARS else _copy_json(v) for v in value]
-    if isinstance(value, Mapping):
-        return {k: v if type(v) in _SCALARS else _copy_json(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [v if type(v) in _SCALARS else _copy_json(v) for v in value]
-    return value
+    def plan(self, job: JobT) -> JobPlan:
+        """The typed plan of the (defaulted) job, which every capability, target and
+        check reads; edits to it reach the custom resource through this framework."""
+        return JobPlan(
+            kind=self.kind,
+            name=job.name,
+            namespace=job.namespace,
+            resource=job,
+            pod_sets=tuple(self.pod_templates(job)),
+            gang=self.gang_facts(job),
+            success=self.success_policy(job),
+            scheduling_policy=self.scheduling_policy(job),
+            run_policy=self.run_policy(job),
+            labels=dict(job.metadata.labels or {}),
+            annotations=dict(job.metadata.annotations or {}),
+            addresses=self.addresses(job),
+            listens_on_all_addresses=self.listens_on_all_addresses,
+            editor=self,
+        )

@@ -55,20 +55,20 @@ from pydantic import Field, PrivateAttr
 
 from trainjobs.errors import Finding
 from trainjobs.frameworks._caffe2_rules import TEMPLATE_PATH, backend_findings, template_findings
-from trainjobs.frameworks._seed import compact_json, containers, stable_digits
-from trainjobs.frameworks.base import (
-    BackendBinding,
-    Framework,
-    JobResource,
-    K8sModel,
-    KindRef,
-    Manifest,
-    PodTemplate,
-    TemplateRef,
-    deep_copy,
-)
-from trainjobs.frameworks.lifecycle import Lifecycle, Replica, RestartPolicy, SuccessPolicy
+from trainjobs.frameworks._seed import compact_json, stable_digits
+from trainjobs.frameworks.base import Framework, JobResource, K8sModel
+from trainjobs.k8s.data import PodTemplate, deep_copy
 from trainjobs.k8s.names import shorten
+from trainjobs.plan import (
+    BackendBinding,
+    KindRef,
+    PodSet,
+    Replica,
+    ReplicaRestartPolicy,
+    RunRules,
+    SuccessPolicy,
+)
+from trainjobs.plan.expansion import Expansion, PodPlan, ServicePlan
 
 __all__ = [
     "CAFFE2_PORT",
@@ -211,7 +211,7 @@ def _is_set(value: str | int | None) -> bool:
     return value not in (None, "", 0)
 
 
-class Caffe2(Framework):
+class Caffe2(Framework[Caffe2Job]):
     """Caffe2 data-parallel training with a Redis or NFS rendezvous."""
 
     reports_mounts = True  # its rules call _seed.mount_findings
@@ -231,8 +231,7 @@ class Caffe2(Framework):
 
     # ----- defaults ---------------------------------------------------------
 
-    def default(self, job: JobResource) -> JobResource:
-        assert isinstance(job, Caffe2Job)
+    def default(self, job: Caffe2Job) -> Caffe2Job:
         spec = job.spec
         metadata = job.metadata.model_copy(update={"namespace": job.metadata.ns})
         replicas = 1 if spec.replica_specs.replicas is None else spec.replica_specs.replicas
@@ -271,20 +270,17 @@ class Caffe2(Framework):
 
     # ----- rules ------------------------------------------------------------
 
-    def validate(self, job: JobResource) -> list[Finding]:
-        assert isinstance(job, Caffe2Job)
+    def validate(self, job: Caffe2Job) -> list[Finding]:
         return backend_findings(job) + template_findings(job.spec.replica_specs.template)
 
     # ----- templates and backends -------------------------------------------
 
-    def pod_templates(self, job: JobResource) -> Iterable[TemplateRef]:
-        assert isinstance(job, Caffe2Job)
+    def pod_templates(self, job: Caffe2Job) -> Iterable[PodSet]:
         spec = job.spec.replica_specs
         replicas = 1 if spec.replicas is None else spec.replicas
-        yield TemplateRef(ROLE, TEMPLATE_PATH, spec.template, replicas)
+        yield PodSet(ROLE, TEMPLATE_PATH, spec.template, replicas)
 
-    def with_templates(self, job: JobResource, templates: Mapping[str, PodTemplate]) -> JobResource:
-        assert isinstance(job, Caffe2Job)
+    def with_templates(self, job: Caffe2Job, templates: Mapping[str, PodTemplate]) -> Caffe2Job:
         if ROLE not in templates:
             return job
         replica = job.spec.replica_specs.model_copy(update={"template": dict(templates[ROLE])})
@@ -292,9 +288,8 @@ class Caffe2(Framework):
             update={"spec": job.spec.model_copy(update={"replica_specs": replica})}
         )
 
-    def bind_backend(self, job: JobResource, binding: BackendBinding) -> JobResource:
+    def bind_backend(self, job: Caffe2Job, binding: BackendBinding) -> Caffe2Job:
         """A redis or nfs backend fills ``backendSpecs``; its other env and mounts go generic."""
-        assert isinstance(job, Caffe2Job)
         if binding.type == "redis":
             backend = Caffe2BackendSpec(
                 backend_type="redis", nfs_path="", redis_host=binding.host, redis_port=binding.port
@@ -350,65 +345,35 @@ class Caffe2(Framework):
         )
         return [{"name": n, "value": v} for n, v in zip(ENV_ORDER, values, strict=True)]
 
-    def expand_pods(self, job: JobResource) -> list[Manifest]:
-        assert isinstance(job, Caffe2Job)
-        objects: list[Manifest] = []
+    def expansion(self, job: Caffe2Job) -> Expansion:
+        services: list[ServicePlan] = []
+        pods: list[PodPlan] = []
         for index in range(job.spec.replica_specs.replicas or 0):
-            objects.append(self._service(job, index))
-            objects.append(self._pod(job, index))
-        return objects
+            labels = self.labels(job, index)
+            ports = (("caffe2-port", CAFFE2_PORT),)
+            services.append(ServicePlan(_worker_host(job, index), labels, labels, ports))
+            pods.append(
+                PodPlan(
+                    role=ROLE,
+                    name=_pod_name(job, index),
+                    labels=labels,
+                    env=self.cluster_env(job, index),
+                    # The controller predates finalizers on templates; it copies none.
+                    copy_finalizers=False,
+                )
+            )
+        return Expansion(services, pods)
 
-    def _pod(self, job: Caffe2Job, index: int) -> Manifest:
-        template = deep_copy(job.spec.replica_specs.template)
-        meta = template.get("metadata") or {}
-        own = self.labels(job, index)
-        labels = {k: v for k, v in (meta.get("labels") or {}).items() if k not in own}
-        labels.update(own)
-        metadata: dict[str, Any] = {
-            "name": _pod_name(job, index),
-            "namespace": job.namespace,
-            "labels": labels,
-        }
-        if meta.get("annotations"):
-            metadata["annotations"] = dict(meta["annotations"])
-        env = self.cluster_env(job, index)
-        for container in containers(template):
-            container["env"] = [*(container.get("env") or []), *(dict(e) for e in env)]
-        return {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": metadata,
-            "spec": template.get("spec") or {},
-        }
-
-    def _service(self, job: Caffe2Job, index: int) -> Manifest:
-        labels = self.labels(job, index)
-        return {
-            "apiVersion": "v1",
-            "kind": "Service",
-            "metadata": {
-                "name": _worker_host(job, index),
-                "namespace": job.namespace,
-                "labels": dict(labels),
-            },
-            "spec": {
-                "clusterIP": "None",
-                "selector": dict(labels),
-                "ports": [{"name": "caffe2-port", "port": CAFFE2_PORT}],
-            },
-        }
-
-    def success_policy(self, job: JobResource) -> SuccessPolicy:
+    def success_policy(self, job: Caffe2Job) -> SuccessPolicy:
         return SuccessPolicy(roles=(ROLE,), summary="every worker succeeds")
 
-    def lifecycle(self, job: JobResource) -> Lifecycle:
-        assert isinstance(job, Caffe2Job)
+    def run_rules(self, job: Caffe2Job) -> RunRules:
         template = job.spec.replica_specs.template
         written = (template.get("spec") or {}).get("restartPolicy")
-        policy: RestartPolicy = "Never"
+        policy: ReplicaRestartPolicy = "Never"
         if written in ("Always", "OnFailure"):
             policy = "Always" if written == "Always" else "OnFailure"
-        return Lifecycle(
+        return RunRules(
             replicas=tuple(
                 # Nobody replaces a failed pod here; the kubelet still applies its policy.
                 Replica(ROLE, i, _pod_name(job, i), policy)
@@ -417,8 +382,7 @@ class Caffe2(Framework):
             success=self.success_policy(job),
         )
 
-    def addresses(self, job: JobResource) -> dict[str, str]:
-        assert isinstance(job, Caffe2Job)
+    def addresses(self, job: Caffe2Job) -> dict[str, str]:
         backend = job.spec.backend_specs
         if backend is not None and backend.backend_type == "redis" and backend.redis_host:
             return {"redis": f"{backend.redis_host}:{backend.redis_port or 0}"}

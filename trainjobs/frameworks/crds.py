@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from trainjobs.frameworks.base import Framework, Manifest
+from trainjobs.frameworks.base import Framework
 from trainjobs.frameworks.registry import REGISTRY
+from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.structural import structural_schema
 from trainjobs.k8s.yamlio import dump_one
 
@@ -27,9 +28,9 @@ GENERATED_DIR = "generated"
 """The folder under ``crds/`` the generator owns: files there it does not write are stale."""
 
 
-def generated(frameworks: Iterable[Framework] = REGISTRY) -> dict[str, list[Framework]]:
+def generated(frameworks: Iterable[Framework[Any]] = REGISTRY) -> dict[str, list[Framework[Any]]]:
     """Frameworks with ``crd_generated``, grouped by the CRD file they share."""
-    files: dict[str, list[Framework]] = {}
+    files: dict[str, list[Framework[Any]]] = {}
     for framework in frameworks:
         if not framework.crd_generated:
             continue
@@ -39,7 +40,7 @@ def generated(frameworks: Iterable[Framework] = REGISTRY) -> dict[str, list[Fram
     return files
 
 
-def _version(framework: Framework, storage: bool) -> dict[str, Any]:
+def _version(framework: Framework[Any], storage: bool) -> dict[str, Any]:
     schema = structural_schema(framework.model, CRD_K8S_VERSION)
     version: dict[str, Any] = {
         "name": framework.kind.version,
@@ -52,7 +53,7 @@ def _version(framework: Framework, storage: bool) -> dict[str, Any]:
     return version
 
 
-def crd_manifest(frameworks: list[Framework]) -> Manifest:
+def crd_manifest(frameworks: list[Framework[Any]]) -> Manifest:
     """One CRD serving every framework given (versions of one group and kind)."""
     first = frameworks[0].kind
     for other in frameworks[1:]:
@@ -83,7 +84,7 @@ def crd_manifest(frameworks: list[Framework]) -> Manifest:
     }
 
 
-def crd_files(frameworks: Iterable[Framework] = REGISTRY) -> dict[str, str]:
+def crd_files(frameworks: Iterable[Framework[Any]] = REGISTRY) -> dict[str, str]:
     """``crd_file`` → the file's text, for every generated CRD, sorted by path."""
     out: dict[str, str] = {}
     for path, group in sorted(generated(frameworks).items()):

@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from trainjobs.frameworks.base import JobResource, K8sModel, KindRef
+from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     ReplicaSpec,
@@ -22,7 +22,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     V1Job,
     env_var,
 )
-from trainjobs.frameworks.lifecycle import SuccessPolicy
+from trainjobs.plan import KindRef, SuccessPolicy
 
 __all__ = ["FRAMEWORK", "JAX", "JAXJob", "JAXJobSpec"]
 
@@ -45,7 +45,7 @@ class JAXJob(V1Job):
     spec: JAXJobSpec
 
 
-class JAX(KubeflowV1Framework):
+class JAX(KubeflowV1Framework[JAXJob]):
     """Multi-process JAX: one process per Worker pod, coordinated by worker 0."""
 
     name = "jax"
@@ -63,16 +63,16 @@ class JAX(KubeflowV1Framework):
     reconciled_managed_by = None  # its controller never reads managedBy
     success_rule = "when every Worker succeeds"
 
-    def success_policy(self, job: JobResource) -> SuccessPolicy:
+    def success_policy(self, job: JAXJob) -> SuccessPolicy:
         return SuccessPolicy(roles=("Worker",), summary="every Worker succeeds")
 
-    def is_master(self, job: V1Job, rtype: str, index: int) -> bool:
+    def is_master(self, job: JAXJob, rtype: str, index: int) -> bool:
         return index == 0
 
-    def cluster_env(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
+    def cluster_env(self, job: JAXJob, rtype: str, index: int) -> list[dict[str, Any]]:
         return self.cluster_envs(job)(rtype, index)
 
-    def cluster_envs(self, job: V1Job) -> Callable[[str, int], list[dict[str, Any]]]:
+    def cluster_envs(self, job: JAXJob) -> Callable[[str, int], list[dict[str, Any]]]:
         port = str(self.port_of(job, "Worker", self.default_port))
         coordinator = self.pod_name(job, "Worker", 0)
         processes = str(sum(job.replicas(t) for t in job.replica_specs))

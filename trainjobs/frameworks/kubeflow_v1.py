@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping
 from functools import cached_property, partial
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 from pydantic import Field
 
@@ -25,18 +25,14 @@ from trainjobs.frameworks._container_rules import (
     PINNED_IMAGE_HINT,
     default_container_findings,
     image_findings,
+    no_containers,
+    template_restart_policy,
 )
-from trainjobs.frameworks.base import (
-    Framework,
-    JobResource,
-    K8sModel,
-    Manifest,
-    PodTemplate,
-    TemplateRef,
-    deep_copy,
-)
-from trainjobs.frameworks.lifecycle import Lifecycle, Replica
+from trainjobs.frameworks.base import Framework, JobResource, K8sModel
+from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
 from trainjobs.k8s.names import LABEL_MAX, dns1035_label_problem
+from trainjobs.plan import PodSet, Replica, ReplicaRestartPolicy, RunRules
+from trainjobs.plan.expansion import Expansion, PodPlan, ServicePlan
 
 __all__ = [
     "LABEL_JOB_NAME",
@@ -69,8 +65,6 @@ MANAGED_BY_OPERATOR = "kubeflow.org/training-operator"
 MANAGED_BY_VALUES = (MANAGED_BY_OPERATOR, "kueue.x-k8s.io/multikueue")
 """The only ``runPolicy.managedBy`` values the v1.9 webhooks accept."""
 
-RestartPolicy = Literal["Always", "OnFailure", "Never", "ExitCode"]
-
 
 class ReplicaSpec(K8sModel):
     """One replica type of a job (``Worker``, ``PS`` …)."""
@@ -79,7 +73,7 @@ class ReplicaSpec(K8sModel):
         default=None, ge=0, description="Number of pods of this type; default 1."
     )
     template: PodTemplate = Field(description="The pod template (core/v1 PodTemplateSpec).")
-    restart_policy: RestartPolicy | None = Field(
+    restart_policy: ReplicaRestartPolicy | None = Field(
         default=None,
         description=(
             "Always, OnFailure, Never or ExitCode (retry exit codes >= 128); "
@@ -204,7 +198,11 @@ def _containers(template: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [c for c in containers if isinstance(c, dict)]
 
 
-class KubeflowV1Framework(Framework):
+V1JobT = TypeVar("V1JobT", bound=V1Job)
+"""The Kubeflow v1 kind a framework of this engine reads."""
+
+
+class KubeflowV1Framework(Framework[V1JobT]):
     """Shared engine for the Training Operator v1 kinds.
 
     Subclasses set the class attributes and override :meth:`cluster_env`
@@ -232,7 +230,7 @@ class KubeflowV1Framework(Framework):
     default_container: ClassVar[str]
     default_port_name: ClassVar[str]
     default_port: ClassVar[int]
-    default_restart_policy: ClassVar[RestartPolicy]
+    default_restart_policy: ClassVar[ReplicaRestartPolicy]
     operator_name: ClassVar[str]
     """Value of the ``training.kubeflow.org/operator-name`` label."""
     env_into: ClassVar[Literal["default", "all"]] = "all"
@@ -241,44 +239,44 @@ class KubeflowV1Framework(Framework):
 
     # ----- hooks -----------------------------------------------------------
 
-    def cluster_env(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
+    def cluster_env(self, job: V1JobT, rtype: str, index: int) -> list[dict[str, Any]]:
         """The env the operator appends for replica ``rtype``/``index``: new entries on
         every call (the engine puts them into the pod without copying)."""
         return []
 
-    def cluster_envs(self, job: V1Job) -> Callable[[str, int], list[dict[str, Any]]]:
+    def cluster_envs(self, job: V1JobT) -> Callable[[str, int], list[dict[str, Any]]]:
         """The env of each replica of ``job`` (type, index) → entries; by default
         :meth:`cluster_env` per pod. A framework whose env holds a large part every pod
         shares (TF_CONFIG's cluster) overrides this to build that part once per job."""
         return partial(self.cluster_env, job)
 
-    def init_containers(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
+    def init_containers(self, job: V1JobT, rtype: str, index: int) -> list[dict[str, Any]]:
         """Init containers the operator appends to the pod."""
         return []
 
-    def is_master(self, job: V1Job, rtype: str, index: int) -> bool:
+    def is_master(self, job: V1JobT, rtype: str, index: int) -> bool:
         """Whether the pod gets the ``job-role: master`` label."""
         return False
 
-    def extra_objects(self, job: V1Job) -> list[Manifest]:
+    def extra_objects(self, job: V1JobT) -> list[Manifest]:
         """Objects other than pods and services (an HPA, …)."""
         return []
 
-    def default_spec(self, job: V1Job) -> V1Job:
+    def default_spec(self, job: V1JobT) -> V1JobT:
         """Kind-specific defaults beyond the common ones."""
         return job
 
-    def validate_spec(self, job: V1Job) -> list[Finding]:
+    def validate_spec(self, job: V1JobT) -> list[Finding]:
         """Kind-specific webhook rules beyond the common ones."""
         return []
 
     # ----- helpers for plugins --------------------------------------------
 
-    def pod_name(self, job: V1Job, rtype: str, index: int) -> str:
+    def pod_name(self, job: V1JobT, rtype: str, index: int) -> str:
         """``<job>-<type>-<index>``, the name of a replica's pod and service."""
         return replica_name(job.name, rtype, index)
 
-    def port_of(self, job: V1Job, rtype: str, default: int | None = None) -> int | None:
+    def port_of(self, job: V1JobT, rtype: str, default: int | None = None) -> int | None:
         """The default container's port named ``default_port_name`` of replica ``rtype``."""
         spec = job.replica_specs.get(rtype)
         if spec is None:
@@ -297,7 +295,7 @@ class KubeflowV1Framework(Framework):
         spec_model = self.model.model_fields["spec"].annotation
         return _alias_of(spec_model, self.model.replica_field)
 
-    def ordered_types(self, job: V1Job) -> list[str]:
+    def ordered_types(self, job: V1JobT) -> list[str]:
         """Replica types present in the job, canonical ones first in their order."""
         present = list(job.replica_specs)
         known = [t for t in self.replica_types if t in present]
@@ -305,8 +303,7 @@ class KubeflowV1Framework(Framework):
 
     # ----- Framework -------------------------------------------------------
 
-    def default(self, job: JobResource) -> JobResource:
-        assert isinstance(job, self.model)
+    def default(self, job: V1JobT) -> V1JobT:
         specs: dict[str, ReplicaSpec] = {}
         renamed = self.replica_types if self.camel_case_types is None else self.camel_case_types
         canonical = {t.lower(): t for t in renamed}
@@ -344,8 +341,7 @@ class KubeflowV1Framework(Framework):
             }
         )
 
-    def validate(self, job: JobResource) -> list[Finding]:
-        assert isinstance(job, self.model)
+    def validate(self, job: V1JobT) -> list[Finding]:
         findings: list[Finding] = []
         problem = dns1035_label_problem(job.name)
         if problem:
@@ -389,7 +385,7 @@ class KubeflowV1Framework(Framework):
         findings.extend(self.validate_spec(job))
         return findings
 
-    def _replica_name_findings(self, job: V1Job) -> list[Finding]:
+    def _replica_name_findings(self, job: V1JobT) -> list[Finding]:
         """The longest Pod/Service name (last index of each type) must fit a DNS-1035 label.
 
         The operator names the Service ``GenGeneralName(job, type, index)`` with no
@@ -451,7 +447,7 @@ class KubeflowV1Framework(Framework):
             )
         ]
 
-    def _validate_managed_by(self, job: V1Job) -> list[Finding]:
+    def _validate_managed_by(self, job: V1JobT) -> list[Finding]:
         # None as well for a kind whose run policy has no managedBy (MXJob).
         managed_by = getattr(job.run_policy, "managed_by", None)
         if managed_by is None:
@@ -487,39 +483,19 @@ class KubeflowV1Framework(Framework):
     def _validate_template(self, spec: ReplicaSpec, path: str) -> list[Finding]:
         containers = _containers(spec.template)
         if not containers:
-            return [
-                Finding(
-                    code="template.containers",
-                    path=f"{path}.spec.containers",
-                    message="every replica needs at least one container",
-                    hint=f"add a container named {self.default_container!r}",
-                )
-            ]
+            return [no_containers(path, f"add a container named {self.default_container!r}")]
         why = "the operator reads ports and exit codes from that container"
         findings = default_container_findings(containers, path, self.default_container, why)
         findings += image_findings(containers, path, PINNED_IMAGE_HINT)
-        if (spec.template.get("spec") or {}).get("restartPolicy"):
-            findings.append(
-                Finding(
-                    code="template.restart_policy",
-                    path=f"{path}.spec.restartPolicy",
-                    message="the replica's restartPolicy overrides the template's",
-                    value=spec.template["spec"]["restartPolicy"],
-                    hint="set restartPolicy on the replica spec instead",
-                    severity=Severity.WARNING,
-                )
-            )
-        return findings
+        return findings + template_restart_policy(spec.template, path)
 
-    def pod_templates(self, job: JobResource) -> Iterable[TemplateRef]:
-        assert isinstance(job, self.model)
+    def pod_templates(self, job: V1JobT) -> Iterable[PodSet]:
         alias = self.replica_alias
         for rtype, spec in job.replica_specs.items():
             replicas = 1 if spec.replicas is None else spec.replicas
-            yield TemplateRef(rtype, f"spec.{alias}.{rtype}.template", spec.template, replicas)
+            yield PodSet(rtype, f"spec.{alias}.{rtype}.template", spec.template, replicas)
 
-    def with_templates(self, job: JobResource, templates: Mapping[str, PodTemplate]) -> JobResource:
-        assert isinstance(job, self.model)
+    def with_templates(self, job: V1JobT, templates: Mapping[str, PodTemplate]) -> V1JobT:
         specs = {
             rtype: spec.model_copy(update={"template": dict(templates[rtype])})
             if rtype in templates
@@ -529,8 +505,7 @@ class KubeflowV1Framework(Framework):
         spec_update = {self.model.replica_field: specs}
         return job.model_copy(update={"spec": job.spec.model_copy(update=spec_update)})  # type: ignore[attr-defined]
 
-    def lifecycle(self, job: JobResource) -> Lifecycle:
-        assert isinstance(job, self.model)
+    def run_rules(self, job: V1JobT) -> RunRules:
         replicas = tuple(
             Replica(
                 role=rtype,
@@ -544,14 +519,14 @@ class KubeflowV1Framework(Framework):
             for index in range(spec.replicas or 0)
         )
         run_policy = job.spec.run_policy or RunPolicy()  # type: ignore[attr-defined]
-        return Lifecycle(
+        return RunRules(
             replicas=replicas,
             success=self.success_policy(job),
             backoff_limit=run_policy.backoff_limit,
             active_deadline_seconds=run_policy.active_deadline_seconds,
         )
 
-    def labels(self, job: V1Job, rtype: str, index: int) -> dict[str, str]:
+    def labels(self, job: V1JobT, rtype: str, index: int) -> dict[str, str]:
         """The four labels every pod and service of a replica carries."""
         return {
             LABEL_OPERATOR_NAME: self.operator_name,
@@ -560,80 +535,33 @@ class KubeflowV1Framework(Framework):
             LABEL_REPLICA_INDEX: str(index),
         }
 
-    def expand_pods(self, job: JobResource) -> list[Manifest]:
-        assert isinstance(job, self.model)
-        objects: list[Manifest] = []
+    def expansion(self, job: V1JobT) -> Expansion:
         envs = self.cluster_envs(job)
+        services: list[ServicePlan] = []
+        pods: list[PodPlan] = []
         for rtype in self.ordered_types(job):
             spec = job.replica_specs[rtype]
+            ports = tuple(self._service_ports(spec).items())
+            policy = spec.restart_policy or self.default_restart_policy
             for index in range(spec.replicas or 0):
-                objects.append(self._service(job, rtype, index, spec))
-                objects.append(self._pod(job, rtype, index, spec, envs))
-        objects.extend(self.extra_objects(job))
-        return objects
-
-    def _pod(
-        self,
-        job: V1Job,
-        rtype: str,
-        index: int,
-        spec: ReplicaSpec,
-        envs: Callable[[str, int], list[dict[str, Any]]] | None = None,
-    ) -> Manifest:
-        template = deep_copy(spec.template)
-        meta = template.get("metadata") or {}
-        own = self.labels(job, rtype, index)
-        if self.is_master(job, rtype, index):
-            own[LABEL_JOB_ROLE] = "master"
-        labels = {k: v for k, v in (meta.get("labels") or {}).items() if k not in own}
-        labels.update(own)
-        metadata: dict[str, Any] = {
-            "name": self.pod_name(job, rtype, index),
-            "namespace": job.namespace,
-            "labels": labels,
-        }
-        if meta.get("annotations"):
-            metadata["annotations"] = dict(meta["annotations"])
-        if meta.get("finalizers"):
-            # The controller copies the template's finalizers to the pod, as it does
-            # its labels and annotations (control/pod_control.go, GetPodFromTemplate).
-            metadata["finalizers"] = list(meta["finalizers"])
-        pod_spec = template.get("spec") or {}
-        env = envs(rtype, index) if envs is not None else self.cluster_env(job, rtype, index)
-        if env:
-            receivers = [
-                c
-                for c in _containers(template)
-                if self.env_into == "all" or c.get("name") == self.default_container
-            ]
-            for count, container in enumerate(receivers):
-                # cluster_env builds fresh entries: only further containers need copies.
-                entries = env if count == 0 else deep_copy_list(env)
-                container["env"] = [*(container.get("env") or []), *entries]
-        init = self.init_containers(job, rtype, index)
-        if init:
-            pod_spec["initContainers"] = [*(pod_spec.get("initContainers") or []), *init]
-        policy = spec.restart_policy or self.default_restart_policy
-        pod_spec["restartPolicy"] = "Never" if policy == "ExitCode" else policy
-        return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": pod_spec}
-
-    def _service(self, job: V1Job, rtype: str, index: int, spec: ReplicaSpec) -> Manifest:
-        labels = self.labels(job, rtype, index)
-        ports: list[dict[str, Any]] = []
-        for name, number in self._service_ports(spec).items():
-            entry: dict[str, Any] = {"name": name} if name else {}
-            entry["port"] = number
-            ports.append(entry)
-        return {
-            "apiVersion": "v1",
-            "kind": "Service",
-            "metadata": {
-                "name": self.pod_name(job, rtype, index),
-                "namespace": job.namespace,
-                "labels": dict(labels),
-            },
-            "spec": {"clusterIP": "None", "selector": dict(labels), "ports": ports},
-        }
+                name = self.pod_name(job, rtype, index)
+                labels = self.labels(job, rtype, index)
+                services.append(ServicePlan(name, labels, labels, ports))
+                own = dict(labels)
+                if self.is_master(job, rtype, index):
+                    own[LABEL_JOB_ROLE] = "master"
+                pods.append(
+                    PodPlan(
+                        role=rtype,
+                        name=name,
+                        labels=own,
+                        env=envs(rtype, index),
+                        env_into=None if self.env_into == "all" else self.default_container,
+                        init_containers=self.init_containers(job, rtype, index),
+                        restart_policy="Never" if policy == "ExitCode" else policy,
+                    )
+                )
+        return Expansion(services, pods, self.extra_objects(job))
 
 
 def deep_copy_list(items: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -62,17 +62,10 @@ from trainjobs.frameworks._mindspore_rules import (
     template_findings,
 )
 from trainjobs.frameworks._seed import compact_json, stable_base36
-from trainjobs.frameworks.base import (
-    Framework,
-    GangFacts,
-    JobResource,
-    K8sModel,
-    KindRef,
-    Manifest,
-    PodTemplate,
-    TemplateRef,
-    deep_copy,
-)
+from trainjobs.frameworks.base import Framework, JobResource, K8sModel
+from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
+from trainjobs.plan import GangFacts, KindRef, PodSet
+from trainjobs.plan.expansion import Expansion, PodPlan, ServicePlan
 
 __all__ = [
     "DEFAULT_CONTAINER",
@@ -185,7 +178,7 @@ def _cluster_json(name: str, runtime_id: str, layout: tuple[tuple[str, int, int]
     return compact_json(dict(sorted(cluster.items())))
 
 
-class MindSpore(Framework):
+class MindSpore(Framework[MSJob]):
     """MindSpore 0.x distributed training with a TCP master (ms-operator, 2020)."""
 
     reports_mounts = True  # its rules call _seed.mount_findings
@@ -218,8 +211,7 @@ class MindSpore(Framework):
 
     # ----- defaults ------------------------------------------------------------
 
-    def default(self, job: JobResource) -> JobResource:
-        assert isinstance(job, MSJob)
+    def default(self, job: MSJob) -> MSJob:
         spec = job.spec
         metadata = job.metadata.model_copy(update={"namespace": job.metadata.ns})
         port = spec_port(spec.master_port) or DEFAULT_MASTER_PORT
@@ -251,7 +243,7 @@ class MindSpore(Framework):
         }
         return job.model_copy(update={"metadata": metadata, "spec": spec.model_copy(update=update)})
 
-    def operator_manifest(self, job: JobResource) -> Manifest:
+    def operator_manifest(self, job: MSJob) -> Manifest:
         """The defaulted MSJob without the seed-only ``backend``/``masterPort``, now mapped."""
         manifest = job.to_manifest()
         for key in ("backend", "masterPort"):
@@ -260,8 +252,7 @@ class MindSpore(Framework):
 
     # ----- rules ---------------------------------------------------------------
 
-    def validate(self, job: JobResource) -> list[Finding]:
-        assert isinstance(job, MSJob)
+    def validate(self, job: MSJob) -> list[Finding]:
         findings = seed_field_findings(job)
         findings += replica_findings(job)
         for i, replica in enumerate(job.spec.replica_specs):
@@ -270,16 +261,14 @@ class MindSpore(Framework):
 
     # ----- templates -------------------------------------------------------------
 
-    def pod_templates(self, job: JobResource) -> Iterable[TemplateRef]:
-        assert isinstance(job, MSJob)
+    def pod_templates(self, job: MSJob) -> Iterable[PodSet]:
         for i, replica in enumerate(job.spec.replica_specs):
             count = 1 if replica.replicas is None else replica.replicas
-            yield TemplateRef(
+            yield PodSet(
                 role_of(replica), f"spec.replicaSpecs[{i}].template", replica.template, count
             )
 
-    def with_templates(self, job: JobResource, templates: Mapping[str, PodTemplate]) -> JobResource:
-        assert isinstance(job, MSJob)
+    def with_templates(self, job: MSJob, templates: Mapping[str, PodTemplate]) -> MSJob:
         replicas = [
             r.model_copy(update={"template": dict(templates[role_of(r)])})
             if role_of(r) in templates
@@ -327,7 +316,7 @@ class MindSpore(Framework):
         )
         return [{"name": n, "value": v} for n, v in zip(ENV_ORDER, values, strict=True)]
 
-    def gang_facts(self, job: JobResource) -> GangFacts:
+    def gang_facts(self, job: MSJob) -> GangFacts:
         """The MS operator makes no PodGroup and gives every pod ``spec.schedulerName``
         (over the template's), so trainjobs cannot mark its pods as a gang."""
         return GangFacts(
@@ -337,56 +326,40 @@ class MindSpore(Framework):
             "and creates no PodGroup",
         )
 
-    def expand_pods(self, job: JobResource) -> list[Manifest]:
-        assert isinstance(job, MSJob)
-        objects: list[Manifest] = []
+    def expansion(self, job: MSJob) -> Expansion:
+        services: list[ServicePlan] = []
+        pods: list[PodPlan] = []
         for replica in job.spec.replica_specs:
+            role = role_of(replica)
+            ports = (("ms-port", replica.master_port or DEFAULT_MASTER_PORT),)
             for index in range(replica.replicas or 0):
-                objects.append(self._service(job, replica, index))
-                objects.append(self._pod(job, replica, index))
-        return objects
+                rank = self.rank(role, index)
+                services.append(
+                    ServicePlan(
+                        self.object_name(job, role, index),
+                        self.labels(job, role, index),
+                        # The pod behind the index-th name is the one of that index's rank.
+                        self.labels(job, role, rank),
+                        ports,
+                        headless=False,
+                    )
+                )
+                pods.append(
+                    PodPlan(
+                        role=role,
+                        name=self.object_name(job, role, rank),
+                        labels=self.labels(job, role, rank),
+                        env=self.cluster_env(job, replica, rank),
+                        env_into=DEFAULT_CONTAINER,
+                        # The controller builds the pod's metadata itself and puts the
+                        # job's scheduler in place of the template's.
+                        template_metadata="drop",
+                        scheduler_name=job.spec.scheduler_name or "",
+                    )
+                )
+        return Expansion(services, pods)
 
-    def _pod(self, job: MSJob, replica: MSReplicaSpec, index: int) -> Manifest:
-        role = role_of(replica)
-        rank = self.rank(role, index)
-        spec = deep_copy(replica.template.get("spec") or {})
-        spec.pop("schedulerName", None)
-        if job.spec.scheduler_name:
-            spec["schedulerName"] = job.spec.scheduler_name
-        env = self.cluster_env(job, replica, rank)
-        for container in spec.get("containers") or []:
-            if isinstance(container, dict) and container.get("name") == DEFAULT_CONTAINER:
-                container["env"] = [*(container.get("env") or []), *(dict(e) for e in env)]
-        return {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {
-                "name": self.object_name(job, role, rank),
-                "namespace": job.namespace,
-                "labels": self.labels(job, role, rank),
-            },
-            "spec": spec,
-        }
-
-    def _service(self, job: MSJob, replica: MSReplicaSpec, index: int) -> Manifest:
-        role = role_of(replica)
-        return {
-            "apiVersion": "v1",
-            "kind": "Service",
-            "metadata": {
-                "name": self.object_name(job, role, index),
-                "namespace": job.namespace,
-                "labels": self.labels(job, role, index),
-            },
-            "spec": {
-                # The pod behind the index-th name is the one of that index's rank.
-                "selector": self.labels(job, role, self.rank(role, index)),
-                "ports": [{"name": "ms-port", "port": replica.master_port or DEFAULT_MASTER_PORT}],
-            },
-        }
-
-    def addresses(self, job: JobResource) -> dict[str, str]:
-        assert isinstance(job, MSJob)
+    def addresses(self, job: MSJob) -> dict[str, str]:
         for replica in job.spec.replica_specs:
             if role_of(replica) == "MASTER":
                 port = replica.master_port or DEFAULT_MASTER_PORT

@@ -27,12 +27,13 @@ No ownerReferences (there is no job object).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
 from trainjobs.errors import Finding
-from trainjobs.frameworks.base import JobResource, K8sModel, KindRef, Manifest
+from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
     LABEL_JOB_NAME,
     LABEL_OPERATOR_NAME,
@@ -44,7 +45,8 @@ from trainjobs.frameworks.kubeflow_v1 import (
     V1Job,
     env_var,
 )
-from trainjobs.frameworks.lifecycle import SuccessPolicy
+from trainjobs.plan import KindRef, SuccessPolicy
+from trainjobs.plan.expansion import Expansion
 
 __all__ = ["ENV_ORDER", "FRAMEWORK", "MSJobV2", "MSJobV2Spec", "MindSporeV2", "service_host_var"]
 
@@ -91,7 +93,7 @@ def service_host_var(service: str) -> str:
     return service.upper().replace("-", "_") + "_SERVICE_HOST"
 
 
-class MindSporeV2(KubeflowV1Framework):
+class MindSporeV2(KubeflowV1Framework[MSJobV2]):
     """MindSpore parameter-server and data-parallel training (ms-operator v1.0.0, 2022)."""
 
     name = "mindspore-v2"
@@ -116,8 +118,7 @@ class MindSporeV2(KubeflowV1Framework):
         "container exits 0"
     )
 
-    def default(self, job: JobResource) -> JobResource:
-        assert isinstance(job, MSJobV2)
+    def default(self, job: MSJobV2) -> MSJobV2:
         policy = job.spec.run_policy or RunPolicy()
         update: dict[str, Any] = {}
         if policy.clean_pod_policy is None:
@@ -129,13 +130,12 @@ class MindSporeV2(KubeflowV1Framework):
             job = job.model_copy(update={"spec": job.spec.model_copy(update=update)})
         return super().default(job)
 
-    def success_policy(self, job: JobResource) -> SuccessPolicy:
-        assert isinstance(job, MSJobV2)
+    def success_policy(self, job: MSJobV2) -> SuccessPolicy:
         if job.spec.success_policy == "AllWorkers":
             return SuccessPolicy(roles=("Worker",), summary="every Worker succeeds")
         return SuccessPolicy(roles=("Worker",), index=0, summary="Worker 0 succeeds")
 
-    def labels(self, job: V1Job, rtype: str, index: int) -> dict[str, str]:
+    def labels(self, job: MSJobV2, rtype: str, index: int) -> dict[str, str]:
         """kubeflow/common v0.4.1's labels, each with its deprecated twin."""
         name = job.name.replace("/", "-")
         return {
@@ -149,10 +149,10 @@ class MindSporeV2(KubeflowV1Framework):
             "replica-index": str(index),
         }
 
-    def scheduler_service(self, job: V1Job) -> str:
+    def scheduler_service(self, job: MSJobV2) -> str:
         return self.pod_name(job, "Scheduler", 0)
 
-    def cluster_env(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
+    def cluster_env(self, job: MSJobV2, rtype: str, index: int) -> list[dict[str, Any]]:
         if "Scheduler" not in job.replica_specs:
             return []
         if rtype == "Scheduler":
@@ -172,7 +172,7 @@ class MindSporeV2(KubeflowV1Framework):
             env_var("MS_ROLE", _ROLES.get(rtype, "")),
         ]
 
-    def validate_spec(self, job: V1Job) -> list[Finding]:
+    def validate_spec(self, job: MSJobV2) -> list[Finding]:
         findings: list[Finding] = []
         base = f"spec.{self.replica_alias}"
         if "Scheduler" in job.replica_specs and job.replicas("Scheduler") > 1:
@@ -205,37 +205,25 @@ class MindSporeV2(KubeflowV1Framework):
                 )
         return findings
 
-    def expand_pods(self, job: JobResource) -> list[Manifest]:
-        assert isinstance(job, MSJobV2)
-        objects: list[Manifest] = []
-        for rtype in self.ordered_types(job):
-            spec = job.replica_specs[rtype]
-            for index in range(spec.replicas or 0):
-                if rtype == "Scheduler":
-                    objects.append(self._scheduler_service(job, index, spec))
-                objects.append(self._pod(job, rtype, index, spec))
-        return objects
+    def expansion(self, job: MSJobV2) -> Expansion:
+        # One ClusterIP Service, for the scheduler only (not one per replica).
+        engine = super().expansion(job)
+        services = [
+            replace(service, ports=self._scheduler_ports(job), headless=False)
+            for service in engine.services
+            if service.labels.get(LABEL_REPLICA_TYPE) == "scheduler"
+        ]
+        return Expansion(services, engine.pods, engine.objects)
 
-    def _scheduler_service(self, job: MSJobV2, index: int, spec: ReplicaSpec) -> Manifest:
-        """A ClusterIP Service (not headless) with every port of the mindspore container."""
-        labels = self.labels(job, "Scheduler", index)
-        ports: list[dict[str, Any]] = []
-        for container in (spec.template.get("spec") or {}).get("containers") or []:
-            if isinstance(container, dict) and container.get("name") == self.default_container:
-                for port in container.get("ports") or []:
-                    entry: dict[str, Any] = {"name": port["name"]} if port.get("name") else {}
-                    entry["port"] = port.get("containerPort")
-                    ports.append(entry)
-        return {
-            "apiVersion": "v1",
-            "kind": "Service",
-            "metadata": {
-                "name": self.pod_name(job, "Scheduler", index),
-                "namespace": job.namespace,
-                "labels": dict(labels),
-            },
-            "spec": {"selector": dict(labels), "ports": ports},
-        }
+    def _scheduler_ports(self, job: MSJobV2) -> tuple[tuple[str, int], ...]:
+        """Every port of the scheduler's mindspore container."""
+        spec = job.replica_specs["Scheduler"]
+        return tuple(
+            (str(port.get("name") or ""), port.get("containerPort"))
+            for container in (spec.template.get("spec") or {}).get("containers") or []
+            if isinstance(container, dict) and container.get("name") == self.default_container
+            for port in container.get("ports") or []
+        )
 
     def addresses(self, job: Any) -> dict[str, str]:
         if "Scheduler" not in job.replica_specs:

@@ -39,29 +39,23 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from trainjobs.errors import Finding, Severity
+from trainjobs.errors import Finding
 from trainjobs.frameworks import mpi_pods
 from trainjobs.frameworks._container_rules import (
     PINNED_IMAGE_HINT,
     image_findings,
+    no_containers,
+    template_restart_policy,
 )
 from trainjobs.frameworks._mpi import containers, launcher_name, worker_name
-from trainjobs.frameworks.base import (
-    Framework,
-    GangFacts,
-    GangMember,
-    JobResource,
-    K8sModel,
-    KindRef,
-    Manifest,
-    PodTemplate,
-    TemplateRef,
-)
+from trainjobs.frameworks.base import Framework, JobResource, K8sModel
 from trainjobs.frameworks.kubeflow_v1 import ReplicaSpec, RunPolicy
-from trainjobs.frameworks.lifecycle import Lifecycle, Replica, SuccessPolicy
 from trainjobs.frameworks.mpi_pods import ROOT_SSH_PATH
-from trainjobs.frameworks.trainer_v2 import ReplicatedJob, TrainerPlan, as_node
+from trainjobs.k8s.data import PodTemplate
 from trainjobs.k8s.names import DNS1035_LABEL, LABEL_MAX
+from trainjobs.plan import GangFacts, GangMember, KindRef, PodSet, Replica, RunRules, SuccessPolicy
+from trainjobs.plan.expansion import Expansion
+from trainjobs.plan.trainer import ReplicatedJob, TrainerPlan, as_node
 
 __all__ = ["FRAMEWORK", "MPI", "MPIJob", "MPIJobSpec", "MPIRunPolicy"]
 
@@ -140,7 +134,7 @@ class MPIJob(JobResource):
         return spec.replicas if spec.replicas is not None else _DEFAULTS.get(rtype, (0, ""))[0]
 
 
-class MPI(Framework):
+class MPI(Framework[MPIJob]):
     """MPI programs (Horovod, OpenMPI, Intel MPI, MPICH) launched over SSH."""
 
     name = "mpi"
@@ -155,8 +149,7 @@ class MPI(Framework):
     restart_policies: ClassVar[tuple[str, ...]] = _RESTART_POLICIES
     reconciled_managed_by = OPERATOR_MANAGER
 
-    def default(self, job: JobResource) -> JobResource:
-        assert isinstance(job, MPIJob)
+    def default(self, job: MPIJob) -> MPIJob:
         spec = job.spec
         specs: dict[str, ReplicaSpec] = {}
         for rtype, replica in spec.mpi_replica_specs.items():
@@ -186,8 +179,7 @@ class MPI(Framework):
         metadata = job.metadata.model_copy(update={"namespace": job.metadata.ns})
         return job.model_copy(update={"metadata": metadata, "spec": defaulted})
 
-    def validate(self, job: JobResource) -> list[Finding]:
-        assert isinstance(job, MPIJob)
+    def validate(self, job: MPIJob) -> list[Finding]:
         findings = _name_findings(job)
         specs = job.spec.mpi_replica_specs
         base = "spec.mpiReplicaSpecs"
@@ -205,14 +197,12 @@ class MPI(Framework):
         findings += _run_policy_findings(job.spec.run_policy)
         return findings
 
-    def pod_templates(self, job: JobResource) -> Iterable[TemplateRef]:
-        assert isinstance(job, MPIJob)
+    def pod_templates(self, job: MPIJob) -> Iterable[PodSet]:
         for rtype, replica in job.spec.mpi_replica_specs.items():
             path = f"spec.mpiReplicaSpecs.{rtype}.template"
-            yield TemplateRef(rtype, path, replica.template, job.replicas(rtype))
+            yield PodSet(rtype, path, replica.template, job.replicas(rtype))
 
-    def with_templates(self, job: JobResource, templates: Mapping[str, PodTemplate]) -> JobResource:
-        assert isinstance(job, MPIJob)
+    def with_templates(self, job: MPIJob, templates: Mapping[str, PodTemplate]) -> MPIJob:
         specs = {
             rtype: replica.model_copy(update={"template": dict(templates[rtype])})
             if rtype in templates
@@ -222,16 +212,14 @@ class MPI(Framework):
         spec = job.spec.model_copy(update={"mpi_replica_specs": specs})
         return job.model_copy(update={"spec": spec})
 
-    def expand_pods(self, job: JobResource) -> list[Manifest]:
-        assert isinstance(job, MPIJob)
-        return mpi_pods.expand(job)
+    def expansion(self, job: MPIJob) -> Expansion:
+        return Expansion(objects=mpi_pods.expand(job))
 
-    def trainer_plan(self, job: JobResource) -> tuple[TrainerPlan | None, list[Finding]]:
+    def trainer_plan(self, job: MPIJob) -> tuple[TrainerPlan | None, list[Finding]]:
         """The runtime's ``mpi`` policy (slots, SSH path, launcher as node) with two
         replicated jobs, ``launcher`` (the trainer) and ``node`` (the workers), each
         container[0] renamed ``node``; ``WaitForWorkersReady`` becomes the launcher's
         ``dependsOn: node Ready``. Trainer v2.3 implements OpenMPI only."""
-        assert isinstance(job, MPIJob)
         spec = job.spec
         if spec.mpi_implementation != "OpenMPI":
             return None, [
@@ -279,12 +267,11 @@ class MPI(Framework):
         )
         return plan, []
 
-    def gang_facts(self, job: JobResource) -> GangFacts:
+    def gang_facts(self, job: MPIJob) -> GangFacts:
         """The MPI Operator's gang (§5.2, pkg/controller/podgroup.go): launcher and
         workers, no task names, ``minMember`` workers + 1, ``schedulerName`` always
         overwritten; with ``WaitForWorkersReady`` the launcher comes only once every
         worker is Ready."""
-        assert isinstance(job, MPIJob)
         waits = job.spec.launcher_creation_policy == "WaitForWorkersReady"
         workers = job.replicas("Worker")
         return GangFacts(
@@ -301,11 +288,10 @@ class MPI(Framework):
             started_late=("Launcher",) if waits else (),
         )
 
-    def success_policy(self, job: JobResource) -> SuccessPolicy:
+    def success_policy(self, job: MPIJob) -> SuccessPolicy:
         return SuccessPolicy(roles=("Launcher",), summary="the Launcher succeeds")
 
-    def lifecycle(self, job: JobResource) -> Lifecycle:
-        assert isinstance(job, MPIJob)
+    def run_rules(self, job: MPIJob) -> RunRules:
         specs = job.spec.mpi_replica_specs
         replicas: list[Replica] = []
         if "Launcher" in specs:
@@ -319,7 +305,7 @@ class MPI(Framework):
                 for i in range(job.replicas("Worker"))
             ]
         run_policy = job.spec.run_policy or MPIRunPolicy()
-        return Lifecycle(
+        return RunRules(
             replicas=tuple(replicas),
             success=self.success_policy(job),
             backoff_limit=(
@@ -415,26 +401,11 @@ def _template_findings(template: Mapping[str, Any], path: str) -> list[Finding]:
     found = containers(spec)
     if not found:
         return [
-            Finding(
-                code="template.containers",
-                path=f"{path}.spec.containers",
-                message="every replica needs at least one container",
-                hint="add the MPI container first: container[0] gets the SSH mount and env",
+            no_containers(
+                path, "add the MPI container first: container[0] gets the SSH mount and env"
             )
         ]
-    findings = image_findings(found, path, PINNED_IMAGE_HINT)
-    if spec.get("restartPolicy"):
-        findings.append(
-            Finding(
-                code="template.restart_policy",
-                path=f"{path}.spec.restartPolicy",
-                message="the replica's restartPolicy overrides the template's",
-                value=spec["restartPolicy"],
-                hint="set restartPolicy on the replica spec instead",
-                severity=Severity.WARNING,
-            )
-        )
-    return findings
+    return image_findings(found, path, PINNED_IMAGE_HINT) + template_restart_policy(template, path)
 
 
 def _run_policy_findings(policy: MPIRunPolicy | None) -> list[Finding]:

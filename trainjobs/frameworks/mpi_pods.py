@@ -26,7 +26,6 @@ from trainjobs.frameworks._mpi import (
     with_labels,
     worker_name,
 )
-from trainjobs.frameworks.base import Manifest
 from trainjobs.frameworks.kubeflow_v1 import (
     LABEL_JOB_NAME,
     LABEL_JOB_ROLE,
@@ -34,6 +33,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     LABEL_REPLICA_INDEX,
     env_var,
 )
+from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.generated import placeholder
 
 if TYPE_CHECKING:

@@ -36,11 +36,13 @@ from pydantic import Field
 
 from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks import mpi_v1_pods
+from trainjobs.frameworks._container_rules import no_containers, template_restart_policy
 from trainjobs.frameworks._mpi import containers, launcher_name, worker_name
-from trainjobs.frameworks.base import JobResource, K8sModel, KindRef, Manifest, TemplateRef
+from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import KubeflowV1Framework, ReplicaSpec, RunPolicy, V1Job
-from trainjobs.frameworks.lifecycle import Lifecycle, Replica, SuccessPolicy
 from trainjobs.frameworks.mpi_v1_pods import KUBECTL_DELIVERY_IMAGE
+from trainjobs.plan import KindRef, PodSet, Replica, RunRules, SuccessPolicy
+from trainjobs.plan.expansion import Expansion
 
 __all__ = ["FRAMEWORK", "KUBECTL_DELIVERY_IMAGE", "MPIJobV1", "MPIJobV1Spec", "MPIv1"]
 
@@ -79,7 +81,7 @@ class MPIJobV1(V1Job):
     spec: MPIJobV1Spec
 
 
-class MPIv1(KubeflowV1Framework):
+class MPIv1(KubeflowV1Framework[MPIJobV1]):
     """MPI programs launched with kubectl exec (the Training Operator's MPIJob)."""
 
     name = "mpi-v1"
@@ -96,12 +98,11 @@ class MPIv1(KubeflowV1Framework):
     operator_name = "mpijob-controller"
     success_rule = "when the launcher pod succeeds"
 
-    def is_master(self, job: V1Job, rtype: str, index: int) -> bool:
+    def is_master(self, job: MPIJobV1, rtype: str, index: int) -> bool:
         return rtype == "Launcher"
 
-    def default(self, job: JobResource) -> JobResource:
+    def default(self, job: MPIJobV1) -> MPIJobV1:
         # Not the engine's defaults: no replica-key case folding and no default port.
-        assert isinstance(job, MPIJobV1)
         spec = job.spec
         specs: dict[str, ReplicaSpec] = {}
         for rtype, replica in spec.mpi_replica_specs.items():
@@ -128,9 +129,8 @@ class MPIv1(KubeflowV1Framework):
         metadata = job.metadata.model_copy(update={"namespace": job.metadata.ns})
         return job.model_copy(update={"metadata": metadata, "spec": defaulted})
 
-    def validate(self, job: JobResource) -> list[Finding]:
+    def validate(self, job: MPIJobV1) -> list[Finding]:
         """The operator's ``ValidateV1MpiJobSpec``, plus warnings for run-time surprises."""
-        assert isinstance(job, MPIJobV1)
         findings: list[Finding] = []
         base = "spec.mpiReplicaSpecs"
         specs = job.spec.mpi_replica_specs
@@ -164,11 +164,9 @@ class MPIv1(KubeflowV1Framework):
         found = containers(template_spec)
         if not found:
             findings.append(
-                Finding(
-                    code="template.containers",
-                    path=f"{base}.template.spec.containers",
-                    message="every replica needs at least one container",
-                    hint="add the MPI container first: the operator uses container[0]",
+                no_containers(
+                    f"{base}.template",
+                    "add the MPI container first: the operator uses container[0]",
                 )
             )
         for i, container in enumerate(found):
@@ -197,21 +195,9 @@ class MPIv1(KubeflowV1Framework):
                     hint="set Launcher.replicas to 1; scale out with Worker.replicas",
                 )
             )
-        if template_spec.get("restartPolicy"):
-            findings.append(
-                Finding(
-                    code="template.restart_policy",
-                    path=f"{base}.template.spec.restartPolicy",
-                    message="the replica's restartPolicy overrides the template's",
-                    value=template_spec["restartPolicy"],
-                    hint="set restartPolicy on the replica spec instead",
-                    severity=Severity.WARNING,
-                )
-            )
-        return findings
+        return findings + template_restart_policy(replica.template, f"{base}.template")
 
-    def pod_templates(self, job: JobResource) -> Iterable[TemplateRef]:
-        assert isinstance(job, MPIJobV1)
+    def pod_templates(self, job: MPIJobV1) -> Iterable[PodSet]:
         for ref in super().pod_templates(job):
             replicas = job.spec.mpi_replica_specs[ref.role].replicas
             if replicas is None:
@@ -219,17 +205,15 @@ class MPIv1(KubeflowV1Framework):
             else:
                 yield ref
 
-    def expand_pods(self, job: JobResource) -> list[Manifest]:
-        assert isinstance(job, MPIJobV1)
-        return mpi_v1_pods.expand(job, self.labels)
+    def expansion(self, job: MPIJobV1) -> Expansion:
+        return Expansion(objects=mpi_v1_pods.expand(job, self.labels))
 
-    def success_policy(self, job: JobResource) -> SuccessPolicy:
+    def success_policy(self, job: MPIJobV1) -> SuccessPolicy:
         return SuccessPolicy(roles=("Launcher",), summary="the Launcher succeeds")
 
-    def lifecycle(self, job: JobResource) -> Lifecycle:
+    def run_rules(self, job: MPIJobV1) -> RunRules:
         # Not the engine's: the launcher is a bare Pod named without an index, and the
         # workers only serve `kubectl exec` from it (their command defaults to sleep).
-        assert isinstance(job, MPIJobV1)
         replicas: list[Replica] = []
         for rtype in ("Launcher", "Worker"):
             spec = job.spec.mpi_replica_specs.get(rtype)
@@ -248,7 +232,7 @@ class MPIv1(KubeflowV1Framework):
                 for i in range(count)
             ]
         run_policy = job.spec.run_policy or RunPolicy()
-        return Lifecycle(
+        return RunRules(
             replicas=tuple(replicas),
             success=self.success_policy(job),
             backoff_limit=run_policy.backoff_limit,

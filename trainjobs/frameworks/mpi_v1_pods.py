@@ -27,13 +27,12 @@ from trainjobs.frameworks._mpi import (
     with_labels,
     worker_name,
 )
-from trainjobs.frameworks.base import Manifest
 from trainjobs.frameworks.kubeflow_v1 import (
     LABEL_JOB_ROLE,
     LABEL_REPLICA_INDEX,
-    V1Job,
     env_var,
 )
+from trainjobs.k8s.data import Manifest
 
 if TYPE_CHECKING:
     from trainjobs.frameworks.mpi_v1 import MPIJobV1
@@ -60,7 +59,7 @@ KUBECTL_VOLUME = "mpi-job-kubectl"
 KUBECTL_MOUNT_PATH = "/opt/kube"
 _RBAC = "rbac.authorization.k8s.io"
 
-LabelsOf = Callable[[V1Job, str, int], dict[str, str]]
+LabelsOf = Callable[["MPIJobV1", str, int], dict[str, str]]
 """The engine's four replica labels (``KubeflowV1Framework.labels``)."""
 
 

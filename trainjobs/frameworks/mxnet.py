@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Severity
-from trainjobs.frameworks.base import JobResource, K8sModel, KindRef
+from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     LegacyRunPolicy,
@@ -32,7 +32,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     go_json,
     replica_name,
 )
-from trainjobs.frameworks.lifecycle import SuccessPolicy
+from trainjobs.plan import KindRef, SuccessPolicy
 
 __all__ = ["FRAMEWORK", "JOB_MODES", "TUNER_SERVER_KEY", "MXJob", "MXJobSpec", "MXNet"]
 
@@ -100,7 +100,7 @@ class MXJob(V1Job):
     spec: MXJobSpec
 
 
-class MXNet(KubeflowV1Framework):
+class MXNet(KubeflowV1Framework[MXJob]):
     """MXNet parameter-server training (ps-lite) and TVM auto-tuning."""
 
     name = "mxnet"
@@ -125,8 +125,7 @@ class MXNet(KubeflowV1Framework):
         "when that Worker succeeds; any other job (e.g. Tuner types only) never"
     )
 
-    def success_policy(self, job: JobResource) -> SuccessPolicy:
-        assert isinstance(job, V1Job)
+    def success_policy(self, job: MXJob) -> SuccessPolicy:
         if "Scheduler" in job.replica_specs:
             return SuccessPolicy(roles=("Scheduler",), summary="the Scheduler succeeds")
         if set(job.replica_specs) == {"Worker"} and job.replicas("Worker") == 1:
@@ -134,11 +133,10 @@ class MXNet(KubeflowV1Framework):
         # The operator never marks such a job succeeded; no replica decides.
         return SuccessPolicy(roles=("-",), summary="never (no Scheduler and not one Worker)")
 
-    def is_master(self, job: V1Job, rtype: str, index: int) -> bool:
+    def is_master(self, job: MXJob, rtype: str, index: int) -> bool:
         return rtype == "Server"
 
-    def validate_spec(self, job: V1Job) -> list[Finding]:
-        assert isinstance(job, MXJob)
+    def validate_spec(self, job: MXJob) -> list[Finding]:
         base = f"spec.{self.replica_alias}"
         findings = [
             Finding(
@@ -197,7 +195,7 @@ class MXNet(KubeflowV1Framework):
                 )
         return findings
 
-    def _layout(self, job: V1Job) -> tuple[tuple[str, int, int, str], ...]:
+    def _layout(self, job: MXJob) -> tuple[tuple[str, int, int, str], ...]:
         """Per replica type, sorted by lowercase name: type, replicas, port, tuner label."""
         layout = []
         for rtype, spec in sorted(job.replica_specs.items(), key=lambda kv: kv[0].lower()):
@@ -207,10 +205,10 @@ class MXNet(KubeflowV1Framework):
             layout.append((rtype, job.replicas(rtype), port, label))
         return tuple(layout)
 
-    def cluster_env(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
+    def cluster_env(self, job: MXJob, rtype: str, index: int) -> list[dict[str, Any]]:
         return self.cluster_envs(job)(rtype, index)
 
-    def cluster_envs(self, job: V1Job) -> Callable[[str, int], list[dict[str, Any]]]:
+    def cluster_envs(self, job: MXJob) -> Callable[[str, int], list[dict[str, Any]]]:
         cluster = _mx_cluster(job.name, self._layout(job))
         return partial(_mx_env, cluster)
 

@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Severity
-from trainjobs.frameworks.base import JobResource, K8sModel, KindRef
+from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     ReplicaSpec,
@@ -30,7 +30,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     env_field_ref,
     env_var,
 )
-from trainjobs.frameworks.lifecycle import SuccessPolicy
+from trainjobs.plan import KindRef, SuccessPolicy
 
 __all__ = ["FRAMEWORK", "Paddle", "PaddleElasticPolicy", "PaddleJob", "PaddleJobSpec"]
 
@@ -71,7 +71,7 @@ class PaddleJob(V1Job):
     spec: PaddleJobSpec
 
 
-class Paddle(KubeflowV1Framework):
+class Paddle(KubeflowV1Framework[PaddleJob]):
     """PaddlePaddle distributed training, collective or parameter-server."""
 
     name = "paddle"
@@ -87,20 +87,18 @@ class Paddle(KubeflowV1Framework):
     operator_name = "paddlejob-controller"
     success_rule = "with a Master: when every Master succeeds; otherwise when every Worker succeeds"
 
-    def success_policy(self, job: JobResource) -> SuccessPolicy:
-        assert isinstance(job, V1Job)
+    def success_policy(self, job: PaddleJob) -> SuccessPolicy:
         if "Master" in job.replica_specs:
             return SuccessPolicy(roles=("Master",), summary="every Master succeeds")
         return SuccessPolicy(roles=("Worker",), summary="every Worker succeeds")
 
-    def is_master(self, job: V1Job, rtype: str, index: int) -> bool:
+    def is_master(self, job: PaddleJob, rtype: str, index: int) -> bool:
         return rtype == "Master"
 
-    def _endpoint_type(self, job: V1Job) -> str:
+    def _endpoint_type(self, job: PaddleJob) -> str:
         return "Master" if "Master" in job.replica_specs else "Worker"
 
-    def default_spec(self, job: V1Job) -> V1Job:
-        assert isinstance(job, PaddleJob)
+    def default_spec(self, job: PaddleJob) -> PaddleJob:
         elastic = job.spec.elastic_policy
         if elastic is None:
             return job
@@ -118,8 +116,7 @@ class Paddle(KubeflowV1Framework):
             update={"spec": job.spec.model_copy(update={"elastic_policy": elastic})}
         )
 
-    def validate_spec(self, job: V1Job) -> list[Finding]:
-        assert isinstance(job, PaddleJob)
+    def validate_spec(self, job: PaddleJob) -> list[Finding]:
         elastic = job.spec.elastic_policy
         if elastic is None:
             return []
@@ -149,10 +146,10 @@ class Paddle(KubeflowV1Framework):
             )
         ]
 
-    def cluster_env(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
+    def cluster_env(self, job: PaddleJob, rtype: str, index: int) -> list[dict[str, Any]]:
         return self.cluster_envs(job)(rtype, index)
 
-    def cluster_envs(self, job: V1Job) -> Callable[[str, int], list[dict[str, Any]]]:
+    def cluster_envs(self, job: PaddleJob) -> Callable[[str, int], list[dict[str, Any]]]:
         endpoint_type = self._endpoint_type(job)
         port = self.port_of(job, endpoint_type, self.default_port)
         nodes = str(sum(job.replicas(t) for t in job.replica_specs))

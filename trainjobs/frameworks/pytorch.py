@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Severity
-from trainjobs.frameworks.base import JobResource, K8sModel, KindRef
+from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     ReplicaSpec,
@@ -20,8 +20,8 @@ from trainjobs.frameworks.kubeflow_v1 import (
     V1Job,
     env_var,
 )
-from trainjobs.frameworks.lifecycle import SuccessPolicy
-from trainjobs.frameworks.trainer_v2 import ReplicatedJob, TrainerPlan, as_node
+from trainjobs.plan import KindRef, SuccessPolicy
+from trainjobs.plan.trainer import ReplicatedJob, TrainerPlan, as_node
 
 __all__ = ["FRAMEWORK", "ElasticPolicy", "PyTorch", "PyTorchJob", "PyTorchJobSpec", "RdzvConf"]
 
@@ -111,7 +111,7 @@ class PyTorchJob(V1Job):
     spec: PyTorchJobSpec
 
 
-class PyTorch(KubeflowV1Framework):
+class PyTorch(KubeflowV1Framework[PyTorchJob]):
     """PyTorch DistributedDataParallel via torchrun, fixed-size or elastic."""
 
     name = "pytorch"
@@ -131,21 +131,19 @@ class PyTorch(KubeflowV1Framework):
         "(elastic: when any Worker succeeds)"
     )
 
-    def success_policy(self, job: JobResource) -> SuccessPolicy:
-        assert isinstance(job, PyTorchJob)
+    def success_policy(self, job: PyTorchJob) -> SuccessPolicy:
         if "Master" in job.replica_specs:
             return SuccessPolicy(roles=("Master",), summary="the Master succeeds")
         if job.spec.elastic_policy is not None:
             return SuccessPolicy(roles=("Worker",), need="any", summary="any Worker succeeds")
         return SuccessPolicy(roles=("Worker",), summary="every Worker succeeds")
 
-    def is_master(self, job: V1Job, rtype: str, index: int) -> bool:
+    def is_master(self, job: PyTorchJob, rtype: str, index: int) -> bool:
         if "Master" in job.replica_specs:
             return rtype == "Master"
         return rtype == "Worker" and index == 0
 
-    def default_spec(self, job: V1Job) -> V1Job:
-        assert isinstance(job, PyTorchJob)
+    def default_spec(self, job: PyTorchJob) -> PyTorchJob:
         spec = job.spec
         update: dict[str, Any] = {}
         elastic = spec.elastic_policy
@@ -162,8 +160,7 @@ class PyTorch(KubeflowV1Framework):
             return job
         return job.model_copy(update={"spec": spec.model_copy(update=update)})
 
-    def validate_spec(self, job: V1Job) -> list[Finding]:
-        assert isinstance(job, PyTorchJob)
+    def validate_spec(self, job: PyTorchJob) -> list[Finding]:
         findings: list[Finding] = []
         base = f"spec.{self.replica_alias}"
         if "Master" in job.replica_specs and job.replicas("Master") != 1:
@@ -245,12 +242,11 @@ class PyTorch(KubeflowV1Framework):
             )
         return findings
 
-    def cluster_env(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
+    def cluster_env(self, job: PyTorchJob, rtype: str, index: int) -> list[dict[str, Any]]:
         return self.cluster_envs(job)(rtype, index)
 
-    def cluster_envs(self, job: V1Job) -> Callable[[str, int], list[dict[str, Any]]]:
+    def cluster_envs(self, job: PyTorchJob) -> Callable[[str, int], list[dict[str, Any]]]:
         # What every pod shares is worked out once per job; only the rank differs.
-        assert isinstance(job, PyTorchJob)
         spec = job.spec
         total = job.replicas("Master") + job.replicas("Worker")
         has_master = "Master" in job.replica_specs
@@ -304,7 +300,7 @@ class PyTorch(KubeflowV1Framework):
 
         return env
 
-    def init_containers(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
+    def init_containers(self, job: PyTorchJob, rtype: str, index: int) -> list[dict[str, Any]]:
         if rtype != "Worker" or "Master" not in job.replica_specs:
             return []
         master = self.pod_name(job, "Master", 0)
@@ -325,14 +321,13 @@ class PyTorch(KubeflowV1Framework):
             }
         ]
 
-    def pods_findings(self, job: JobResource) -> list[Finding]:
+    def pods_findings(self, job: PyTorchJob) -> list[Finding]:
         """Besides the defaults: elastic ``metrics`` make no HPA on the pods target.
 
         The operator's HPA scales the PyTorchJob (``scaleTargetRef`` is the job,
         training-operator pkg/controller.v1/pytorch/hpa.go); without the operator
         there is no PyTorchJob to scale, so trainjobs emits none.
         """
-        assert isinstance(job, PyTorchJob)
         findings = super().pods_findings(job)
         elastic = job.spec.elastic_policy
         # The operator tests for nil: `metrics: []` would still make an HPA.
@@ -356,11 +351,10 @@ class PyTorch(KubeflowV1Framework):
             )
         return findings
 
-    def trainer_plan(self, job: JobResource) -> tuple[TrainerPlan | None, list[Finding]]:
+    def trainer_plan(self, job: PyTorchJob) -> tuple[TrainerPlan | None, list[Finding]]:
         """Every replica becomes a node of the runtime's ``torch`` policy (Master as node
         0); the Worker's pod template (else the Master's) is the node template, its
         ``pytorch`` container renamed ``node``. Trainer injects ``PET_*`` itself."""
-        assert isinstance(job, PyTorchJob)
         findings: list[Finding] = []
         base = f"spec.{self.replica_alias}"
         specs = job.replica_specs

@@ -7,6 +7,7 @@ to ``_PLUGINS`` below. Nothing else in trainjobs changes.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 from trainjobs.frameworks import (
     caffe2,
@@ -30,9 +31,9 @@ __all__ = ["REGISTRY", "Registry"]
 class Registry:
     """Frameworks by name and by (apiVersion, kind)."""
 
-    def __init__(self, plugins: Sequence[Framework]) -> None:
-        self._by_name: dict[str, Framework] = {}
-        self._by_kind: dict[tuple[str, str], Framework] = {}
+    def __init__(self, plugins: Sequence[Framework[Any]]) -> None:
+        self._by_name: dict[str, Framework[Any]] = {}
+        self._by_kind: dict[tuple[str, str], Framework[Any]] = {}
         for plugin in plugins:
             if plugin.name in self._by_name:
                 raise ValueError(f"framework {plugin.name!r} is registered twice")
@@ -42,16 +43,23 @@ class Registry:
             self._by_name[plugin.name] = plugin
             self._by_kind[key] = plugin
 
-    def __iter__(self) -> Iterator[Framework]:
+    def __iter__(self) -> Iterator[Framework[Any]]:
         return iter(self._by_name.values())
 
     def __len__(self) -> int:
         return len(self._by_name)
 
-    def by_name(self, name: str) -> Framework | None:
+    def by_name(self, name: str) -> Framework[Any] | None:
         return self._by_name.get(name)
 
-    def by_kind(self, api_version: str, kind: str) -> Framework | None:
+    def named(self, name: str) -> Framework[Any]:
+        """The framework registered as ``name``; KeyError naming the known ones if none."""
+        found = self._by_name.get(name)
+        if found is None:
+            raise KeyError(f"no framework {name!r}; known: {', '.join(self._by_name)}")
+        return found
+
+    def by_kind(self, api_version: str, kind: str) -> Framework[Any] | None:
         return self._by_kind.get((api_version, kind))
 
     def kinds(self) -> list[str]:
@@ -59,7 +67,7 @@ class Registry:
         return [f"{api} {kind}" for api, kind in self._by_kind]
 
 
-_PLUGINS: tuple[Framework, ...] = (
+_PLUGINS: tuple[Framework[Any], ...] = (
     tensorflow.FRAMEWORK,
     pytorch.FRAMEWORK,
     mpi.FRAMEWORK,

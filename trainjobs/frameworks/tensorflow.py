@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding
-from trainjobs.frameworks.base import JobResource, K8sModel, KindRef
+from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     ReplicaSpec,
@@ -23,7 +23,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     env_var,
     replica_name,
 )
-from trainjobs.frameworks.lifecycle import SuccessPolicy
+from trainjobs.plan import KindRef, SuccessPolicy
 
 __all__ = ["FRAMEWORK", "TFJob", "TFJobSpec", "TensorFlow"]
 
@@ -76,7 +76,7 @@ def _cluster_json(name: str, namespace: str, layout: tuple[tuple[str, int, int],
     return _compact(dict(sorted(cluster.items())))
 
 
-class TensorFlow(KubeflowV1Framework):
+class TensorFlow(KubeflowV1Framework[TFJob]):
     """TensorFlow distributed training (parameter servers or multi-worker)."""
 
     name = "tensorflow"
@@ -99,8 +99,7 @@ class TensorFlow(KubeflowV1Framework):
 
     listens_on_all_addresses = True  # the gRPC server binds 0.0.0.0:<port>
 
-    def success_policy(self, job: JobResource) -> SuccessPolicy:
-        assert isinstance(job, TFJob)
+    def success_policy(self, job: TFJob) -> SuccessPolicy:
         tolerated = ("Worker",) if job.spec.enable_dynamic_worker else ()
         chief = tuple(t for t in ("Chief", "Master") if t in job.replica_specs)
         if chief:
@@ -115,25 +114,24 @@ class TensorFlow(KubeflowV1Framework):
             roles=("Worker",), index=0, tolerated=tolerated, summary="Worker 0 succeeds"
         )
 
-    def _has_chief(self, job: V1Job) -> bool:
+    def _has_chief(self, job: TFJob) -> bool:
         return any(t in job.replica_specs for t in ("Chief", "Master"))
 
-    def is_master(self, job: V1Job, rtype: str, index: int) -> bool:
+    def is_master(self, job: TFJob, rtype: str, index: int) -> bool:
         if self._has_chief(job):
             return rtype in ("Chief", "Master")
         return rtype == "Worker" and index == 0
 
-    def _host(self, job: V1Job, rtype: str, index: int) -> str:
+    def _host(self, job: TFJob, rtype: str, index: int) -> str:
         port = self.port_of(job, rtype, self.default_port)
         return f"{self.pod_name(job, rtype, index)}.{job.namespace}.svc:{port}"
 
-    def cluster_env(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
+    def cluster_env(self, job: TFJob, rtype: str, index: int) -> list[dict[str, Any]]:
         return self.cluster_envs(job)(rtype, index)
 
-    def cluster_envs(self, job: V1Job) -> Callable[[str, int], list[dict[str, Any]]]:
+    def cluster_envs(self, job: TFJob) -> Callable[[str, int], list[dict[str, Any]]]:
         if sum(job.replicas(t) for t in _DISTRIBUTED_TYPES) == 1:
             return lambda rtype, index: []
-        assert isinstance(job, TFJob)
         if job.spec.enable_dynamic_worker:
 
             def sparse(rtype: str, index: int) -> list[dict[str, Any]]:
@@ -157,7 +155,7 @@ class TensorFlow(KubeflowV1Framework):
 
         return dense
 
-    def _sparse_cluster(self, job: V1Job, rtype: str, index: int) -> dict[str, Any]:
+    def _sparse_cluster(self, job: TFJob, rtype: str, index: int) -> dict[str, Any]:
         # Dynamic workers: each worker sees only itself and the parameter servers.
         # The operator marshals a struct here, so the order is worker, then ps.
         all_ps = [self._host(job, "PS", i) for i in range(job.replicas("PS"))]
@@ -170,7 +168,7 @@ class TensorFlow(KubeflowV1Framework):
             return {"worker": {}, "ps": [self._host(job, rtype, index)]}
         return {"worker": {}, "ps": []}
 
-    def validate_spec(self, job: V1Job) -> list[Finding]:
+    def validate_spec(self, job: TFJob) -> list[Finding]:
         if all(t in job.replica_specs for t in ("Chief", "Master")):
             return [
                 Finding(

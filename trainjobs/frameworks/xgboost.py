@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding
-from trainjobs.frameworks.base import JobResource, K8sModel, KindRef
+from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     ReplicaSpec,
@@ -25,7 +25,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     env_var,
     replica_name,
 )
-from trainjobs.frameworks.lifecycle import SuccessPolicy
+from trainjobs.plan import KindRef, SuccessPolicy
 
 __all__ = ["FRAMEWORK", "XGBoost", "XGBoostJob", "XGBoostJobSpec"]
 
@@ -54,7 +54,7 @@ class XGBoostJob(V1Job):
     spec: XGBoostJobSpec
 
 
-class XGBoost(KubeflowV1Framework):
+class XGBoost(KubeflowV1Framework[XGBoostJob]):
     """Distributed XGBoost (Rabit) or LightGBM: one Master, any number of Workers."""
 
     name = "xgboost"
@@ -70,13 +70,13 @@ class XGBoost(KubeflowV1Framework):
     operator_name = "xgboostjob-controller"
     success_rule = "when the Master succeeds"
 
-    def success_policy(self, job: JobResource) -> SuccessPolicy:
+    def success_policy(self, job: XGBoostJob) -> SuccessPolicy:
         return SuccessPolicy(roles=("Master",), summary="the Master succeeds")
 
-    def is_master(self, job: V1Job, rtype: str, index: int) -> bool:
+    def is_master(self, job: XGBoostJob, rtype: str, index: int) -> bool:
         return rtype == "Master"
 
-    def validate_spec(self, job: V1Job) -> list[Finding]:
+    def validate_spec(self, job: XGBoostJob) -> list[Finding]:
         path = f"spec.{self.replica_alias}.Master"
         if "Master" not in job.replica_specs:
             return [
@@ -99,10 +99,10 @@ class XGBoost(KubeflowV1Framework):
             ]
         return []
 
-    def cluster_env(self, job: V1Job, rtype: str, index: int) -> list[dict[str, Any]]:
+    def cluster_env(self, job: XGBoostJob, rtype: str, index: int) -> list[dict[str, Any]]:
         return self.cluster_envs(job)(rtype, index)
 
-    def cluster_envs(self, job: V1Job) -> Callable[[str, int], list[dict[str, Any]]]:
+    def cluster_envs(self, job: XGBoostJob) -> Callable[[str, int], list[dict[str, Any]]]:
         # What every pod shares is worked out once per job; only the rank differs.
         total = sum(job.replicas(t) for t in job.replica_specs)
         masters = job.replicas("Master")

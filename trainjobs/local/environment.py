@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trainjobs.errors import Finding
-from trainjobs.frameworks.base import Manifest
+from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.generated import Generated, parse
 from trainjobs.k8s.quantity import QuantityError, parse_quantity
 from trainjobs.k8s.redact import secret_env_name

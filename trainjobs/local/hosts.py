@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from trainjobs.frameworks.base import Manifest
-from trainjobs.frameworks.lifecycle import Replica
+from trainjobs.k8s.data import Manifest
+from trainjobs.plan import Replica
 
 __all__ = [
     "CLUSTER_DOMAIN",

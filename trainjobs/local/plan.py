@@ -20,8 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from trainjobs.errors import Finding, Severity, SpecError
-from trainjobs.frameworks.base import Manifest
-from trainjobs.frameworks.lifecycle import Lifecycle, Replica
+from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.generated import Generated
 from trainjobs.k8s.redact import secret_words
 from trainjobs.local import rsh
@@ -29,6 +28,7 @@ from trainjobs.local.environment import Machine, PodContext, container_env
 from trainjobs.local.expansion import expand, lookup_in
 from trainjobs.local.hosts import HostMap, build_host_map, service_env
 from trainjobs.local.volumes import FileSpec, Volumes, mounts_of
+from trainjobs.plan import Replica, RunRules
 from trainjobs.render import RenderedJob
 
 __all__ = [
@@ -139,7 +139,7 @@ class LocalPlan:
     processes: tuple[ProcessSpec, ...]
     files: tuple[FileSpec, ...]
     hosts: HostMap
-    lifecycle: Lifecycle
+    lifecycle: RunRules
     scratch: Path
     notes: tuple[str, ...] = field(default=())
 
@@ -303,10 +303,10 @@ def _unsupported(rendered: RenderedJob) -> SpecError:
                 path=entry.path,
                 message=(
                     f"the {entry.framework.name} framework does not describe its replicas "
-                    "(Framework.lifecycle), so run-local cannot run it"
+                    "(Framework.run_rules), so run-local cannot run it"
                 ),
                 value=f"{job.api_version} {job.kind}",
-                hint="run it on a cluster, or add lifecycle() to the framework plugin",
+                hint="run it on a cluster, or add run_rules() to the framework plugin",
                 source=entry.source,
             )
         ]
@@ -334,14 +334,14 @@ def build_plan(
     interpreter that runs run-local's own helpers (the ssh stand-in). Raises
     SpecError with every finding.
     """
-    entry, framework, job = rendered.entry, rendered.entry.framework, rendered.job
-    lifecycle = framework.lifecycle(job)
+    entry, plan = rendered.entry, rendered.plan
+    lifecycle = plan.run_rules
     if lifecycle is None:
         raise _unsupported(rendered)
     in_namespace = [
         m
         for m in [*others, *(o.manifest for o in rendered.objects)]
-        if (m.get("metadata") or {}).get("namespace", job.namespace) == job.namespace
+        if (m.get("metadata") or {}).get("namespace", plan.namespace) == plan.namespace
     ]
     objects = {
         (str(m.get("kind")), str((m.get("metadata") or {}).get("name"))): m for m in in_namespace
@@ -354,19 +354,19 @@ def build_plan(
     hosts = build_host_map(
         in_namespace,
         [*lifecycle.replicas, *(replica for replica, _ in served)],
-        job.namespace,
-        distinct_ports=framework.listens_on_all_addresses,
+        plan.namespace,
+        distinct_ports=plan.listens_on_all_addresses,
     )
     builder = _Builder(
         hosts,
         objects,
-        job.namespace,
+        plan.namespace,
         scratch,
         base_dir,
         machine,
         generate,
         python,
-        service_env(in_namespace, hosts, job.namespace),
+        service_env(in_namespace, hosts, plan.namespace),
     )
     processes: list[ProcessSpec] = []
     for replica, backend in served:
@@ -380,7 +380,7 @@ def build_plan(
         )
         if process is not None:
             processes.append(replace(process, backend=True))
-    template_paths = {ref.role: ref.path for ref in framework.pod_templates(job)}
+    template_paths = {ref.role: ref.path for ref in plan.pod_sets}
     for replica in lifecycle.replicas:
         manifest = objects.get(("Pod", replica.workload)) or objects.get(("Job", replica.workload))
         template = f"{entry.path}.{template_paths.get(replica.role, 'spec')}.spec"
@@ -407,7 +407,7 @@ def build_plan(
         files += extra
         notes.append("ssh to the workers is played by run-local's agent (trainjobs.local.agent)")
     return LocalPlan(
-        title=f"{job.kind} {job.namespace}/{job.name}",
+        title=f"{plan.kind.kind} {plan.namespace}/{plan.name}",
         processes=tuple(processes),
         files=tuple(files),
         hosts=hosts,

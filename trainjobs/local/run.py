@@ -31,7 +31,6 @@ from trainjobs.local.ui import Console
 from trainjobs.output import printable
 from trainjobs.platform.registry import PLATFORM
 from trainjobs.render import RenderedJob, Rendering
-from trainjobs.render.jobs import pod_count
 from trainjobs.spec import load_path
 from trainjobs.spec.entry import JobEntry
 from trainjobs.spec.stack import StackSpec
@@ -262,7 +261,7 @@ def run_local(
 
 def _refuse_too_many_replicas(entry: JobEntry) -> None:
     """Refuse, before expanding it, a job with more replicas than one machine runs."""
-    count = pod_count(entry.framework, entry.framework.default(entry.job))
+    count = entry.framework.plan(entry.framework.default(entry.job)).pods
     if count <= limits.LOCAL_REPLICAS.value():
         return
     raise SpecError.from_findings(

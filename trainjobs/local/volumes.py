@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from trainjobs.errors import Finding
-from trainjobs.frameworks.base import Manifest
+from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.generated import Generated
 from trainjobs.local.environment import object_values
 from trainjobs.local.hosts import HostMap

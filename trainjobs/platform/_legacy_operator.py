@@ -15,7 +15,9 @@ from typing import Any
 
 from pydantic import Field
 
-from trainjobs.frameworks.base import Framework, K8sModel, Manifest
+from trainjobs.frameworks.base import K8sModel
+from trainjobs.frameworks.registry import REGISTRY
+from trainjobs.k8s.data import Manifest
 from trainjobs.platform import install
 from trainjobs.platform.base import PlatformResource
 from trainjobs.platform.install import Rule
@@ -55,13 +57,13 @@ class LegacyOperator:
 
     Attributes:
         app: ``app.kubernetes.io/name`` of every object.
-        framework: the framework whose CRD is installed.
+        framework: the registry name of the framework whose CRD is installed.
         lock: the leader-election Endpoints name the binary hard-codes.
         rules: the ClusterRole rules (the controller's API calls, all namespaces).
     """
 
     app: str
-    framework: Framework
+    framework: str
     lock: str
     rules: tuple[Rule, ...]
 
@@ -113,7 +115,7 @@ class LegacyOperator:
         if spec.create_namespace:
             objects.append(install.namespace(namespace, labels))
         objects += [
-            install.crd(self.framework.crd_file, labels),
+            install.crd(REGISTRY.named(self.framework).crd_file, labels),
             install.service_account(name, namespace, labels),
             install.cluster_role(name, self.rules, labels),
             install.cluster_role_binding(name, name, name, namespace, labels),

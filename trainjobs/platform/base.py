@@ -23,14 +23,9 @@ from typing import Any, ClassVar, Final, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding
-from trainjobs.frameworks.base import (
-    DEFAULT_NAMESPACE,
-    BackendBinding,
-    Framework,
-    JobResource,
-    K8sModel,
-    Manifest,
-)
+from trainjobs.frameworks.base import DEFAULT_NAMESPACE, K8sModel
+from trainjobs.k8s.data import Manifest
+from trainjobs.plan import BackendBinding, JobPlan
 
 __all__ = [
     "API_VERSION",
@@ -38,7 +33,7 @@ __all__ = [
     "BackendKind",
     "Category",
     "CheckExemption",
-    "JobEffect",
+    "PlanEffect",
     "PlatformKind",
     "PlatformMeta",
     "PlatformResource",
@@ -122,16 +117,16 @@ class CheckExemption:
 
 
 @dataclass(frozen=True)
-class JobEffect:
+class PlanEffect:
     """What a platform resource does to a job that refers to it.
 
     Attributes:
-        job: the job, rewritten (env, placement, labels …).
+        plan: the job's plan, edited (env, placement, labels …).
         findings: problems found while applying (the job does not fit, …).
         manifests: objects rendered with the job because of the reference.
     """
 
-    job: JobResource
+    plan: JobPlan
     findings: Sequence[Finding] = ()
     manifests: Sequence[Manifest] = field(default=())
 
@@ -204,11 +199,12 @@ class PlatformKind(ABC):
         """
         return ()
 
-    def apply_to_job(
-        self, resource: PlatformResource, framework: Framework, job: JobResource, ref: Reference
-    ) -> JobEffect:
-        """What the resource does to a (defaulted) job that refers to it; default nothing."""
-        return JobEffect(job)
+    def apply_to_plan(
+        self, resource: PlatformResource, plan: JobPlan, ref: Reference
+    ) -> PlanEffect:
+        """What the resource does to a (defaulted) job's plan that refers to it; default
+        nothing."""
+        return PlanEffect(plan)
 
 
 class BackendKind(PlatformKind):
@@ -221,15 +217,15 @@ class BackendKind(PlatformKind):
         """The env, volumes and mounts a job's pods need to reach the backend."""
 
     def job_problems(
-        self, resource: PlatformResource, job: JobResource, ref: Reference
+        self, resource: PlatformResource, plan: JobPlan, ref: Reference
     ) -> list[Finding]:
         """Why the backend cannot serve this job (another namespace …); default none."""
         return []
 
-    def apply_to_job(
-        self, resource: PlatformResource, framework: Framework, job: JobResource, ref: Reference
-    ) -> JobEffect:
-        problems = self.job_problems(resource, job, ref)
+    def apply_to_plan(
+        self, resource: PlatformResource, plan: JobPlan, ref: Reference
+    ) -> PlanEffect:
+        problems = self.job_problems(resource, plan, ref)
         if problems:
-            return JobEffect(job, problems)
-        return JobEffect(framework.bind_backend(job, self.binding(resource)))
+            return PlanEffect(plan, problems)
+        return PlanEffect(plan.with_backend(self.binding(resource)))

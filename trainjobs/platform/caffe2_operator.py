@@ -24,8 +24,7 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding
-from trainjobs.frameworks import caffe2
-from trainjobs.frameworks.base import Manifest
+from trainjobs.k8s.data import Manifest
 from trainjobs.platform._legacy_operator import LegacyOperator, LegacyOperatorSpec
 from trainjobs.platform.base import Category, PlatformKind, PlatformResource
 from trainjobs.platform.install import Rule
@@ -41,7 +40,7 @@ RULES = (
 )
 """What the controller does in every namespace; nothing more."""
 
-_INSTALL = LegacyOperator("caffe2-operator", caffe2.FRAMEWORK, LOCK, RULES)
+_INSTALL = LegacyOperator("caffe2-operator", "caffe2", LOCK, RULES)
 
 
 class Caffe2OperatorSpec(LegacyOperatorSpec):

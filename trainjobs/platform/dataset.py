@@ -26,7 +26,9 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, field_validator
 
 from trainjobs.errors import Finding
-from trainjobs.frameworks.base import BackendBinding, JobResource, K8sModel, Manifest
+from trainjobs.frameworks.base import K8sModel
+from trainjobs.k8s.data import Manifest
+from trainjobs.plan import BackendBinding, JobPlan
 from trainjobs.platform import nfs
 from trainjobs.platform.base import BackendKind, PlatformMeta, PlatformResource, Reference
 from trainjobs.platform.workload import component_labels
@@ -153,9 +155,9 @@ class DatasetJobKind(BackendKind):
         return nfs.KIND.outputs(self._share(resource))
 
     def job_problems(
-        self, resource: PlatformResource, job: JobResource, ref: Reference
+        self, resource: PlatformResource, plan: JobPlan, ref: Reference
     ) -> list[Finding]:
-        return nfs.KIND.job_problems(self._share(resource), job, ref)
+        return nfs.KIND.job_problems(self._share(resource), plan, ref)
 
 
 KIND = DatasetJobKind()

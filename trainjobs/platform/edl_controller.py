@@ -26,8 +26,9 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from trainjobs.frameworks.base import K8sModel, Manifest
-from trainjobs.frameworks.paddle_edl import FRAMEWORK as EDL
+from trainjobs.frameworks.base import K8sModel
+from trainjobs.frameworks.registry import REGISTRY
+from trainjobs.k8s.data import Manifest
 from trainjobs.platform.base import PlatformKind, PlatformResource
 from trainjobs.platform.install import (
     Rule,
@@ -56,6 +57,8 @@ DEFAULT_MAX_LOAD = 0.9
 is 0.97): the autoscaler keeps requested CPU and GPUs at or below this share of the cluster."""
 NOBODY = 65534
 """The controller needs no privileges: it runs as the conventional unprivileged user."""
+
+EDL = REGISTRY.named("paddle-edl")
 
 RULES: tuple[Rule, ...] = (
     Rule((EDL.kind.group,), (EDL.kind.plural,), ("list", "watch")),

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from trainjobs.frameworks.base import Manifest, deep_copy
 from trainjobs.k8s.crds import load_crd
+from trainjobs.k8s.data import Manifest, deep_copy
 
 __all__ = [
     "WILDCARD",

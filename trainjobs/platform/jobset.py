@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from trainjobs.frameworks.base import Manifest, deep_copy
+from trainjobs.k8s.data import Manifest, deep_copy
 from trainjobs.platform.base import PlatformResource
 from trainjobs.platform.install import (
     Rule,

@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding
-from trainjobs.frameworks.base import Manifest
+from trainjobs.k8s.data import Manifest
 from trainjobs.platform.base import PlatformResource
 from trainjobs.platform.install import (
     WILDCARD,

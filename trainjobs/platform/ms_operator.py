@@ -28,8 +28,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Severity
-from trainjobs.frameworks import mindspore
-from trainjobs.frameworks.base import Manifest
+from trainjobs.k8s.data import Manifest
 from trainjobs.platform._legacy_operator import LegacyOperator, LegacyOperatorSpec
 from trainjobs.platform.base import Category, PlatformKind, PlatformResource
 from trainjobs.platform.install import Rule
@@ -50,7 +49,7 @@ RULES = (
 )
 """What the controller does in every namespace; nothing more."""
 
-_INSTALL = LegacyOperator("ms-operator", mindspore.FRAMEWORK, LOCK, RULES)
+_INSTALL = LegacyOperator("ms-operator", "mindspore", LOCK, RULES)
 
 
 class MSOperatorSpec(LegacyOperatorSpec):

@@ -28,8 +28,9 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from trainjobs.frameworks import mindspore_v2
-from trainjobs.frameworks.base import K8sModel, Manifest
+from trainjobs.frameworks.base import K8sModel
+from trainjobs.frameworks.registry import REGISTRY
+from trainjobs.k8s.data import Manifest
 from trainjobs.platform import install
 from trainjobs.platform._legacy_operator import default_resources
 from trainjobs.platform.base import Category, PlatformKind, PlatformResource
@@ -156,7 +157,7 @@ class MSOperatorV2Kind(PlatformKind):
         if spec.create_namespace:
             objects.append(install.namespace(ns, {**labels, **plane}))
         objects += [
-            install.crd(mindspore_v2.FRAMEWORK.crd_file, labels),
+            install.crd(REGISTRY.named("mindspore-v2").crd_file, labels),
             install.service_account(account, ns, labels),
             install.role(election, ns, LEADER_ELECTION_RULES, labels),
             install.cluster_role(manager, MANAGER_RULES, labels),

@@ -12,7 +12,9 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding
-from trainjobs.frameworks.base import BackendBinding, JobResource, K8sModel, Manifest
+from trainjobs.frameworks.base import K8sModel
+from trainjobs.k8s.data import Manifest
+from trainjobs.plan import BackendBinding, JobPlan
 from trainjobs.platform.base import BackendKind, PlatformResource, Reference
 
 __all__ = ["NfsBackend", "NfsBackendKind", "NfsBackendSpec"]
@@ -130,18 +132,18 @@ class NfsBackendKind(BackendKind):
         return {"path": self.mount_path(resource)}
 
     def job_problems(
-        self, resource: PlatformResource, job: JobResource, ref: Reference
+        self, resource: PlatformResource, plan: JobPlan, ref: Reference
     ) -> list[Finding]:
         spec = self._spec(resource)
         namespace = resource.metadata.namespace
-        if spec.claim_name is not None and namespace and namespace != job.namespace:
+        if spec.claim_name is not None and namespace and namespace != plan.namespace:
             return [
                 Finding(
                     code="backend.claim_namespace",
                     path=ref.path,
                     message=(
                         f"backend {resource.name!r} mounts claim {spec.claim_name!r} of "
-                        f"namespace {namespace!r}, but the job runs in {job.namespace!r}"
+                        f"namespace {namespace!r}, but the job runs in {plan.namespace!r}"
                     ),
                     value=ref.name,
                     hint="a pod mounts claims of its own namespace only; use an export "

@@ -15,15 +15,16 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Severity
-from trainjobs.frameworks.base import K8sModel, deep_copy
-from trainjobs.frameworks.gang import (
+from trainjobs.frameworks.base import K8sModel
+from trainjobs.k8s.data import deep_copy
+from trainjobs.platform.base import Category, PlatformKind, PlatformResource
+from trainjobs.platform.gang import (
     DEFAULT_COSCHEDULER,
     GANG_MECHANISMS,
     VOLCANO,
     GangMechanism,
     GangScheduler,
 )
-from trainjobs.platform.base import Category, PlatformKind, PlatformResource
 from trainjobs.platform.install import Rule
 from trainjobs.platform.workload import harden_pod_spec
 

@@ -21,9 +21,11 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding
-from trainjobs.frameworks.base import Framework, JobResource, K8sModel, Manifest, deep_copy
+from trainjobs.frameworks.base import K8sModel
+from trainjobs.k8s.data import Manifest, deep_copy
 from trainjobs.k8s.quantity import QuantityError, format_quantity, parse_quantity
-from trainjobs.platform.base import JobEffect, PlatformKind, PlatformResource, Reference
+from trainjobs.plan import JobPlan
+from trainjobs.platform.base import PlanEffect, PlatformKind, PlatformResource, Reference
 from trainjobs.platform.pools.placement import job_path, node_selector
 from trainjobs.platform.pools.resources import GPU, PodDemand, pod_demand
 from trainjobs.platform.pools.schedulability import bytes_text
@@ -104,10 +106,10 @@ def _quantity(value: int | str | None) -> Fraction | None:
         return None
 
 
-def job_demand(framework: Framework, job: JobResource) -> PodDemand:
+def job_demand(plan: JobPlan) -> PodDemand:
     """What all pods of a job request together: what Kueue admits at once."""
     total = PodDemand()
-    for ref in framework.pod_templates(job):
+    for ref in plan.pod_sets:
         total = total + pod_demand(ref.template).times(ref.replicas)
     return total
 
@@ -243,16 +245,16 @@ class GpuQueueKind(PlatformKind):
     def outputs(self, resource: PlatformResource) -> dict[str, str]:
         return {"localQueue": resource.name}
 
-    def apply_to_job(
-        self, resource: PlatformResource, framework: Framework, job: JobResource, ref: Reference
-    ) -> JobEffect:
+    def apply_to_plan(
+        self, resource: PlatformResource, plan: JobPlan, ref: Reference
+    ) -> PlanEffect:
         """Label the job (operator target) or its pods (pods target) for Kueue."""
         queue = self._queue(resource)
-        problems = self._job_problems(queue, job, ref)
+        problems = self._job_problems(queue, plan, ref)
         if problems:
-            return JobEffect(job, problems)
+            return PlanEffect(plan, problems)
         if ref.target == "pods":
-            templates = list(framework.pod_templates(job))
+            templates = plan.pod_sets
             total = sum(t.replicas for t in templates)
             placed = {}
             for ref_template in templates:
@@ -261,39 +263,37 @@ class GpuQueueKind(PlatformKind):
                 meta["labels"] = {
                     **(meta.get("labels") or {}),
                     QUEUE_LABEL: queue.name,
-                    POD_GROUP_LABEL: job.name,
+                    POD_GROUP_LABEL: plan.name,
                 }
                 meta["annotations"] = {
                     **(meta.get("annotations") or {}),
                     POD_GROUP_COUNT: str(total),
                 }
                 placed[ref_template.role] = template
-            return JobEffect(framework.with_templates(job, placed))
-        labels = {**(job.metadata.labels or {}), QUEUE_LABEL: queue.name}
-        metadata = job.metadata.model_copy(update={"labels": labels})
-        return JobEffect(job.model_copy(update={"metadata": metadata}))
+            return PlanEffect(plan.with_templates(placed))
+        return PlanEffect(plan.with_labels({QUEUE_LABEL: queue.name}))
 
-    def _job_problems(self, queue: GpuQueue, job: JobResource, ref: Reference) -> list[Finding]:
+    def _job_problems(self, queue: GpuQueue, plan: JobPlan, ref: Reference) -> list[Finding]:
         spec = queue.spec
-        if job.namespace not in spec.namespaces:
+        if plan.namespace not in spec.namespaces:
             return [
                 Finding(
                     code="queue.namespace",
                     path=ref.path,
                     message=(
                         f"queue {queue.name!r} has LocalQueues in {', '.join(spec.namespaces)}, "
-                        f"but the job runs in {job.namespace!r}"
+                        f"but the job runs in {plan.namespace!r}"
                     ),
                     value=ref.name,
-                    hint=f"add {job.namespace!r} to spec.namespaces of queue {queue.name!r}",
+                    hint=f"add {plan.namespace!r} to spec.namespaces of queue {queue.name!r}",
                 )
             ]
-        if ref.target != "pods" and (job.api_version, job.kind) not in KUEUE_KINDS:
+        if ref.target != "pods" and (plan.kind.api_version, plan.kind.kind) not in KUEUE_KINDS:
             return [
                 Finding(
                     code="queue.kind",
                     path=ref.path,
-                    message=f"Kueue does not admit {job.kind} objects, so the queue would "
+                    message=f"Kueue does not admit {plan.kind.kind} objects, so the queue would "
                     "never hold the job back",
                     value=ref.name,
                     hint=f"render the job with target pods (Kueue admits its pods as a group) "

@@ -14,8 +14,10 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding
-from trainjobs.frameworks.base import BackendBinding, JobResource, K8sModel, Manifest
+from trainjobs.frameworks.base import K8sModel
+from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.generated import placeholder
+from trainjobs.plan import BackendBinding, JobPlan
 from trainjobs.platform.base import BackendKind, PlatformResource, Reference
 from trainjobs.platform.workload import component_labels, restricted_container, restricted_pod
 
@@ -175,21 +177,21 @@ class RedisBackendKind(BackendKind):
         return {"address": f"{self.host(resource)}:{self._spec(resource).port}"}
 
     def job_problems(
-        self, resource: PlatformResource, job: JobResource, ref: Reference
+        self, resource: PlatformResource, plan: JobPlan, ref: Reference
     ) -> list[Finding]:
         namespace = self.namespace(resource)
-        if self._spec(resource).password and namespace != job.namespace:
+        if self._spec(resource).password and namespace != plan.namespace:
             return [
                 Finding(
                     code="backend.secret_namespace",
                     path=ref.path,
                     message=(
                         f"backend {resource.name!r} keeps its password in namespace "
-                        f"{namespace!r}, but the job runs in {job.namespace!r}; a pod reads "
+                        f"{namespace!r}, but the job runs in {plan.namespace!r}; a pod reads "
                         "secrets only from its own namespace"
                     ),
                     value=ref.name,
-                    hint=f"put the backend in namespace {job.namespace!r}",
+                    hint=f"put the backend in namespace {plan.namespace!r}",
                 )
             ]
         return []

@@ -2,7 +2,7 @@
 
 The mechanism is the job's ``trainjobs.gang`` option, else the gang scheduler of the
 stack's operator that runs the job's kind. On the ``pods`` target trainjobs creates
-the PodGroup and decorates the pods (``frameworks.gang``); on the ``operator`` target
+the PodGroup and decorates the pods (``platform.gang``); on the ``operator`` target
 the operator does both, so only the checks run. Every finding names the field to
 change, with the numbers.
 """
@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trainjobs.errors import NO_VALUE, Finding, Severity
-from trainjobs.frameworks.base import Framework, GangFacts, JobResource, Manifest
-from trainjobs.frameworks.gang import (
+from trainjobs.k8s.data import Manifest
+from trainjobs.plan import GangFacts, JobPlan
+from trainjobs.platform.gang import (
     DEFAULT_COSCHEDULER,
     GangScheduler,
     gang_templates,
@@ -34,9 +35,9 @@ KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 
 @dataclass(frozen=True)
 class GangEffect:
-    """The job after gang scheduling, the objects it adds, and the findings."""
+    """The job's plan after gang scheduling, the objects it adds, and the findings."""
 
-    job: JobResource
+    plan: JobPlan
     manifests: list[Manifest] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
 
@@ -56,22 +57,19 @@ def _named(found: PlatformEntry) -> str:
     return f"{found.path} ({found.plugin.kind} {found.resource.name!r})"
 
 
-def apply_gang(
-    entry: JobEntry, job: JobResource, target: Target, index: PlatformIndex
-) -> GangEffect:
+def apply_gang(entry: JobEntry, plan: JobPlan, target: Target, index: PlatformIndex) -> GangEffect:
     """Gang-schedule the (defaulted) job on ``target``; paths are relative to the job."""
-    framework = entry.framework
-    policy = framework.scheduling_policy(job)
+    policy = plan.scheduling_policy
     asked = entry.options.gang
     if target == "trainer":
         # The runtime's podGroupPolicy carries the gang (targets.TrainerTarget).
         if policy is None:
-            return GangEffect(job)
+            return GangEffect(plan)
         if not asked:
-            return GangEffect(job, findings=[_no_mechanism()])
+            return GangEffect(plan, findings=[_no_mechanism()])
         ignored = [k for k in ("minAvailable", "priorityClass", "minResources") if k in policy]
         return GangEffect(
-            job,
+            plan,
             findings=[
                 Finding(
                     code="gang.ignored_field",
@@ -92,8 +90,8 @@ def apply_gang(
     )
     if target == "operator" and operator is None and asked is None:
         if policy is None:
-            return GangEffect(job)
-        return GangEffect(job, findings=[_unenforced_policy(None)])
+            return GangEffect(plan)
+        return GangEffect(plan, findings=[_unenforced_policy(None)])
     mechanism = asked or (installed.mechanism if installed else None)
     findings: list[Finding] = []
     if target == "operator" and operator is not None:
@@ -101,30 +99,30 @@ def apply_gang(
     if mechanism is None:
         if policy is not None and target == "pods":
             findings.append(_unenforced_policy("pods"))
-        return GangEffect(job, findings=findings)
+        return GangEffect(plan, findings=findings)
     scheduler = (
         installed
         if installed and installed.mechanism == mechanism
         else GangScheduler.default(mechanism)
     )
-    facts = framework.gang_facts(job)
+    facts = plan.gang
     if facts.unsupported or not facts.members:
         reason = facts.unsupported or "its pods come from no pod template trainjobs can mark"
         findings.append(
             Finding(
                 code="gang.unsupported",
                 path=f"{OPTIONS_KEY}.gang",
-                message=f"a {framework.kind.kind} cannot be gang-scheduled: {reason}",
+                message=f"a {plan.kind.kind} cannot be gang-scheduled: {reason}",
                 value=mechanism,
                 hint=f"remove {OPTIONS_KEY}.gang",
             )
         )
-        return GangEffect(job, findings=findings)
-    findings += _coherence(entry, framework, job, facts, policy or {}, scheduler, target)
+        return GangEffect(plan, findings=findings)
+    findings += _coherence(entry, plan, facts, policy or {}, scheduler, target)
     if target != "pods" or any(f.severity is Severity.ERROR for f in findings):
-        return GangEffect(job, findings=findings)
-    decorated = gang_templates(framework, job, scheduler)
-    return GangEffect(decorated, [pod_group(framework, job, scheduler)], findings)
+        return GangEffect(plan, findings=findings)
+    decorated = gang_templates(plan, scheduler)
+    return GangEffect(decorated, [pod_group(plan, scheduler)], findings)
 
 
 def _no_mechanism(target: str = "trainer") -> Finding:
@@ -189,8 +187,7 @@ def _operator_mismatch(
 
 def _coherence(
     entry: JobEntry,
-    framework: Framework,
-    job: JobResource,
+    plan: JobPlan,
     facts: GangFacts,
     policy: Mapping[str, Any],
     scheduler: GangScheduler,
@@ -237,7 +234,7 @@ def _coherence(
                 "launcherCreationPolicy: AtStartup",
             )
         )
-    for ref in framework.pod_templates(job):
+    for ref in plan.pod_sets:
         own = (ref.template.get("spec") or {}).get("schedulerName")
         if not own or own == scheduler.scheduler_name:
             continue
@@ -267,7 +264,7 @@ def _coherence(
                     hint=f"remove schedulerName, or set it to {scheduler.scheduler_name!r}",
                 )
             )
-    kueue = entry.options.queue or (job.metadata.labels or {}).get(KUEUE_QUEUE_LABEL)
+    kueue = entry.options.queue or plan.labels.get(KUEUE_QUEUE_LABEL)
     if scheduler.mechanism == "volcano" and policy.get("queue") and kueue:
         findings.append(
             Finding(

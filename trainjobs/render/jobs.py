@@ -7,9 +7,10 @@ from dataclasses import replace
 
 from trainjobs import limits
 from trainjobs.errors import Finding, Severity
-from trainjobs.frameworks.base import Framework, JobResource, Manifest
+from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.names import LABEL_MAX, dns1123_label_problem, dns1123_subdomain_problem
 from trainjobs.k8s.order import apply_rank
+from trainjobs.plan import JobPlan
 from trainjobs.render.gang import apply_gang
 from trainjobs.render.lifecycle import job_lifecycle
 from trainjobs.render.model import RenderedJob, RenderedObject, UnitRef
@@ -22,7 +23,6 @@ __all__ = [
     "MAX_PODS_PER_JOB",
     "job_ref",
     "name_findings",
-    "pod_count",
     "pod_count_findings",
     "render_job",
     "with_ignored",
@@ -34,12 +34,7 @@ More is a typo (``replicas: 100000000`` would otherwise be expanded pod by pod u
 memory runs out), and a job of that size is better split."""
 
 
-def pod_count(framework: Framework, job: JobResource) -> int:
-    """The pods the (defaulted) job runs: its replica counts added up."""
-    return sum(t.replicas for t in framework.pod_templates(job))
-
-
-def name_findings(job: JobResource, framework_findings: Sequence[Finding] = ()) -> list[Finding]:
+def name_findings(job: JobPlan, framework_findings: Sequence[Finding] = ()) -> list[Finding]:
     """Kubernetes' own rules for any job's name and namespace, unless the framework
     already reported on the field: the name is a DNS-1123 subdomain of at most 63
     characters (every object of the job carries it in a label), the namespace a
@@ -73,11 +68,11 @@ def name_findings(job: JobResource, framework_findings: Sequence[Finding] = ()) 
     return findings
 
 
-def pod_count_findings(framework: Framework, job: JobResource) -> list[Finding]:
+def pod_count_findings(plan: JobPlan) -> list[Finding]:
     """A finding when the job's replica counts add up to more than the pods-per-job
     limit; it names the largest count (``spec.tfReplicaSpecs.Worker.replicas``)."""
-    templates = list(framework.pod_templates(job))
-    total = sum(t.replicas for t in templates)
+    templates = plan.pod_sets
+    total = plan.pods
     if total <= limits.POD_COUNT.value():
         return []
     largest = max(templates, key=lambda t: t.replicas)
@@ -135,37 +130,37 @@ def render_job(
     """
     chosen: Target = target or entry.target(default_target)
     framework = entry.framework
-    job = framework.default(entry.job)
+    plan = framework.plan(framework.default(entry.job))
     findings: list[Finding] = []
     extra: list[Manifest] = []
     depends_on: list[UnitRef] = []
     index = platform or PlatformIndex(())
     for ref in (replace(r, target=chosen) for r in entry.references()):
-        found, problem = index.resolve(ref, job.namespace, entry.source)
+        found, problem = index.resolve(ref, plan.namespace, entry.source)
         if found is None:
             findings += [problem] if problem else []
             continue
-        effect = found.plugin.apply_to_job(found.resource, framework, job, ref)
-        job = effect.job
+        effect = found.plugin.apply_to_plan(found.resource, plan, ref)
+        plan = effect.plan
         # Effects name the reference's own path, which already holds the job's.
         findings += [f.located(entry.source) for f in effect.findings]
         extra += effect.manifests
         unit = UnitRef(found.plugin.category, found.key)
         if unit not in depends_on:
             depends_on.append(unit)
-    own = framework.validate(job)
+    own = framework.validate(plan.resource)
     findings += [f.located(entry.source, entry.path) for f in own]
-    findings += [f.located(entry.source, entry.path) for f in name_findings(job, own)]
-    findings += [f.located(entry.source, entry.path) for f in pod_count_findings(framework, job)]
+    findings += [f.located(entry.source, entry.path) for f in name_findings(plan, own)]
+    findings += [f.located(entry.source, entry.path) for f in pod_count_findings(plan)]
     if any(f.severity is Severity.ERROR for f in findings):
         return None, findings
-    gang = apply_gang(entry, job, chosen, index)
-    job = gang.job
+    gang = apply_gang(entry, plan, chosen, index)
+    plan = gang.plan
     findings += [f.located(entry.source, entry.path) for f in gang.findings]
     extra += gang.manifests
     if any(f.severity is Severity.ERROR for f in findings):
         return None, findings
-    manifests, problems = expand(entry, job, chosen)
+    manifests, problems = expand(entry, framework, plan, chosen)
     findings += [f.located(entry.source, entry.path) for f in problems]
     options = entry.options
     ordered = sorted([*manifests, *extra], key=apply_rank)
@@ -177,20 +172,20 @@ def render_job(
     if any(f.severity is Severity.ERROR for f in findings):
         return None, findings
     objects = tuple(
-        RenderedObject(m, entry.path, entry.source, job.name, lifecycle)
+        RenderedObject(m, entry.path, entry.source, plan.name, lifecycle)
         for m, lifecycle in zip(ordered, lifecycles, strict=True)
     )
     rendered = RenderedJob(
         ref=job_ref(entry),
-        kind=job.kind,
+        kind=plan.kind.kind,
         objects=objects,
         depends_on=tuple(depends_on),
         # Trainer v2 names its own pods; the operator's addresses do not hold there.
-        outputs={} if chosen == "trainer" else framework.addresses(job),
+        outputs={} if chosen == "trainer" else dict(plan.addresses),
         origin=entry.path,
         source=entry.source,
         entry=entry,
-        job=job,
+        plan=plan,
         target=chosen,
     )
     return rendered, findings

@@ -21,7 +21,7 @@ from typing import Any
 
 from trainjobs.errors import Finding
 from trainjobs.frameworks.base import Framework
-from trainjobs.frameworks.trainer_v2 import TRAINJOB_KIND
+from trainjobs.plan.trainer import TRAINJOB_KIND
 from trainjobs.spec.entry import OPTIONS_KEY, Wait
 
 __all__ = ["DEFAULT_WAIT_TIMEOUT", "Lifecycle", "base_lifecycle", "job_lifecycle"]
@@ -80,7 +80,7 @@ def base_lifecycle(manifest: Mapping[str, Any]) -> Lifecycle:
 
 def job_lifecycle(
     manifests: Sequence[Mapping[str, Any]],
-    framework: Framework,
+    framework: Framework[Any],
     wait: Wait,
     timeout: str | None,
     path: str,

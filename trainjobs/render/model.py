@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from trainjobs.errors import Finding
-from trainjobs.frameworks.base import JobResource, Manifest
+from trainjobs.frameworks.base import JobResource
+from trainjobs.k8s.data import Manifest
+from trainjobs.plan import JobPlan
 from trainjobs.platform.base import Category
 from trainjobs.render.lifecycle import DEFAULT as DEFAULT_LIFECYCLE
 from trainjobs.render.lifecycle import Lifecycle
@@ -96,8 +98,14 @@ class RenderedJob(RenderedUnit):
     """A job's unit, with its defaulted spec and target."""
 
     entry: JobEntry
-    job: JobResource
+    plan: JobPlan
     target: Target
+
+    @property
+    def job(self) -> JobResource:
+        """The defaulted custom resource with every capability's edit (``plan.resource``)."""
+        resource: JobResource = self.plan.resource
+        return resource
 
     @property
     def addresses(self) -> dict[str, str]:

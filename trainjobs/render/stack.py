@@ -7,11 +7,11 @@ from dataclasses import replace
 
 from trainjobs import limits
 from trainjobs.errors import Finding, Severity, SpecError
-from trainjobs.frameworks.base import Manifest
+from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.names import LABEL_MAX, dns1123_label_problem, dns1123_subdomain_problem
 from trainjobs.k8s.order import apply_rank
 from trainjobs.platform.base import PlatformKind, PlatformResource
-from trainjobs.render.jobs import IGNORE_ANNOTATION, pod_count, render_job, with_ignored
+from trainjobs.render.jobs import IGNORE_ANNOTATION, render_job, with_ignored
 from trainjobs.render.lifecycle import Lifecycle, base_lifecycle
 from trainjobs.render.model import RenderedObject, RenderedUnit, Rendering, UnitRef
 from trainjobs.render.namespace_labels import (
@@ -230,7 +230,7 @@ def _refuse_too_many_pods(stack: StackSpec) -> None:
     counts: list[tuple[int, JobEntry]] = []
     for entry in stack.jobs:
         try:
-            counts.append((pod_count(entry.framework, entry.framework.default(entry.job)), entry))
+            counts.append((entry.framework.plan(entry.framework.default(entry.job)).pods, entry))
         except SpecError:  # render_job reports a job that cannot be defaulted
             continue
     # A job over the per-job limit is reported by render_job at its replica count, and

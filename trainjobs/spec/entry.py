@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
 from trainjobs.frameworks.base import Framework, JobResource, K8sModel
-from trainjobs.frameworks.gang import GangMechanism
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.platform.base import PlatformKind, PlatformResource, Reference
+from trainjobs.platform.gang import GangMechanism
 from trainjobs.spec.choices import TARGETS, Target
 
 __all__ = [
@@ -123,7 +123,7 @@ class JobEntry:
     """
 
     job: JobResource
-    framework: Framework
+    framework: Framework[Any]
     options: JobOptions = field(default_factory=JobOptions)
     path: str = "jobs[0]"
     source: str = ""

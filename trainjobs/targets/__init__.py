@@ -1,9 +1,45 @@
-"""Targets: how a job becomes Kubernetes objects.
+"""Targets: how a job's plan becomes Kubernetes objects.
 
-``operator`` emits the custom resource its operator consumes; ``pods`` emits
-the Pods and Services the operator would have created, so no operator is needed.
+``operator`` emits the custom resource its operator consumes; ``pods`` the Pods,
+Services and Jobs the operator would have created, so no operator is needed;
+``trainer`` a Kubeflow Trainer v2 TrainJob and its runtime. One module each.
 """
 
-from trainjobs.targets.base import TARGETS, TargetPlugin, expand
+from __future__ import annotations
+
+from typing import Any
+
+from trainjobs.errors import Finding
+from trainjobs.frameworks.base import Framework
+from trainjobs.k8s.data import Manifest
+from trainjobs.plan import JobPlan
+from trainjobs.spec.entry import JobEntry, Target
+from trainjobs.targets.base import TargetPlugin
+from trainjobs.targets.operator import OperatorTarget
+from trainjobs.targets.pods import PodsTarget
+from trainjobs.targets.trainer import TrainerTarget
 
 __all__ = ["TARGETS", "TargetPlugin", "expand"]
+
+TARGETS: dict[str, TargetPlugin] = {
+    t.name: t for t in (OperatorTarget(), PodsTarget(), TrainerTarget())
+}
+
+
+def expand(
+    entry: JobEntry, framework: Framework[Any], plan: JobPlan, target: Target
+) -> tuple[list[Manifest], list[Finding]]:
+    """Manifests of the job of ``plan`` on ``target``, or a finding when its framework
+    lacks that target."""
+    if target not in framework.targets or target not in TARGETS:
+        supported = ", ".join(t for t in framework.targets if t in TARGETS)
+        return [], [
+            Finding(
+                code="target.unsupported",
+                path="trainjobs.target",
+                message=f"{framework.kind.kind} cannot be rendered to target {target!r}",
+                value=target,
+                hint=f"use one of: {supported}",
+            )
+        ]
+    return TARGETS[target].render(entry, framework, plan)

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.platform.pools.docs import placement_findings, pool, pool_doc, tfjob
-from trainjobs.frameworks.base import TemplateRef
+from trainjobs.plan import PodSet
 from trainjobs.platform.pools.placement import placement_of
 from trainjobs.platform.pools.resources import PodDemand
 from trainjobs.platform.pools.schedulability import (
@@ -81,7 +81,7 @@ def test_a_template_that_lost_its_placement_is_reported() -> None:
     a100 = pool()
     template = {"spec": {"containers": [{"resources": {"limits": {"nvidia.com/gpu": 1}}}]}}
     replica = BoundReplica(
-        TemplateRef("Worker", "spec.x.Worker.template", template, 1),
+        PodSet("Worker", "spec.x.Worker.template", template, 1),
         "jobs[0].spec.x.Worker",
         a100,
         placement_of(a100),

@@ -29,7 +29,8 @@ from trainjobs.check.rules.sites import (
     split_path,
 )
 from trainjobs.errors import format_path
-from trainjobs.frameworks.base import PodTemplate, TemplateRef, deep_copy
+from trainjobs.k8s.data import PodTemplate, deep_copy
+from trainjobs.plan import PodSet
 from trainjobs.render import RenderedJob
 from trainjobs.targets import expand
 
@@ -83,16 +84,16 @@ class JobOrigins:
         self.document = job.entry.job.to_manifest()
 
     @cached_property
-    def _written(self) -> dict[str, TemplateRef]:
+    def _written(self) -> dict[str, PodSet]:
         """The user's templates by role; defaulting may respell a key (worker → Worker)."""
         framework = self.job.entry.framework
         return {ref.role.lower(): ref for ref in framework.pod_templates(self.job.entry.job)}
 
     @cached_property
-    def _own_sites(self) -> list[tuple[str, TemplateRef]]:
+    def _own_sites(self) -> list[tuple[str, PodSet]]:
         """The job's custom resource is the defaulted job: its templates sit where its
         framework says, no probe needed."""
-        refs = self.job.entry.framework.pod_templates(self.job.job)
+        refs = self.job.plan.pod_sets
         return [
             (ref.path, self._written[ref.role.lower()])
             for ref in refs
@@ -100,15 +101,13 @@ class JobOrigins:
         ]
 
     @cached_property
-    def _probed_sites(self) -> dict[Identity, list[tuple[str, TemplateRef]]]:
+    def _probed_sites(self) -> dict[Identity, list[tuple[str, PodSet]]]:
         """Per object of the expansion, each pod site that comes from a user's template."""
-        framework = self.job.entry.framework
-        refs = list(framework.pod_templates(self.job.job))
+        refs = self.job.plan.pod_sets
         marked = {ref.role: _probed(ref.template, str(i)) for i, ref in enumerate(refs)}
-        manifests, _ = expand(
-            self.job.entry, framework.with_templates(self.job.job, marked), self.job.target
-        )
-        found: dict[Identity, list[tuple[str, TemplateRef]]] = {}
+        probe = self.job.plan.with_templates(marked)
+        manifests, _ = expand(self.job.entry, self.job.entry.framework, probe, self.job.target)
+        found: dict[Identity, list[tuple[str, PodSet]]] = {}
         for manifest in manifests:
             for site in pod_sites(manifest):
                 mark = _mark_of(site)

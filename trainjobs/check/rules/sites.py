@@ -84,7 +84,7 @@ class PodSite:
     metadata: Mapping[str, Any]
     spec: Mapping[str, Any]
     owner: tuple[str, str]
-    framework: Framework | None = None
+    framework: Framework[Any] | None = None
     replica_restart_policy: str | None = None
     replica_restart_path: str = ""
 
@@ -162,7 +162,7 @@ def carries_pods(api_version: str, kind: str) -> bool:
     return (api_version, kind) in _TEMPLATE_AT or REGISTRY.by_kind(api_version, kind) is not None
 
 
-def framework_of(manifest: Mapping[str, Any]) -> Framework | None:
+def framework_of(manifest: Mapping[str, Any]) -> Framework[Any] | None:
     """The framework whose custom resource this is, or None."""
     api_version, kind = manifest.get("apiVersion"), manifest.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str):
@@ -183,7 +183,7 @@ def _site(
     return PodSite(path, metadata if isinstance(metadata, Mapping) else {}, spec, owner, **extra)
 
 
-def _custom_resource_sites(manifest: Mapping[str, Any], framework: Framework) -> list[PodSite]:
+def _custom_resource_sites(manifest: Mapping[str, Any], framework: Framework[Any]) -> list[PodSite]:
     try:
         job = framework.model.model_validate(manifest)
     except ValidationError:

@@ -34,17 +34,10 @@ A TrainingJob carries no pod templates, so template rewrites of other features
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 from trainjobs.errors import Finding
-from trainjobs.frameworks.base import (
-    Framework,
-    JobResource,
-    KindRef,
-    Manifest,
-    PodTemplate,
-    TemplateRef,
-)
+from trainjobs.frameworks.base import Framework
 from trainjobs.frameworks.paddle_edl import model
 from trainjobs.frameworks.paddle_edl.model import ResourceRequirements, TrainingJob
 from trainjobs.frameworks.paddle_edl.quantities import (
@@ -54,7 +47,10 @@ from trainjobs.frameworks.paddle_edl.quantities import (
     with_current_gpu_name,
 )
 from trainjobs.frameworks.paddle_edl.rules import job_findings
+from trainjobs.k8s.data import Manifest, PodTemplate
 from trainjobs.k8s.names import shorten
+from trainjobs.plan import KindRef, PodSet
+from trainjobs.plan.expansion import Expansion
 
 __all__ = [
     "ETCD_IMAGE",
@@ -220,13 +216,13 @@ def _replica_set(
     }
 
 
-class PaddleEdl(Framework):
+class PaddleEdl(Framework[TrainingJob]):
     """PaddlePaddle elastic deep learning: a master, parameter servers and scalable trainers."""
 
     name = "paddle-edl"
     title = "PaddlePaddle EDL (TrainingJob)"
     kind = KindRef("paddlepaddle.org/v1", "TrainingJob", "trainingjobs", short_names=("tj",))
-    model: ClassVar[type[JobResource]] = TrainingJob
+    model = TrainingJob
     legacy = True
     operator = "EDL controller (PaddlePaddle/edl, Go, 2018)"
     crd_file = "generated/trainingjobs.paddlepaddle.org.yaml"
@@ -236,8 +232,7 @@ class PaddleEdl(Framework):
         "the master and pserver ReplicaSets keep running until the job is removed"
     )
 
-    def default(self, job: JobResource) -> JobResource:
-        assert isinstance(job, TrainingJob)
+    def default(self, job: TrainingJob) -> TrainingJob:
         spec = job.spec
         update = {
             "image": spec.image or model.DEFAULT_IMAGE,
@@ -250,18 +245,22 @@ class PaddleEdl(Framework):
         metadata = job.metadata.model_copy(update={"namespace": job.metadata.ns})
         return job.model_copy(update={"metadata": metadata, "spec": spec.model_copy(update=update)})
 
-    def validate(self, job: JobResource) -> list[Finding]:
-        assert isinstance(job, TrainingJob)
+    def validate(self, job: TrainingJob) -> list[Finding]:
         return job_findings(job)
 
-    def pod_templates(self, job: JobResource) -> Iterable[TemplateRef]:
+    def pod_templates(self, job: TrainingJob) -> Iterable[PodSet]:
         return ()
 
-    def with_templates(self, job: JobResource, templates: Mapping[str, PodTemplate]) -> JobResource:
+    def with_templates(self, job: TrainingJob, templates: Mapping[str, PodTemplate]) -> TrainingJob:
         return job
 
-    def expand_pods(self, job: JobResource) -> list[Manifest]:
-        assert isinstance(job, TrainingJob)
+    def expansion(self, job: TrainingJob) -> Expansion:
+        # The controller makes ReplicaSets and a batch Job, not one Pod per replica.
+        return Expansion(objects=self.objects(job))
+
+    def objects(self, job: TrainingJob) -> list[Manifest]:
+        """The ServiceAccount, Role and RoleBinding, the master and pserver ReplicaSets
+        and the trainer Job the controller creates."""
         namespace = job.namespace
         return [
             *self._identity(job),

@@ -16,7 +16,6 @@ from fractions import Fraction
 from typing import Any
 
 from trainjobs.errors import Finding
-from trainjobs.frameworks.base import Manifest
 from trainjobs.frameworks.paddle_edl.autoscaler import (
     ClusterResource,
     ElasticJob,
@@ -35,6 +34,7 @@ from trainjobs.frameworks.paddle_edl.quantities import (
     milli,
     quantity,
 )
+from trainjobs.k8s.data import Manifest
 
 __all__ = [
     "ClusterObject",
@@ -291,7 +291,7 @@ def simulated_pods(
     memory = {name: r.memory_free_mega for name, r in room.items()}
     out: list[ClusterObject] = []
     for job, parallelism in jobs:
-        for workload in FRAMEWORK.expand_pods(job):
+        for workload in FRAMEWORK.objects(job):
             spec = workload.get("spec") or {}
             if workload["kind"] == "ReplicaSet":
                 count = int(spec["replicas"])

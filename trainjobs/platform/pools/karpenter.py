@@ -13,7 +13,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
-from trainjobs.frameworks.base import Manifest
+from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.quantity import format_quantity
 from trainjobs.platform.pools.placement import node_labels
 from trainjobs.platform.pools.resources import GPU

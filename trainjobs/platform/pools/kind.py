@@ -12,11 +12,12 @@ from __future__ import annotations
 from typing import ClassVar
 
 from trainjobs.errors import Finding
-from trainjobs.frameworks.base import Framework, JobResource, Manifest
+from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.quantity import QuantityError, parse_quantity
+from trainjobs.plan import JobPlan
 from trainjobs.platform.base import (
     CheckExemption,
-    JobEffect,
+    PlanEffect,
     PlatformKind,
     PlatformResource,
     Reference,
@@ -153,11 +154,11 @@ class GpuNodePoolKind(PlatformKind):
         selector = node_selector(self._pool(resource))
         return {"nodeSelector": ",".join(f"{k}={v}" for k, v in selector.items())}
 
-    def apply_to_job(
-        self, resource: PlatformResource, framework: Framework, job: JobResource, ref: Reference
-    ) -> JobEffect:
+    def apply_to_plan(
+        self, resource: PlatformResource, plan: JobPlan, ref: Reference
+    ) -> PlanEffect:
         """Place the job's GPU replicas (or the replica types ``ref`` names) on the pool."""
-        templates, findings = bound_templates(framework, job, ref)
+        templates, findings = bound_templates(plan, ref)
         placement = placement_of(self._pool(resource))
         prefix = job_path(ref)
         placed = {}
@@ -166,8 +167,8 @@ class GpuNodePoolKind(PlatformKind):
             placed[template.role] = new
             findings += [f.located("", prefix) for f in problems]
         if not placed:
-            return JobEffect(job, findings)
-        return JobEffect(framework.with_templates(job, placed), findings)
+            return PlanEffect(plan, findings)
+        return PlanEffect(plan.with_templates(placed), findings)
 
 
 KIND = GpuNodePoolKind()

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trainjobs.errors import Finding
-from trainjobs.frameworks.base import Framework, JobResource, PodTemplate, TemplateRef, deep_copy
+from trainjobs.k8s.data import PodTemplate, deep_copy
 from trainjobs.k8s.quantity import format_quantity
+from trainjobs.plan import JobPlan, PodSet
 from trainjobs.platform.base import Reference
 from trainjobs.platform.pools.resources import GPU, containers, pod_demand, quantity
 from trainjobs.platform.pools.spec import GpuNodePool, Taint
@@ -202,13 +203,11 @@ def _replica_key(role: str, roles: Sequence[str]) -> str | None:
     return next((r for r in roles if r.lower() == role.lower()), None)
 
 
-def bound_templates(
-    framework: Framework, job: JobResource, ref: Reference
-) -> tuple[list[TemplateRef], list[Finding]]:
+def bound_templates(plan: JobPlan, ref: Reference) -> tuple[list[PodSet], list[Finding]]:
     """The templates a node-pool reference places: the named replica types, or else every
     replica that requests GPUs. Findings for a named type the job lacks, or a pool that
     would place nothing."""
-    templates = list(framework.pod_templates(job))
+    templates = list(plan.pod_sets)
     roles = [t.role for t in templates]
     if not templates:
         return [], [
@@ -216,7 +215,7 @@ def bound_templates(
                 code="placement.no_templates",
                 path=ref.path,
                 message=(
-                    f"{job.kind} exposes no pod templates to trainjobs, so it cannot be "
+                    f"{plan.kind.kind} exposes no pod templates to trainjobs, so it cannot be "
                     "placed on a node pool"
                 ),
                 value=ref.name,

@@ -15,8 +15,8 @@ from fractions import Fraction
 from typing import Any
 
 from trainjobs.errors import Finding, Severity
-from trainjobs.frameworks.base import TemplateRef
 from trainjobs.k8s.quantity import format_quantity
+from trainjobs.plan import PodSet
 from trainjobs.platform.pools.placement import Placement, selects, tolerates
 from trainjobs.platform.pools.resources import GPU, PodDemand, pod_demand
 from trainjobs.platform.pools.spec import GpuNodePool
@@ -43,7 +43,7 @@ class BoundReplica:
         placement: that pool's placement contract, or None.
     """
 
-    ref: TemplateRef
+    ref: PodSet
     path: str
     pool: GpuNodePool | None = None
     placement: Placement | None = None

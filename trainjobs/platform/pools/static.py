@@ -17,7 +17,7 @@ OOM-killed on the node whose GPUs it serves.
 
 from __future__ import annotations
 
-from trainjobs.frameworks.base import Manifest
+from trainjobs.k8s.data import Manifest
 from trainjobs.platform.base import CheckExemption
 from trainjobs.platform.install import deployment
 from trainjobs.platform.pools.placement import node_selector

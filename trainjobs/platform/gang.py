@@ -19,15 +19,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Final, Literal, get_args
 
-from trainjobs.frameworks.base import (
-    Framework,
-    GangFacts,
-    JobResource,
-    Manifest,
-    PodTemplate,
-    deep_copy,
-)
+from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
 from trainjobs.k8s.quantity import QuantityError, format_quantity, parse_quantity
+from trainjobs.plan import GangFacts, JobPlan
 
 __all__ = [
     "DEFAULT_COSCHEDULER",
@@ -140,15 +134,15 @@ def _min_resources(
     return {name: _sum(values) for name, values in sorted(collected.items())}
 
 
-def pod_group(framework: Framework, job: JobResource, scheduler: GangScheduler) -> Manifest:
+def pod_group(plan: JobPlan, scheduler: GangScheduler) -> Manifest:
     """The PodGroup the operator would create for the (defaulted) job."""
-    facts = framework.gang_facts(job)
-    policy = framework.scheduling_policy(job) or {}
-    templates = {ref.role: ref.template for ref in framework.pod_templates(job)}
+    facts = plan.gang
+    policy = plan.scheduling_policy or {}
+    templates = {ref.role: ref.template for ref in plan.pod_sets}
     members = min_member(facts, policy)
-    metadata: dict[str, Any] = {"name": job.name, "namespace": job.namespace}
-    if job.metadata.annotations:
-        metadata["annotations"] = dict(job.metadata.annotations)
+    metadata: dict[str, Any] = {"name": plan.name, "namespace": plan.namespace}
+    if plan.annotations:
+        metadata["annotations"] = dict(plan.annotations)
     spec: dict[str, Any] = {"minMember": members}
     resources = policy.get("minResources")
     if resources is None and members > 0:
@@ -156,7 +150,7 @@ def pod_group(framework: Framework, job: JobResource, scheduler: GangScheduler) 
     if scheduler.mechanism == "volcano":
         queue = policy.get("queue") or ""
         if not queue and facts.queue_annotation:
-            queue = (job.metadata.annotations or {}).get(QUEUE_ANNOTATION, "")
+            queue = plan.annotations.get(QUEUE_ANNOTATION, "")
         queue = queue or facts.default_queue
         if queue:
             spec["queue"] = queue
@@ -210,13 +204,13 @@ def decorate(
     return out
 
 
-def gang_templates(framework: Framework, job: JobResource, scheduler: GangScheduler) -> JobResource:
-    """The job with every gang member's pod template decorated."""
-    facts = framework.gang_facts(job)
+def gang_templates(plan: JobPlan, scheduler: GangScheduler) -> JobPlan:
+    """The plan with every gang member's pod template decorated."""
+    facts = plan.gang
     tasks = {m.role: m.task for m in facts.members}
     templates = {
-        ref.role: decorate(ref.template, job.name, tasks[ref.role], facts, scheduler)
-        for ref in framework.pod_templates(job)
+        ref.role: decorate(ref.template, plan.name, tasks[ref.role], facts, scheduler)
+        for ref in plan.pod_sets
         if ref.role in tasks
     }
-    return framework.with_templates(job, templates)
+    return plan.with_templates(templates)

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Lifecycle", "Replica", "RestartPolicy", "SuccessPolicy"]
+__all__ = ["Replica", "ReplicaRestartPolicy", "RunRules", "SuccessPolicy"]
 
-RestartPolicy = Literal["Always", "OnFailure", "Never", "ExitCode"]
+ReplicaRestartPolicy = Literal["Always", "OnFailure", "Never", "ExitCode"]
 """Kubernetes' three pod policies plus the Training Operator's ``ExitCode``
 (restart on exit codes >= 128, fail the job on 1-127)."""
 
@@ -38,7 +38,7 @@ class Replica:
     role: str
     index: int
     workload: str
-    restart_policy: RestartPolicy = "Never"
+    restart_policy: ReplicaRestartPolicy = "Never"
     container: str = ""
     remote_shell: bool = False
 
@@ -89,7 +89,7 @@ class SuccessPolicy:
 
 
 @dataclass(frozen=True)
-class Lifecycle:
+class RunRules:
     """A job's replicas and the rules its operator runs them by.
 
     Attributes:

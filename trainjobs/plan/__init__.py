@@ -1,0 +1,27 @@
+"""The typed plan between frameworks and everything that reads a job.
+
+A framework turns its custom resource into a :class:`JobPlan`; capabilities edit
+it, targets and checks read it. Pure data: no I/O, no pulumi.
+"""
+
+from trainjobs.plan.gang import GangFacts, GangMember
+from trainjobs.plan.job import JobPlan, ResourceEditor, RunPolicyFacts
+from trainjobs.plan.kinds import KindRef
+from trainjobs.plan.pod_set import BackendBinding, PodSet, with_backend
+from trainjobs.plan.run_rules import Replica, ReplicaRestartPolicy, RunRules, SuccessPolicy
+
+__all__ = [
+    "BackendBinding",
+    "GangFacts",
+    "GangMember",
+    "JobPlan",
+    "KindRef",
+    "PodSet",
+    "Replica",
+    "ReplicaRestartPolicy",
+    "ResourceEditor",
+    "RunPolicyFacts",
+    "RunRules",
+    "SuccessPolicy",
+    "with_backend",
+]

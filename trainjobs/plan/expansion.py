@@ -1,0 +1,88 @@
+"""What an operator creates for a job, as data: the ``pods`` target builds the objects.
+
+A framework states which pods and Services its operator makes for a (planned) job,
+and what the operator writes into each pod beyond the user's template (identity
+labels, rendezvous env, init containers, the restart policy). The ``pods`` target
+turns that into Pod and Service objects from the plan's pod templates, so the shape
+of a Pod is written once, in ``targets/pods.py``.
+
+Objects an operator makes that are not one Pod per replica (a launcher batch Job,
+ReplicaSets, the ssh Secret, RBAC) are stated as finished manifests in
+:attr:`Expansion.objects`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from trainjobs.k8s.data import Manifest
+
+__all__ = ["Expansion", "PodPlan", "ServicePlan"]
+
+
+@dataclass(frozen=True)
+class ServicePlan:
+    """A Service the operator creates for a job.
+
+    Attributes:
+        name: the Service's name (and the DNS name its pods are reached by).
+        labels: its labels.
+        selector: the pods it selects.
+        ports: ``(name, port)`` pairs; an empty name leaves the port unnamed.
+        headless: True (default) for ``clusterIP: None``: the name resolves to the pod.
+    """
+
+    name: str
+    labels: Mapping[str, str]
+    selector: Mapping[str, str]
+    ports: tuple[tuple[str, int], ...]
+    headless: bool = True
+
+
+@dataclass(frozen=True)
+class PodPlan:
+    """One Pod the operator creates from the pod template of role ``role``.
+
+    Attributes:
+        role: the pod set whose template the pod is made from.
+        name: the pod's name.
+        labels: the operator's labels; they win over the template's of the same key.
+        env: env entries appended to the receiving containers (fresh for this pod).
+        env_into: the container that receives ``env``; None (default): every container.
+        init_containers: init containers appended after the user's.
+        restart_policy: the pod's ``restartPolicy``; None (default): the template's.
+        template_metadata: ``merge`` (default): the template's labels (the operator's
+            win), annotations and, with ``copy_finalizers``, finalizers travel to the pod;
+            ``drop``: the pod carries the operator's labels only.
+        copy_finalizers: whether the template's finalizers travel; default True.
+        scheduler_name: ``keep`` (default) the template's ``schedulerName``, or the name
+            the operator sets in its place; the empty string removes it.
+    """
+
+    role: str
+    name: str
+    labels: Mapping[str, str]
+    env: Sequence[Mapping[str, Any]] = ()
+    env_into: str | None = None
+    init_containers: Sequence[Mapping[str, Any]] = ()
+    restart_policy: str | None = None
+    template_metadata: Literal["merge", "drop"] = "merge"
+    copy_finalizers: bool = True
+    scheduler_name: str = "keep"
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """Everything the operator creates for one job, in the order it creates them.
+
+    Attributes:
+        services: the Services, before the pods that look their names up.
+        pods: the Pods made from the plan's pod templates.
+        objects: further objects, finished (ConfigMaps, Secrets, batch Jobs …).
+    """
+
+    services: Sequence[ServicePlan] = ()
+    pods: Sequence[PodPlan] = ()
+    objects: Sequence[Manifest] = field(default_factory=tuple)

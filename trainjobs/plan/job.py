@@ -1,0 +1,150 @@
+"""The typed plan of one job: what every consumer after parsing reads.
+
+A framework turns its (defaulted) custom resource into a :class:`JobPlan`
+(``Framework.plan``). Capabilities — backend wiring, node-pool placement, queues,
+gang scheduling — edit the plan through its methods and never see the custom
+resource's shape; targets, checks, ``run-local`` and the Pulumi components read it.
+
+The plan keeps the custom resource it describes (``resource``) in step with its
+pod sets: an edit goes through the framework's own :class:`ResourceEditor`, so
+the ``operator`` target can emit the resource exactly as the user wrote it plus
+what the capabilities added.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from trainjobs.k8s.data import PodTemplate
+from trainjobs.plan.gang import GangFacts
+from trainjobs.plan.kinds import KindRef
+from trainjobs.plan.pod_set import BackendBinding, PodSet
+from trainjobs.plan.run_rules import RunRules, SuccessPolicy
+
+__all__ = ["JobPlan", "ResourceEditor", "RunPolicyFacts"]
+
+
+class ResourceEditor(Protocol):
+    """What a framework lends a plan so that edits reach its custom resource."""
+
+    def plan(self, job: Any, /) -> JobPlan:
+        """The plan of the resource."""
+        ...
+
+    def with_templates(self, job: Any, templates: Mapping[str, PodTemplate], /) -> Any:
+        """The resource with the pod templates of the given roles replaced."""
+        ...
+
+    def bind_backend(self, job: Any, binding: BackendBinding, /) -> Any:
+        """The resource bound to a rendezvous backend."""
+        ...
+
+    def with_labels(self, job: Any, labels: Mapping[str, str], /) -> Any:
+        """The resource with its own labels replaced."""
+        ...
+
+    def run_rules(self, job: Any, /) -> RunRules | None:
+        """The resource's replicas and their restart and success rules."""
+        ...
+
+
+@dataclass(frozen=True)
+class RunPolicyFacts:
+    """The run policy fields every target may need, whatever the kind calls them.
+
+    Attributes:
+        suspend: True when the job is created suspended; None when unset.
+        active_deadline_seconds: how long the job may run; None: no limit.
+        backoff_limit: retries before the job fails; None: the operator's default.
+        ttl_seconds_after_finished: when a finished job is deleted; None: never.
+    """
+
+    suspend: bool | None = None
+    active_deadline_seconds: int | None = None
+    backoff_limit: int | None = None
+    ttl_seconds_after_finished: int | None = None
+
+
+@dataclass(frozen=True)
+class JobPlan:
+    """One job between parsing and output: identity, roles and the operator's rules.
+
+    Attributes:
+        kind: the custom resource kind the job was written as.
+        name: the job's name.
+        namespace: the job's namespace, defaulted.
+        labels: the job object's own labels.
+        annotations: the job object's own annotations.
+        resource: the defaulted custom resource, with every capability's edit applied
+            (the ``operator`` target emits it).
+        pod_sets: every role of the job with its pod template, count and path.
+        gang: how the operator gang-schedules the job.
+        success: which replicas decide that the job succeeded.
+        scheduling_policy: ``spec.runPolicy.schedulingPolicy`` as plain data; None unset.
+        run_policy: suspend, deadlines and retries, whatever the kind calls them.
+        addresses: addresses a user needs from outside (``{"master": "…:23456"}``).
+        listens_on_all_addresses: True when the runtime's servers bind their port on
+            every address, so replicas on one machine need ports of their own
+            (``run-local``); default False.
+        editor: the framework, which keeps ``resource`` and ``pod_sets`` in step.
+    """
+
+    kind: KindRef
+    name: str
+    namespace: str
+    resource: Any
+    pod_sets: tuple[PodSet, ...]
+    gang: GangFacts
+    success: SuccessPolicy
+    scheduling_policy: Mapping[str, Any] | None
+    run_policy: RunPolicyFacts
+    labels: Mapping[str, str] = field(default_factory=dict)
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    addresses: Mapping[str, str] = field(default_factory=dict)
+    listens_on_all_addresses: bool = False
+    editor: ResourceEditor | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def pods(self) -> int:
+        """Every pod the job runs: its pod sets' replicas added up."""
+        return sum(s.replicas for s in self.pod_sets)
+
+    def pod_set(self, role: str) -> PodSet | None:
+        """The pod set of ``role`` (``Worker``), or None."""
+        return next((s for s in self.pod_sets if s.role == role), None)
+
+    def with_templates(self, templates: Mapping[str, PodTemplate]) -> JobPlan:
+        """The plan with the pod templates of the given roles replaced."""
+        if not templates:
+            return self
+        return self._with_resource(self._editor.with_templates(self.resource, templates))
+
+    @property
+    def run_rules(self) -> RunRules | None:
+        """Every replica's restart rule and the retry budget; None when the framework
+        does not describe them (``run-local`` then refuses the job). Built when asked:
+        it lists every pod, and a plan is made before the pod count is checked."""
+        return self._editor.run_rules(self.resource)
+
+    def with_labels(self, labels: Mapping[str, str]) -> JobPlan:
+        """The plan with labels added to the job object itself (not to its pods)."""
+        merged = {**self.labels, **labels}
+        return self._with_resource(self._editor.with_labels(self.resource, merged))
+
+    def with_backend(self, binding: BackendBinding) -> JobPlan:
+        """The plan bound to a rendezvous backend: its env, volumes and mounts in every
+        pod template, or in the custom resource where the kind names the backend itself."""
+        return self._with_resource(self._editor.bind_backend(self.resource, binding))
+
+    @property
+    def _editor(self) -> ResourceEditor:
+        if self.editor is None:
+            raise ValueError(f"the plan of {self.kind.kind} {self.name} cannot be edited")
+        return self.editor
+
+    def _with_resource(self, resource: Any) -> JobPlan:
+        # The framework plans the edited resource again, so every view of the plan
+        # (pod sets, gang facts, labels) agrees with what the targets emit.
+        return self._editor.plan(resource)

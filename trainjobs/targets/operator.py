@@ -1,0 +1,24 @@
+"""The ``operator`` target: the custom resource its operator consumes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from trainjobs.errors import Finding
+from trainjobs.frameworks.base import Framework
+from trainjobs.k8s.data import Manifest
+from trainjobs.plan import JobPlan
+from trainjobs.spec.entry import JobEntry
+from trainjobs.targets.base import TargetPlugin
+
+__all__ = ["OperatorTarget"]
+
+
+class OperatorTarget(TargetPlugin):
+    name = "operator"
+    description = "the custom resource its operator consumes, defaults made explicit"
+
+    def render(
+        self, entry: JobEntry, framework: Framework[Any], plan: JobPlan
+    ) -> tuple[list[Manifest], list[Finding]]:
+        return [framework.operator_manifest(plan.resource)], []

@@ -1,0 +1,111 @@
+"""The ``pods`` target: the objects the operator would create, so none is needed.
+
+The job's framework states what its operator creates (:class:`Expansion`: which
+Services and Pods, with what identity and env); this module builds the Pod and
+Service objects from the plan's pod templates — the only place that knows their
+shape. Objects an operator makes otherwise (a launcher Job, ReplicaSets, a
+hostfile ConfigMap) come finished from the framework.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from trainjobs.errors import Finding, Severity
+from trainjobs.frameworks.base import Framework
+from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
+from trainjobs.plan import JobPlan
+from trainjobs.plan.expansion import PodPlan, ServicePlan
+from trainjobs.spec.entry import JobEntry
+from trainjobs.targets.base import TargetPlugin
+
+__all__ = ["PodsTarget", "pod_manifest", "pod_objects", "service_manifest"]
+
+
+class PodsTarget(TargetPlugin):
+    name = "pods"
+    description = "the Pods and Services the operator would create; no operator needed"
+
+    def render(
+        self, entry: JobEntry, framework: Framework[Any], plan: JobPlan
+    ) -> tuple[list[Manifest], list[Finding]]:
+        # What the operator would refuse to run (suspended, managed elsewhere) renders
+        # nothing rather than pods no controller would have made.
+        findings = framework.pods_findings(plan.resource)
+        if any(f.severity is Severity.ERROR for f in findings):
+            return [], findings
+        return pod_objects(framework, plan), findings
+
+
+def pod_objects(framework: Framework[Any], plan: JobPlan) -> list[Manifest]:
+    """Every object the operator would create for the job of ``plan``: its Services,
+    then its Pods, then the rest, each group in the operator's order."""
+    expansion = framework.expansion(plan.resource)
+    templates = {s.role: s.template for s in plan.pod_sets}
+    return [
+        *(service_manifest(s, plan.namespace) for s in expansion.services),
+        *(pod_manifest(p, templates[p.role], plan.namespace) for p in expansion.pods),
+        *expansion.objects,
+    ]
+
+
+def service_manifest(service: ServicePlan, namespace: str) -> Manifest:
+    """The Service object of ``service``."""
+    ports: list[dict[str, Any]] = []
+    for name, number in service.ports:
+        port: dict[str, Any] = {"name": name} if name else {}
+        port["port"] = number
+        ports.append(port)
+    spec: dict[str, Any] = {"clusterIP": "None"} if service.headless else {}
+    spec["selector"] = dict(service.selector)
+    spec["ports"] = ports
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": service.name, "namespace": namespace, "labels": dict(service.labels)},
+        "spec": spec,
+    }
+
+
+def pod_manifest(pod: PodPlan, template: Mapping[str, Any], namespace: str) -> Manifest:
+    """The Pod object of ``pod``, made from a copy of its pod set's ``template``."""
+    copy: PodTemplate = deep_copy(template)
+    metadata: dict[str, Any] = {"name": pod.name, "namespace": namespace}
+    if pod.template_metadata == "merge":
+        metadata.update(_merged_metadata(copy.get("metadata") or {}, pod))
+    else:
+        metadata["labels"] = dict(pod.labels)
+    spec = copy.get("spec") or {}
+    if pod.scheduler_name != "keep":
+        spec.pop("schedulerName", None)
+        if pod.scheduler_name:
+            spec["schedulerName"] = pod.scheduler_name
+    if pod.env:
+        receivers = [
+            c
+            for c in spec.get("containers") or []
+            if isinstance(c, dict) and (pod.env_into is None or c.get("name") == pod.env_into)
+        ]
+        for count, container in enumerate(receivers):
+            # A pod's env is built fresh for it: only further containers need copies.
+            entries = list(pod.env) if count == 0 else [deep_copy(e) for e in pod.env]
+            container["env"] = [*(container.get("env") or []), *entries]
+    if pod.init_containers:
+        spec["initContainers"] = [*(spec.get("initContainers") or []), *pod.init_containers]
+    if pod.restart_policy is not None:
+        spec["restartPolicy"] = pod.restart_policy
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
+
+
+def _merged_metadata(template: Mapping[str, Any], pod: PodPlan) -> dict[str, Any]:
+    # The controllers copy a template's labels, annotations and finalizers to the pod
+    # (control/pod_control.go, GetPodFromTemplate); their own labels win.
+    labels = {k: v for k, v in (template.get("labels") or {}).items() if k not in pod.labels}
+    labels.update(pod.labels)
+    out: dict[str, Any] = {"labels": labels}
+    if template.get("annotations"):
+        out["annotations"] = dict(template["annotations"])
+    if pod.copy_finalizers and template.get("finalizers"):
+        out["finalizers"] = list(template["finalizers"])
+    return out
