@@ -14,7 +14,6 @@ from typing import Any
 
 from trainjobs.errors import Finding
 from trainjobs.frameworks.base import Framework, JobResource, PodTemplate, TemplateRef, deep_copy
-from trainjobs.k8s.quantity import format_quantity
 from trainjobs.platform.base import Reference
 from trainjobs.platform.pools.resources import GPU, containers, pod_demand, quantity
 from trainjobs.platform.pools.spec import GpuNodePool, Taint
@@ -255,9 +254,3 @@ def bound_templates(
             )
         ]
     return chosen, []
-
-
-def gpus_text(count: Any) -> str:
-    """``4 GPUs`` / ``1 GPU``."""
-    text = format_quantity(quantity(count)) if not isinstance(count, str) else count
-    return f"{text} GPU{'s' if text != '1' else ''}"
