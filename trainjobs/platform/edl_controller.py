@@ -38,7 +38,14 @@ from trainjobs.platform.install import (
     namespace,
     service_account,
 )
-from trainjobs.platform.workload import component_labels, restricted_container, restricted_pod
+from trainjobs.platform.workload import (
+    Resources,
+    component_labels,
+    create_namespace_field,
+    resources_field,
+    restricted_container,
+    restricted_pod,
+)
 
 __all__ = [
     "DEFAULT_IMAGE",
@@ -67,13 +74,6 @@ RULES: tuple[Rule, ...] = (
 """What the controller calls, and nothing else (seed-systems.md §3.7, derived)."""
 
 
-def _default_resources() -> dict[str, dict[str, str | int]]:
-    return {
-        "requests": {"cpu": "100m", "memory": "64Mi"},
-        "limits": {"cpu": "500m", "memory": "256Mi"},
-    }
-
-
 class EdlControllerSpec(K8sModel):
     """``spec`` of an EdlController."""
 
@@ -91,19 +91,8 @@ class EdlControllerSpec(K8sModel):
     log_level: Literal["debug", "info", "warn", "error", "crit"] = Field(
         default="debug", description="-log_level; default debug (as upstream's manifest)."
     )
-    resources: dict[str, dict[str, str | int]] = Field(
-        default_factory=_default_resources,
-        description="Container resources; default requests 100m/64Mi, limits 500m/256Mi.",
-    )
-    create_namespace: bool = Field(
-        default=False,
-        description=(
-            "true: the install creates its Namespace and owns it (a destroy deletes it, "
-            "with every job in it), as upstream's install does; false (default): the "
-            "namespace exists already or the stack's namespaces list creates it. Only one "
-            "stack should own a namespace."
-        ),
-    )
+    resources: Resources = resources_field("Container", ("100m", "64Mi"), ("500m", "256Mi"))
+    create_namespace: bool = create_namespace_field()
 
 
 class EdlController(PlatformResource):

@@ -31,10 +31,17 @@ from pydantic import Field
 from trainjobs.frameworks import mindspore_v2
 from trainjobs.frameworks.base import K8sModel, Manifest
 from trainjobs.platform import install
-from trainjobs.platform._legacy_operator import default_resources
+from trainjobs.platform._legacy_operator import LIMITS, REQUESTS
 from trainjobs.platform.base import Category, PlatformKind, PlatformResource
 from trainjobs.platform.install import Rule
-from trainjobs.platform.workload import component_labels, restricted_container
+from trainjobs.platform.workload import (
+    Resources,
+    component_labels,
+    container_resources,
+    create_namespace_field,
+    resources_field,
+    restricted_container,
+)
 
 __all__ = [
     "DEFAULT_IMAGE",
@@ -87,28 +94,13 @@ leaderElection:
 """
 
 
-def _proxy_resources() -> dict[str, dict[str, str | int]]:
-    return {
-        "requests": {"cpu": "5m", "memory": "64Mi"},
-        "limits": {"cpu": "500m", "memory": "128Mi"},
-    }
-
-
 class MSOperatorV2Spec(K8sModel):
     """``spec`` of an MSOperatorV2."""
 
     image: str = Field(
         default=DEFAULT_IMAGE, description=f"Manager image; default {DEFAULT_IMAGE}."
     )
-    create_namespace: bool = Field(
-        default=False,
-        description=(
-            "true: the install creates its Namespace and owns it (a destroy deletes it, "
-            "with every job in it), as upstream's install does; false (default): the "
-            "namespace exists already or the stack's namespaces list creates it. Only one "
-            "stack should own a namespace."
-        ),
-    )
+    create_namespace: bool = create_namespace_field()
     metrics_proxy: bool = Field(
         default=True,
         description="Serve metrics on 8443 through kube-rbac-proxy, as upstream; default true.",
@@ -116,10 +108,7 @@ class MSOperatorV2Spec(K8sModel):
     metrics_proxy_image: str = Field(
         default=DEFAULT_PROXY_IMAGE, description=f"Proxy image; default {DEFAULT_PROXY_IMAGE}."
     )
-    resources: dict[str, dict[str, str | int]] = Field(
-        default_factory=default_resources,
-        description="Manager resources; default requests 10m/64Mi, limits 500m/128Mi.",
-    )
+    resources: Resources = resources_field("Manager", REQUESTS, LIMITS)
 
 
 class MSOperatorV2(PlatformResource):
@@ -237,7 +226,7 @@ def _proxy(spec: MSOperatorV2Spec) -> dict[str, Any]:
             "--v=0",
         ],
         "ports": [{"name": "https", "containerPort": 8443, "protocol": "TCP"}],
-        "resources": _proxy_resources(),
+        "resources": container_resources(("5m", "64Mi"), ("500m", "128Mi")),
         **restricted_container(),
     }
 

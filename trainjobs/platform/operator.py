@@ -25,7 +25,7 @@ from trainjobs.frameworks.gang import (
 )
 from trainjobs.platform.base import Category, PlatformKind, PlatformResource
 from trainjobs.platform.install import Rule
-from trainjobs.platform.workload import harden_pod_spec
+from trainjobs.platform.workload import create_namespace_field, harden_pod_spec
 
 __all__ = [
     "DEFAULT_COSCHEDULER",
@@ -46,15 +46,7 @@ class OperatorSpec(K8sModel):
     image: str | None = Field(
         default=None, description="Controller image; default the pinned upstream image."
     )
-    create_namespace: bool = Field(
-        default=False,
-        description=(
-            "true: the install creates its Namespace and owns it (a destroy deletes it, "
-            "with every job in it), as upstream's install does; false (default): the "
-            "namespace exists already or the stack's namespaces list creates it. Only one "
-            "stack should own a namespace."
-        ),
-    )
+    create_namespace: bool = create_namespace_field()
     pod_security: Literal["restricted", "upstream"] = Field(
         default="restricted",
         description=(

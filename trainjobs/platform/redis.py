@@ -17,7 +17,13 @@ from trainjobs.errors import Finding
 from trainjobs.frameworks.base import BackendBinding, JobResource, K8sModel, Manifest
 from trainjobs.k8s.generated import placeholder
 from trainjobs.platform.base import BackendKind, PlatformResource, Reference
-from trainjobs.platform.workload import component_labels, restricted_container, restricted_pod
+from trainjobs.platform.workload import (
+    Resources,
+    component_labels,
+    resources_field,
+    restricted_container,
+    restricted_pod,
+)
 
 __all__ = ["DEFAULT_IMAGE", "RedisBackend", "RedisBackendKind", "RedisBackendSpec"]
 
@@ -26,13 +32,6 @@ DEFAULT_IMAGE = "redis:7.4.2"
 PASSWORD_KEY = "password"
 REDIS_UID = 999
 """The ``redis`` user of the official image, so the pod runs as non-root."""
-
-
-def _default_resources() -> dict[str, dict[str, str | int]]:
-    return {
-        "requests": {"cpu": "100m", "memory": "128Mi"},
-        "limits": {"cpu": "500m", "memory": "256Mi"},
-    }
 
 
 class RedisBackendSpec(K8sModel):
@@ -48,10 +47,7 @@ class RedisBackendSpec(K8sModel):
             "Default false."
         ),
     )
-    resources: dict[str, dict[str, str | int]] = Field(
-        default_factory=_default_resources,
-        description="Container resources; default requests 100m/128Mi, limits 500m/256Mi.",
-    )
+    resources: Resources = resources_field("Container", ("100m", "128Mi"), ("500m", "256Mi"))
 
 
 class RedisBackend(PlatformResource):
