@@ -14,8 +14,9 @@ from typing import Any
 
 from trainjobs.errors import Finding
 from trainjobs.frameworks.base import Framework, JobResource, PodTemplate, TemplateRef, deep_copy
+from trainjobs.k8s.quantity import quantity_or_zero
 from trainjobs.platform.base import Reference
-from trainjobs.platform.pools.resources import GPU, containers, pod_demand, quantity
+from trainjobs.platform.pools.resources import GPU, containers, pod_demand
 from trainjobs.platform.pools.spec import GpuNodePool, Taint
 
 __all__ = [
@@ -132,7 +133,7 @@ def _gpu_findings(template: PodTemplate, path: str) -> list[Finding]:
             continue
         where = f"{path}.spec.containers[{i}].resources"
         if GPU in requests and GPU in limits:
-            if quantity(requests[GPU]) != quantity(limits[GPU]):
+            if quantity_or_zero(requests[GPU]) != quantity_or_zero(limits[GPU]):
                 findings.append(
                     Finding(
                         code="placement.gpu_requests_limits",
