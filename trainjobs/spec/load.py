@@ -34,6 +34,7 @@ from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.yamlio import InputError, YamlSyntaxError, load_all, read_bounded
 from trainjobs.platform import API_VERSION, PLATFORM, Category
 from trainjobs.spec._findings import findings_from_validation_error
+from trainjobs.spec.choices import DEFAULT_TARGET, is_target
 from trainjobs.spec.entry import (
     OPTIONS_KEY,
     TARGETS,
@@ -682,10 +683,10 @@ def parse_stack(
                 source=source,
             )
         )
-    target: Target = "operator"
-    raw_target = values.get("target", "operator")
-    if raw_target in TARGETS:
-        target = cast(Target, raw_target)
+    target: Target = DEFAULT_TARGET
+    raw_target = values.get("target", DEFAULT_TARGET)
+    if is_target(raw_target):
+        target = raw_target
     else:
         hint = f"use one of {', '.join(TARGETS)}"
         findings.append(_config_finding("target", "unknown target", raw_target, hint, source))
