@@ -21,11 +21,11 @@ from typing import Any, NamedTuple
 
 from trainjobs.errors import format_path
 from trainjobs.k8s.names import dns1123_label_problem
+from trainjobs.k8s.pods import each_container
 from trainjobs.k8s.quantity import QuantityError, parse_quantity
 
 __all__ = ["PodProblem", "pod_spec_problems"]
 
-_CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
 _PORT_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
 PORT_NAME_MAX = 15
 """An IANA service name, as a port name must be: at most 15 characters."""
@@ -81,15 +81,6 @@ def _relaxed(version: str) -> bool:
 def _list(value: Any) -> list[Any]:
     """``value`` if it is a list, else nothing (the schema check names a wrong type)."""
     return value if isinstance(value, list) else []
-
-
-def _containers(pod_spec: Mapping[str, Any]) -> Iterator[tuple[str, int, Mapping[str, Any]]]:
-    for field in _CONTAINER_LISTS:
-        items = pod_spec.get(field)
-        if isinstance(items, list):
-            for index, container in enumerate(items):
-                if isinstance(container, Mapping):
-                    yield field, index, container
 
 
 def _container_problems(
@@ -242,7 +233,7 @@ def pod_spec_problems(
         }
     )
     names: dict[str, str] = {}
-    for field, index, container in _containers(pod_spec):
+    for field, index, container in each_container(pod_spec):
         path = f"{where}{field}[{index}]"
         found += _container_problems(path, container, volumes)
         name = container.get("name")
@@ -270,7 +261,7 @@ def pod_spec_problems(
         )
     if version is not None:
         seen = {problem.path for problem in found}
-        for field, index, container in _containers(pod_spec):
+        for field, index, container in each_container(pod_spec):
             path = f"{where}{field}[{index}]"
             found += [p for p in _version_problems(path, container, version) if p.path not in seen]
     return found

@@ -30,6 +30,7 @@ from trainjobs.check.rules.sites import (
 )
 from trainjobs.errors import format_path
 from trainjobs.frameworks.base import PodTemplate, TemplateRef, deep_copy
+from trainjobs.k8s import pods
 from trainjobs.render import RenderedJob
 from trainjobs.targets import expand
 
@@ -59,9 +60,8 @@ def _probed(template: Mapping[str, Any], mark: str) -> PodTemplate:
     out = deep_copy(template)
     meta = out.setdefault("metadata", {})
     meta["labels"] = {**(meta.get("labels") or {}), PROBE_LABEL: mark}
-    for container in (out.get("spec") or {}).get("containers") or []:
-        if isinstance(container, dict):
-            container["image"] = f"{PROBE_LABEL}:{mark}"
+    for container in pods.containers(out):
+        container["image"] = f"{PROBE_LABEL}:{mark}"
     return out
 
 

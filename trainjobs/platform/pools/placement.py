@@ -14,9 +14,10 @@ from typing import Any
 
 from trainjobs.errors import Finding
 from trainjobs.frameworks.base import Framework, JobResource, PodTemplate, TemplateRef, deep_copy
+from trainjobs.k8s.pods import containers
 from trainjobs.k8s.quantity import quantity_or_zero
 from trainjobs.platform.base import Reference
-from trainjobs.platform.pools.resources import GPU, containers, pod_demand
+from trainjobs.platform.pools.resources import GPU, pod_demand
 from trainjobs.platform.pools.spec import GpuNodePool, Taint
 
 __all__ = [

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from trainjobs.k8s.pods import containers
 from trainjobs.k8s.quantity import quantity_or_zero
 
-__all__ = ["GPU", "PodDemand", "containers", "pod_demand"]
+__all__ = ["GPU", "PodDemand", "pod_demand"]
 
 GPU = "nvidia.com/gpu"
 """The extended resource the NVIDIA device plugin advertises."""
@@ -34,12 +35,6 @@ class PodDemand:
 
     def times(self, count: int) -> PodDemand:
         return PodDemand(self.gpus * count, self.cpu * count, self.memory * count)
-
-
-def containers(template: Mapping[str, Any], key: str = "containers") -> list[dict[str, Any]]:
-    """The containers (or ``initContainers``) of a pod template that are mappings."""
-    spec = template.get("spec") or {}
-    return [c for c in spec.get(key) or [] if isinstance(c, dict)]
 
 
 def _request(container: Mapping[str, Any], name: str) -> Fraction:
