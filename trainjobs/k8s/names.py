@@ -40,6 +40,19 @@ def _suggest(value: str, first_letter: bool = False) -> str:
     return fixed[:LABEL_MAX].rstrip("-") or "x"
 
 
+_DNS1123_LABEL_RULE = (
+    "DNS-1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit"
+)
+_DNS1035_LABEL_RULE = (
+    "DNS-1035 label: lowercase letters, digits and '-', starting with a letter and ending "
+    "with a letter or digit"
+)
+_DNS1123_SUBDOMAIN_RULE = (
+    "DNS-1123 subdomain: lowercase letters, digits, '-' and '.', starting and ending with a "
+    "letter or digit"
+)
+
+
 def _dns_problem(
     value: str, pattern: re.Pattern[str], limit: int, rule: str, first_letter: bool = False
 ) -> str | None:
@@ -53,29 +66,17 @@ def _dns_problem(
 
 def dns1123_label_problem(value: str) -> str | None:
     """Why ``value`` is not a DNS-1123 label (Service and most object names), or None."""
-    rule = (
-        "DNS-1123 label: lowercase letters, digits and '-', "
-        "starting and ending with a letter or digit"
-    )
-    return _dns_problem(value, DNS1123_LABEL, LABEL_MAX, rule)
+    return _dns_problem(value, DNS1123_LABEL, LABEL_MAX, _DNS1123_LABEL_RULE)
 
 
 def dns1035_label_problem(value: str) -> str | None:
     """Why ``value`` is not a DNS-1035 label (job names, Services), or None."""
-    rule = (
-        "DNS-1035 label: lowercase letters, digits and '-', starting "
-        "with a letter and ending with a letter or digit"
-    )
-    return _dns_problem(value, DNS1035_LABEL, LABEL_MAX, rule, first_letter=True)
+    return _dns_problem(value, DNS1035_LABEL, LABEL_MAX, _DNS1035_LABEL_RULE, first_letter=True)
 
 
 def dns1123_subdomain_problem(value: str) -> str | None:
     """Why ``value`` is not a DNS-1123 subdomain (Pod, ConfigMap names), or None."""
-    rule = (
-        "DNS-1123 subdomain: lowercase letters, digits, '-' and '.', "
-        "starting and ending with a letter or digit"
-    )
-    return _dns_problem(value, DNS1123_SUBDOMAIN, SUBDOMAIN_MAX, rule)
+    return _dns_problem(value, DNS1123_SUBDOMAIN, SUBDOMAIN_MAX, _DNS1123_SUBDOMAIN_RULE)
 
 
 def labelled_name_problem(value: str) -> str | None:
