@@ -22,7 +22,7 @@ The upstream image is unpinned and its availability is unconfirmed; set
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -102,22 +102,18 @@ class EdlController(PlatformResource):
     spec: EdlControllerSpec = Field(default_factory=EdlControllerSpec)
 
 
-class EdlControllerKind(PlatformKind):
+class EdlControllerKind(PlatformKind[EdlController]):
     """Renders the EDL controller install."""
 
     kind = "EdlController"
     category = "operator"
-    model: ClassVar[type[PlatformResource]] = EdlController
+    model = EdlController
     title = "PaddlePaddle EDL controller (TrainingJob, elastic trainers)"
     default_namespace = "paddlecloud"
 
-    def _spec(self, resource: PlatformResource) -> EdlControllerSpec:
-        assert isinstance(resource, EdlController)
-        return resource.spec
-
     def command(self, resource: PlatformResource) -> list[str]:
         """The controller's command line, flags as upstream spells them."""
-        spec = self._spec(resource)
+        spec = self.document(resource).spec
         return [
             "/usr/local/bin/edl",
             "-logtostderr",
@@ -128,7 +124,7 @@ class EdlControllerKind(PlatformKind):
         ]
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
-        spec = self._spec(resource)
+        spec = self.document(resource).spec
         ns = self.namespace(resource) or "paddlecloud"
         name = resource.name
         labels = component_labels("edl-controller", resource, "controller")

@@ -118,21 +118,17 @@ class MSOperatorV2(PlatformResource):
     spec: MSOperatorV2Spec = Field(default_factory=MSOperatorV2Spec)
 
 
-class MSOperatorV2Kind(PlatformKind):
+class MSOperatorV2Kind(PlatformKind[MSOperatorV2]):
     """Installs the 2022 ms-operator."""
 
     kind = "MSOperatorV2"
     category: ClassVar[Category] = "operator"
-    model: ClassVar[type[PlatformResource]] = MSOperatorV2
+    model = MSOperatorV2
     title = "mindspore-ai/ms-operator v1.0.0 (MSJob mindspore.gitee.com/v1)"
     default_namespace = "ms-operator-system"
 
-    def _spec(self, resource: PlatformResource) -> MSOperatorV2Spec:
-        assert isinstance(resource, MSOperatorV2)
-        return resource.spec
-
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
-        spec = self._spec(resource)
+        spec = self.document(resource).spec
         ns = self.namespace(resource) or self.default_namespace or ""
         prefix = resource.name
         labels = component_labels("ms-operator", resource, "operator")

@@ -23,7 +23,7 @@ from trainjobs.frameworks.gang import (
     GangMechanism,
     GangScheduler,
 )
-from trainjobs.platform.base import Category, PlatformKind, PlatformResource
+from trainjobs.platform.base import Category, DocT, PlatformKind, PlatformResource
 from trainjobs.platform.install import Rule
 from trainjobs.platform.workload import create_namespace_field, harden_pod_spec
 
@@ -77,7 +77,7 @@ class OperatorSpec(K8sModel):
             container["resources"] = deep_copy(self.resources)
 
 
-class OperatorKind(PlatformKind):
+class OperatorKind(PlatformKind[DocT]):
     """An operator install: its objects, the job kinds it runs, its gang scheduler."""
 
     category: ClassVar[Category] = "operator"

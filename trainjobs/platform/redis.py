@@ -9,7 +9,7 @@ through a secretKeyRef) and are created only after it.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -57,17 +57,13 @@ class RedisBackend(PlatformResource):
     spec: RedisBackendSpec = Field(default_factory=RedisBackendSpec)
 
 
-class RedisBackendKind(BackendKind):
+class RedisBackendKind(BackendKind[RedisBackend]):
     """Renders a RedisBackend and binds jobs to it."""
 
     kind = "RedisBackend"
-    model: ClassVar[type[PlatformResource]] = RedisBackend
+    model = RedisBackend
     title = "Redis service for rendezvous (Caffe2 redis backend)"
     local_entrypoint = ("redis-server",)  # the official image's server; Debian's is the same
-
-    def _spec(self, resource: PlatformResource) -> RedisBackendSpec:
-        assert isinstance(resource, RedisBackend)
-        return resource.spec
 
     def host(self, resource: PlatformResource) -> str:
         """The address pods use: the Service's name qualified by its namespace."""
@@ -77,7 +73,7 @@ class RedisBackendKind(BackendKind):
         return f"{resource.name}-auth"
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
-        spec = self._spec(resource)
+        spec = self.document(resource).spec
         namespace = self.namespace(resource)
         labels = component_labels("redis", resource, "rendezvous-backend")
         selector = {k: labels[k] for k in ("app.kubernetes.io/name", "app.kubernetes.io/instance")}
@@ -156,7 +152,7 @@ class RedisBackendKind(BackendKind):
 
     def binding(self, resource: PlatformResource) -> BackendBinding:
         """REDIS_HOST, REDIS_PORT and, with a password, REDIS_PASSWORD from the Secret."""
-        spec = self._spec(resource)
+        spec = self.document(resource).spec
         host = self.host(resource)
         env: list[dict[str, Any]] = [
             {"name": "REDIS_HOST", "value": host},
@@ -168,13 +164,13 @@ class RedisBackendKind(BackendKind):
         return BackendBinding("redis", resource.name, host=host, port=spec.port, env=tuple(env))
 
     def outputs(self, resource: PlatformResource) -> dict[str, str]:
-        return {"address": f"{self.host(resource)}:{self._spec(resource).port}"}
+        return {"address": f"{self.host(resource)}:{self.document(resource).spec.port}"}
 
     def job_problems(
         self, resource: PlatformResource, job: JobResource, ref: Reference
     ) -> list[Finding]:
         namespace = self.namespace(resource)
-        if self._spec(resource).password and namespace != job.namespace:
+        if self.document(resource).spec.password and namespace != job.namespace:
             return [
                 Finding(
                     code="backend.secret_namespace",

@@ -9,8 +9,6 @@ every render checks they fit (``schedulability``, run by ``check``).
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from trainjobs.errors import Finding
 from trainjobs.frameworks.base import Framework, JobResource, Manifest
 from trainjobs.k8s.quantity import QuantityError, parse_quantity
@@ -44,21 +42,17 @@ _REQUIRED_SETTINGS = {
 }
 
 
-class GpuNodePoolKind(PlatformKind):
+class GpuNodePoolKind(PlatformKind[GpuNodePool]):
     """Renders a GpuNodePool and places jobs on it."""
 
     kind = "GpuNodePool"
     category = "nodePool"
-    model: ClassVar[type[PlatformResource]] = GpuNodePool
+    model = GpuNodePool
     title = "GPU node pool (karpenter, static, gke, eks, aks) and job placement"
     default_namespace = None
 
-    def _pool(self, resource: PlatformResource) -> GpuNodePool:
-        assert isinstance(resource, GpuNodePool)
-        return resource
-
     def validate(self, resource: PlatformResource) -> list[Finding]:
-        pool = self._pool(resource)
+        pool = self.document(resource)
         spec = pool.spec
         findings: list[Finding] = []
         for field in ("cpu", "memory"):
@@ -131,7 +125,7 @@ class GpuNodePoolKind(PlatformKind):
         return findings
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
-        pool = self._pool(resource)
+        pool = self.document(resource)
         if pool.spec.provider == "karpenter":
             return karpenter.manifests(pool)
         if pool.spec.provider == "static":
@@ -142,15 +136,15 @@ class GpuNodePoolKind(PlatformKind):
         self, resource: PlatformResource, manifest: Manifest
     ) -> tuple[CheckExemption, ...]:
         """A static pool's device plugin mounts the kubelet's directory (``static``)."""
-        pool = self._pool(resource)
+        pool = self.document(resource)
         return static.exemptions(pool, manifest) if pool.spec.provider == "static" else ()
 
     def cloud_pool(self, resource: PlatformResource) -> CloudPoolRequest | None:
         """The cloud node pool the component registers (gke, eks, aks); None otherwise."""
-        return cloud_pool(self._pool(resource))
+        return cloud_pool(self.document(resource))
 
     def outputs(self, resource: PlatformResource) -> dict[str, str]:
-        selector = node_selector(self._pool(resource))
+        selector = node_selector(self.document(resource))
         return {"nodeSelector": ",".join(f"{k}={v}" for k, v in selector.items())}
 
     def apply_to_job(
@@ -158,7 +152,7 @@ class GpuNodePoolKind(PlatformKind):
     ) -> JobEffect:
         """Place the job's GPU replicas (or the replica types ``ref`` names) on the pool."""
         templates, findings = bound_templates(framework, job, ref)
-        placement = placement_of(self._pool(resource))
+        placement = placement_of(self.document(resource))
         prefix = job_path(ref)
         placed = {}
         for template in templates:
