@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from trainjobs.errors import Finding
 from trainjobs.frameworks.base import Framework, JobResource, Manifest
-from trainjobs.k8s.quantity import QuantityError, parse_quantity
+from trainjobs.k8s.quantity import quantity_or_zero
 from trainjobs.platform.base import (
     CheckExemption,
     JobEffect,
@@ -57,11 +57,7 @@ class GpuNodePoolKind(PlatformKind[GpuNodePool]):
         findings: list[Finding] = []
         for field in ("cpu", "memory"):
             value = getattr(spec, field)
-            try:
-                amount = parse_quantity(value)
-            except QuantityError:
-                amount = None
-            if amount is None or amount <= 0:
+            if quantity_or_zero(value) <= 0:
                 findings.append(
                     Finding(
                         code="pool.quantity",
