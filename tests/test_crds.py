@@ -18,7 +18,6 @@ from trainjobs.check.crd_schema import schema_for
 from trainjobs.cli import main
 from trainjobs.frameworks.crds import GENERATED_DIR, crd_files, generated
 from trainjobs.frameworks.registry import REGISTRY
-from trainjobs.k8s.structural_check import structural_problems
 from trainjobs.k8s.yamlio import load_all
 
 CRDS = ROOT / "crds"
@@ -35,12 +34,12 @@ def test_every_generating_framework_has_a_file() -> None:
 
 
 @pytest.mark.parametrize("relative", sorted(FILES))
-def test_generated_crd_is_structural(relative: str) -> None:
+def test_generated_crd_has_one_storage_version(relative: str) -> None:
+    # Whether its schema is structural is the real API server's call: tests/cluster
+    # installs every shipped CRD and waits until each is Established.
     (crd,) = load_all(FILES[relative])
     assert crd["apiVersion"] == "apiextensions.k8s.io/v1"
     assert sum(v["storage"] for v in crd["spec"]["versions"]) == 1
-    for version in crd["spec"]["versions"]:
-        assert structural_problems(version["schema"]["openAPIV3Schema"]) == [], version["name"]
 
 
 def test_crds_folder_is_not_stale() -> None:

@@ -17,7 +17,6 @@ from typing import Any
 __all__ = [
     "NO_VALUE",
     "Finding",
-    "RenderError",
     "Severity",
     "SpecError",
     "TrainjobsError",
@@ -177,10 +176,6 @@ class SpecError(_FindingsError):
     @classmethod
     def from_findings(cls, findings: Iterable[Finding]) -> SpecError:
         return cls(tuple(findings))
-
-
-class RenderError(_FindingsError):
-    """A rendered manifest failed a check (a bug or an unsupported combination)."""
 
 
 def format_path(parts: Iterable[str | int]) -> str:

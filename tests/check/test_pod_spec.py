@@ -85,3 +85,38 @@ def test_valid_pod_spec_has_no_problems() -> None:
         ],
     }
     assert pod_spec_problems(spec, "spec") == []
+
+
+@pytest.mark.parametrize(
+    ("spec", "version", "expected"),
+    [
+        # The older env-name rule: only that version's server refuses the name.
+        (_spec(env=[{"name": "1A", "value": "x"}]), "1.30", [("env[0].name", "api.invalid")]),
+        (_spec(env=[{"name": "1A", "value": "x"}]), "1.32", []),
+        # Refused by the Pod rule and by the older env-name rule: reported once, as pod.invalid.
+        (_spec(env=[{"name": "A=B", "value": "x"}]), "1.30", [("env[0].name", "pod.invalid")]),
+        (
+            _spec(env=[{"name": "A", "value": "x", "valueFrom": {"fieldRef": {}}}]),
+            "1.32",
+            [("env[0].valueFrom", "api.invalid")],
+        ),
+        (
+            _spec(ports=[{"containerPort": 80, "hostPort": -1}]),
+            "1.32",
+            [("ports[0].hostPort", "api.invalid")],
+        ),
+        (
+            _spec(ports=[{"containerPort": 0, "name": "a" * 16}]),
+            "1.32",
+            [("ports[0].containerPort", "pod.invalid"), ("ports[0].name", "pod.invalid")],
+        ),
+    ],
+)
+def test_version_rules_add_one_problem_per_path(
+    spec: dict[str, Any], version: str, expected: list[tuple[str, str]]
+) -> None:
+    problems = pod_spec_problems(spec, "spec", version=version)
+    assert [(p.path, p.code) for p in problems] == [
+        (f"spec.containers[0].{path}", code) for path, code in expected
+    ]
+    assert pod_spec_problems(spec, "spec") == [p for p in problems if p.code == "pod.invalid"]

@@ -9,6 +9,7 @@ from trainjobs.k8s.names import (
     dns1123_subdomain_problem,
     label_key_problem,
     label_value_problem,
+    labelled_name_problem,
     shorten,
 )
 
@@ -52,3 +53,9 @@ def test_shorten_is_deterministic_and_fits(name: str) -> None:
 )
 def test_shorten_never_collides(names: list[str]) -> None:
     assert len({shorten(n) for n in names}) == len(names)
+
+
+def test_a_labelled_name_is_a_subdomain_that_fits_a_label() -> None:
+    assert labelled_name_problem("mnist.v2") is None
+    assert labelled_name_problem("a" * 64) == "must be at most 63 characters, has 64"
+    assert labelled_name_problem("Mnist") == dns1123_subdomain_problem("Mnist")

@@ -4,7 +4,12 @@ from fractions import Fraction
 
 import pytest
 
-from trainjobs.k8s.quantity import QuantityError, format_quantity, parse_quantity
+from trainjobs.k8s.quantity import (
+    QuantityError,
+    format_quantity,
+    parse_quantity,
+    quantity_or_zero,
+)
 
 
 @pytest.mark.parametrize(
@@ -17,6 +22,12 @@ from trainjobs.k8s.quantity import QuantityError, format_quantity, parse_quantit
         ("1.5G", Fraction(1_500_000_000)),
         ("1e3", Fraction(1000)),
         (0.25, Fraction(1, 4)),
+        ("3n", Fraction(3, 10**9)),
+        ("7u", Fraction(7, 10**6)),
+        ("2k", Fraction(2000)),
+        ("1E", Fraction(10**18)),
+        ("1Ki", Fraction(1024)),
+        ("1Ei", Fraction(2**60)),
     ],
 )
 def test_parse(text: str | int | float, value: Fraction) -> None:
@@ -29,9 +40,17 @@ def test_rejects(text: str) -> None:
         parse_quantity(text)
 
 
-def test_rejects_booleans() -> None:
+@pytest.mark.parametrize("value", [True, None, [1], {"a": 1}])
+def test_rejects_what_is_not_a_number_or_text(value: object) -> None:
     with pytest.raises(QuantityError):
-        parse_quantity(True)
+        parse_quantity(value)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"), [("500m", Fraction(1, 2)), (None, 0), ("4 GB", 0), ([1], 0)]
+)
+def test_quantity_or_zero_counts_a_bad_value_as_nothing(value: object, expected: Fraction) -> None:
+    assert quantity_or_zero(value) == expected
 
 
 def test_format() -> None:

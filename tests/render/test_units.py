@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 import pytest
 
@@ -36,12 +36,12 @@ class FakeOperator(PlatformResource):
     spec: Any = None
 
 
-class FakeOperatorKind(PlatformKind):
+class FakeOperatorKind(PlatformKind[FakeOperator]):
     """Installs the TFJob CRD and, optionally, refers to another operator."""
 
     kind = "FakeOperator"
     category = "operator"
-    model: ClassVar[type[PlatformResource]] = FakeOperator
+    model = FakeOperator
     title = "test operator"
     default_namespace = None
 

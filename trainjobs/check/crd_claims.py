@@ -29,10 +29,6 @@ class _Install:
     unit: RenderedUnit
     versions: tuple[str, ...]
 
-    @property
-    def who(self) -> str:
-        return f"{self.unit.origin} ({self.unit.kind} {self.unit.ref.name})"
-
 
 def _installs(unit: RenderedUnit) -> dict[str, tuple[str, ...]]:
     found = {}

@@ -30,6 +30,14 @@ def name_findings(objects: Sequence[RenderedObject]) -> list[Finding]:
     findings: list[Finding] = []
     seen: dict[tuple[str, str, str, str], RenderedObject] = {}
     key_problems: dict[str, str | None] = {}
+
+    def key_problem(key: str) -> str | None:
+        # Every object of a job carries the same few label and annotation keys: each is
+        # checked once (the API server checks annotation keys as it checks label keys).
+        if key not in key_problems:
+            key_problems[key] = label_key_problem(str(key))
+        return key_problems[key]
+
     for obj in objects:
         meta = obj.manifest.get("metadata") or {}
         kind = str(obj.manifest.get("kind"))
@@ -48,33 +56,26 @@ def name_findings(objects: Sequence[RenderedObject]) -> list[Finding]:
                 )
             )
         for key, value in (meta.get("labels") or {}).items():
-            if key not in key_problems:
-                # Every object of a job carries the same few label keys: check each once.
-                key_problems[key] = label_key_problem(str(key))
-            key_problem = key_problems[key]
-            value_problem = label_value_problem(str(value))
-            if key_problem or value_problem:
+            key_said, value_said = key_problem(key), label_value_problem(str(value))
+            if key_said or value_said:
                 findings.append(
                     Finding(
                         code="label.invalid",
                         path=_where(obj, f"metadata.labels[{key!r}]"),
-                        message=str(key_problem or value_problem),
-                        value=value if value_problem else key,
+                        message=str(key_said or value_said),
+                        value=value if value_said else key,
                         hint="a job name of 63 characters or fewer keeps its labels valid",
                         source=obj.source,
                     )
                 )
         for key in meta.get("annotations") or {}:
-            # The API server checks annotation keys as it checks label keys.
-            if key not in key_problems:
-                key_problems[key] = label_key_problem(str(key))
-            key_problem = key_problems[key]
-            if key_problem:
+            problem = key_problem(key)
+            if problem:
                 findings.append(
                     Finding(
                         code="annotation.invalid",
                         path=_where(obj, f"metadata.annotations[{key!r}]"),
-                        message=key_problem,
+                        message=problem,
                         value=key,
                         hint="an annotation key is [prefix/]name, e.g. example.com/owner",
                         source=obj.source,

@@ -6,7 +6,6 @@ from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from trainjobs.check import crd_schema, k8s_schema
-from trainjobs.check.api_rules import pod_spec_problems as api_rule_problems
 from trainjobs.check.crd_claims import crd_claim_findings
 from trainjobs.check.names import metadata_problems, name_findings
 from trainjobs.check.placement import placement_findings
@@ -38,19 +37,26 @@ def _quantity_findings(pod_spec: object, where: str, prefix: str, source: str) -
 
 
 def _pod_findings(
-    pod_spec: object, where: str, prefix: str, source: str, *, mounts: bool = True
+    pod_spec: object,
+    where: str,
+    prefix: str,
+    source: str,
+    *,
+    mounts: bool = True,
+    version: str | None = None,
 ) -> list[Finding]:
-    """``pod.invalid`` for what the API server's Pod validation refuses in ``pod_spec``."""
+    """``pod.invalid`` (and, given a ``version``, ``api.invalid``) for what the API server
+    refuses in ``pod_spec``."""
     return [
         Finding(
-            code="pod.invalid",
+            code=problem.code,
             path=f"{prefix}{problem.path}",
             message=problem.message,
             value=problem.value,
             hint=problem.hint,
             source=source,
         )
-        for problem in pod_spec_problems(pod_spec, where, mounts=mounts)
+        for problem in pod_spec_problems(pod_spec, where, mounts=mounts, version=version)
     ]
 
 
@@ -88,33 +94,14 @@ def template_findings(entries: Sequence[JobEntry], version: str) -> list[Finding
             findings += _quantity_findings(
                 pod_spec, f"{ref.path}.spec", f"{entry.path}.", entry.source
             )
-            pod_findings = _pod_findings(
+            findings += _pod_findings(
                 pod_spec,
                 f"{ref.path}.spec",
                 f"{entry.path}.",
                 entry.source,
                 mounts=not entry.framework.reports_mounts,
+                version=version,
             )
-            findings += pod_findings
-            # Two readings of the API server's Pod rules, kept while they converge: the
-            # one proven against the real API server (pod_spec), and api_rules for what
-            # it does not say (value with valueFrom, port ranges), never both at a path.
-            seen = {f.path for f in pod_findings}
-            for path, message, value, hint in api_rule_problems(
-                pod_spec, f"{ref.path}.spec", version
-            ):
-                if f"{entry.path}.{path}" in seen:
-                    continue
-                findings.append(
-                    Finding(
-                        code="api.invalid",
-                        path=f"{entry.path}.{path}",
-                        message=message,
-                        value=value,
-                        hint=hint,
-                        source=entry.source,
-                    )
-                )
     return findings
 
 

@@ -6,6 +6,11 @@ volume; the API server refuses such a Pod (``pkg/apis/core/validation``), and wi
 the operator's attempt to create the replica. Found by running the real API server
 (``tests/cluster/test_accepted.py``, the bad-input corpus). Checked in the input's pod
 templates (with the user's field path) and in every rendered pod spec.
+
+For the input's templates, given the Kubernetes version, a few more of the server's
+rules (``validateEnv``, ``validateContainerPorts``) are checked as ``api.invalid``:
+env var names by the version's rule, ``value`` beside ``valueFrom``, host ports. One
+problem per path: where a Pod rule already refuses a field, no second one is added.
 """
 
 from __future__ import annotations
@@ -16,24 +21,30 @@ from typing import Any, NamedTuple
 
 from trainjobs.errors import format_path
 from trainjobs.k8s.names import dns1123_label_problem
+from trainjobs.k8s.pods import each_container
 from trainjobs.k8s.quantity import QuantityError, parse_quantity
 
 __all__ = ["PodProblem", "pod_spec_problems"]
 
-_CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
 _PORT_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
 PORT_NAME_MAX = 15
 """An IANA service name, as a port name must be: at most 15 characters."""
 RESTART_POLICIES = ("Always", "OnFailure", "Never")
+_CLASSIC_ENV_NAME = re.compile(r"^[-._a-zA-Z][-._a-zA-Z0-9]*$")
+_RELAXED_FROM = (1, 32)
+"""RelaxedEnvironmentVariableValidation is on by default from Kubernetes 1.32 (beta),
+GA in 1.34: any printable ASCII but '='. Before, the C-identifier-like rule."""
 
 
 class PodProblem(NamedTuple):
-    """One refusal: the path inside the object, the rule, the bad value and the fix."""
+    """One refusal: the path inside the object, the rule, the bad value and the fix;
+    ``code`` is ``pod.invalid`` (the Pod rules) or ``api.invalid`` (the version's)."""
 
     path: str
     message: str
     value: Any
     hint: str
+    code: str = "pod.invalid"
 
 
 def _port_name_problem(name: str) -> str | None:
@@ -59,18 +70,17 @@ def _env_name_problem(name: str) -> str | None:
     return None
 
 
+def _relaxed(version: str) -> bool:
+    try:
+        major, minor = (int(part) for part in version.split(".")[:2])
+    except ValueError:
+        return True
+    return (major, minor) >= _RELAXED_FROM
+
+
 def _list(value: Any) -> list[Any]:
     """``value`` if it is a list, else nothing (the schema check names a wrong type)."""
     return value if isinstance(value, list) else []
-
-
-def _containers(pod_spec: Mapping[str, Any]) -> Iterator[tuple[str, int, Mapping[str, Any]]]:
-    for field in _CONTAINER_LISTS:
-        items = pod_spec.get(field)
-        if isinstance(items, list):
-            for index, container in enumerate(items):
-                if isinstance(container, Mapping):
-                    yield field, index, container
 
 
 def _container_problems(
@@ -148,10 +158,66 @@ def _container_problems(
                     )
 
 
-def pod_spec_problems(pod_spec: Any, prefix: str = "", *, mounts: bool = True) -> list[PodProblem]:
+def _version_problems(
+    path: str, container: Mapping[str, Any], version: str
+) -> Iterator[PodProblem]:
+    """The server rules of ``version`` beyond the Pod rules above (``api.invalid``); where
+    both refuse a field, :func:`pod_spec_problems` keeps the Pod rule's."""
+    for i, var in enumerate(_list(container.get("env"))):
+        if not isinstance(var, Mapping):
+            continue
+        name = var.get("name")
+        # A name the relaxed rule refuses is refused above; only the older rule adds.
+        if isinstance(name, str) and not _relaxed(version) and not _CLASSIC_ENV_NAME.match(name):
+            yield PodProblem(
+                f"{path}.env[{i}].name",
+                f"before Kubernetes {_RELAXED_FROM[0]}.{_RELAXED_FROM[1]} an environment "
+                "variable name is letters, digits, '_', '-' and '.', not starting with a digit",
+                name,
+                "rename the variable, e.g. MY_SETTING",
+                "api.invalid",
+            )
+        if var.get("value") not in (None, "") and var.get("valueFrom") is not None:
+            yield PodProblem(
+                f"{path}.env[{i}].valueFrom",
+                "an environment variable takes value or valueFrom, not both",
+                var.get("name", ""),
+                "remove value to read it from valueFrom, or remove valueFrom",
+                "api.invalid",
+            )
+    for i, port in enumerate(_list(container.get("ports"))):
+        if not isinstance(port, Mapping):
+            continue
+        number = port.get("hostPort")
+        if isinstance(number, int) and not isinstance(number, bool) and not 0 <= number <= 65535:
+            yield PodProblem(
+                f"{path}.ports[{i}].hostPort",
+                "a port number is between 0 and 65535",
+                number,
+                "use the port the program listens on, e.g. 2222",
+                "api.invalid",
+            )
+        # A non-empty name is held to the port-name rule above; this reading also
+        # refuses an empty one.
+        if port.get("name") == "":
+            yield PodProblem(
+                f"{path}.ports[{i}].name",
+                "a port name is at most 15 lower-case letters, digits and '-', with a "
+                "letter, not starting or ending with '-'",
+                "",
+                "e.g. name: tfjob-port",
+                "api.invalid",
+            )
+
+
+def pod_spec_problems(
+    pod_spec: Any, prefix: str = "", *, mounts: bool = True, version: str | None = None
+) -> list[PodProblem]:
     """What the API server's Pod validation refuses in one pod spec; paths after ``prefix``.
 
     ``mounts=False`` leaves out volumeMounts naming no volume (a framework reports them).
+    ``version`` (a Kubernetes ``major.minor``) adds that version's env, port and
+    ``valueFrom`` rules, after the Pod rules; default none (a rendered pod spec).
     """
     if not isinstance(pod_spec, Mapping):
         return []
@@ -167,7 +233,7 @@ def pod_spec_problems(pod_spec: Any, prefix: str = "", *, mounts: bool = True) -
         }
     )
     names: dict[str, str] = {}
-    for field, index, container in _containers(pod_spec):
+    for field, index, container in each_container(pod_spec):
         path = f"{where}{field}[{index}]"
         found += _container_problems(path, container, volumes)
         name = container.get("name")
@@ -193,4 +259,9 @@ def pod_spec_problems(pod_spec: Any, prefix: str = "", *, mounts: bool = True) -
                 "or one of the pod's",
             )
         )
+    if version is not None:
+        seen = {problem.path for problem in found}
+        for field, index, container in each_container(pod_spec):
+            path = f"{where}{field}[{index}]"
+            found += [p for p in _version_problems(path, container, version) if p.path not in seen]
     return found

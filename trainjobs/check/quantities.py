@@ -13,12 +13,12 @@ from typing import Any
 
 from trainjobs.check.k8s_schema import SchemaProblem
 from trainjobs.errors import format_path
+from trainjobs.k8s.pods import each_container
 from trainjobs.k8s.quantity import QuantityError, parse_quantity
 
 __all__ = ["HINT", "pod_spec_paths", "quantity_problems"]
 
 HINT = "write a number with an optional suffix, e.g. 4, 500m, 16Gi, 1e3"
-_CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
 _REQUIREMENTS = ("limits", "requests")
 
 
@@ -36,19 +36,15 @@ def _problem(path: str, value: Any) -> SchemaProblem | None:
 
 def _quantities(pod_spec: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
     """(path inside the pod spec, value) of every resource quantity it holds."""
-    for field in _CONTAINER_LISTS:
-        containers = pod_spec.get(field)
-        if not isinstance(containers, list):
+    for field, index, container in each_container(pod_spec):
+        resources = container.get("resources")
+        if not isinstance(resources, Mapping):
             continue
-        for index, container in enumerate(containers):
-            resources = container.get("resources") if isinstance(container, Mapping) else None
-            if not isinstance(resources, Mapping):
-                continue
-            for requirement in _REQUIREMENTS:
-                amounts = resources.get(requirement)
-                if isinstance(amounts, Mapping):
-                    for name, value in amounts.items():
-                        yield format_path([field, index, "resources", requirement, name]), value
+        for requirement in _REQUIREMENTS:
+            amounts = resources.get(requirement)
+            if isinstance(amounts, Mapping):
+                for name, value in amounts.items():
+                    yield format_path([field, index, "resources", requirement, name]), value
     overhead = pod_spec.get("overhead")
     if isinstance(overhead, Mapping):
         for name, value in overhead.items():

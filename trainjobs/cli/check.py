@@ -17,6 +17,7 @@ from trainjobs.cli.common import (
     render_paths,
 )
 from trainjobs.errors import Severity, TrainjobsError
+from trainjobs.output import format_table
 
 __all__ = ["add_command", "cmd_check"]
 
@@ -26,11 +27,7 @@ def _rules_list() -> str:
 
     rows = [("RULE", "SEVERITY", "PROFILE", "CHECKS")]
     rows += [(r.code, r.severity.value, r.level or "any", r.title) for r in RULES]
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
-    return "\n".join(
-        "  ".join([*(c.ljust(widths[i]) for i, c in enumerate(row[:3])), row[3]]).rstrip()
-        for row in rows
-    )
+    return format_table(rows)
 
 
 def cmd_check(args: argparse.Namespace) -> int:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from trainjobs.cli.common import EXIT_OK
-from trainjobs.output import printable
+from trainjobs.output import format_table, printable
 
 # The help text names the folder without importing the CRD generator (every framework)
 # to build the parser; a test holds it to trainjobs.frameworks.crds.GENERATED_DIR.
@@ -33,15 +33,11 @@ def cmd_frameworks(args: argparse.Namespace) -> int:
                 note,
             )
         )
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        print("  ".join(c.ljust(widths[i]) for i, c in enumerate(row)).rstrip())
+    print(format_table(rows))
     rules = [(fw.name, fw.success_rule) for fw in REGISTRY if fw.success_rule]
     if rules:
         print("\nWhen a job succeeds (the operator's rule; the pods target follows it):")
-        width = max(len(name) for name, _ in rules)
-        for name, rule in rules:
-            print(f"  {name.ljust(width)}  {rule}")
+        print("\n".join(f"  {line}" for line in format_table(rules).splitlines()))
     return EXIT_OK
 
 

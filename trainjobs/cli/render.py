@@ -17,7 +17,7 @@ from trainjobs.cli.common import (
 )
 from trainjobs.k8s.redact import redact
 from trainjobs.k8s.yamlio import dump_one
-from trainjobs.output import printable
+from trainjobs.output import format_table, printable
 
 if TYPE_CHECKING:
     from trainjobs.output.folder import Written
@@ -66,10 +66,7 @@ def _table(objects: Sequence[RenderedObject]) -> str:
         (printable(kind), printable(namespace or "-"), printable(name))
         for _, kind, namespace, name in (o.identity for o in objects)
     ]
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
-    return "\n".join(
-        "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows
-    )
+    return format_table(rows)
 
 
 def cmd_render(args: argparse.Namespace) -> int:

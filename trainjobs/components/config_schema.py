@@ -27,9 +27,9 @@ from pydantic.json_schema import models_json_schema
 from trainjobs.components.stack import ALLOW_NO_JOBS
 from trainjobs.frameworks import REGISTRY
 from trainjobs.platform import API_VERSION, PLATFORM
+from trainjobs.spec.choices import DEFAULT_K8S_VERSION, DEFAULT_PROFILE, DEFAULT_TARGET, PROFILES
 from trainjobs.spec.entry import OPTIONS_KEY, TARGETS, JobOptions
 from trainjobs.spec.load import CONFIG_NAMESPACE, LIST_KEYS
-from trainjobs.spec.stack import DEFAULT_K8S_VERSION, DEFAULT_PROFILE, PROFILES
 
 __all__ = ["SCHEMA_PATH", "pulumi_config_types", "stack_config_schema"]
 
@@ -40,8 +40,8 @@ _SCALARS: dict[str, dict[str, Any]] = {
     "target": {
         "type": "string",
         "enum": list(TARGETS),
-        "default": "operator",
-        "description": "Target of jobs that name none. Default operator.",
+        "default": DEFAULT_TARGET,
+        "description": f"Target of jobs that name none. Default {DEFAULT_TARGET}.",
     },
     "k8sVersion": {
         "type": "string",

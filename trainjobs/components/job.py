@@ -20,7 +20,8 @@ from trainjobs.plan.trainer import TRAINJOB_KIND
 from trainjobs.platform.gang import GangMechanism
 from trainjobs.render import RenderedJob
 from trainjobs.spec._findings import findings_from_validation_error
-from trainjobs.spec.entry import OPTIONS_KEY, TARGETS, JobEntry, JobOptions, Target, Wait
+from trainjobs.spec.choices import TARGETS, is_target
+from trainjobs.spec.entry import OPTIONS_KEY, JobEntry, JobOptions, Target, Wait
 from trainjobs.spec.load import load_path, parse_job
 from trainjobs.spec.stack import DEFAULT_K8S_VERSION, StackSpec
 
@@ -30,6 +31,7 @@ __all__ = [
     "TrainingJob",
     "TrainingJobArgs",
     "jobs_from_file",
+    "load_for_program",
 ]
 
 DEFAULT_CLUSTER_DOMAIN = "cluster.local"
@@ -394,6 +396,17 @@ def _field(value: Any, key: str) -> Any:
     return getattr(value, key, None)
 
 
+def load_for_program(path: str | Path, target: str | None) -> tuple[StackSpec, Target | None]:
+    """The stack at ``path`` and the ``target`` a Pulumi program asks for (None: the
+    jobs' own), or a RunError that stops the program with what is wrong."""
+    if target is not None and not is_target(target):
+        raise pulumi.RunError(f"target must be one of {', '.join(TARGETS)}, not {target!r}")
+    try:
+        return load_path(path), target
+    except SpecError as exc:
+        raise pulumi.RunError(str(exc)) from None
+
+
 def jobs_from_file(path: str | Path, *, target: Target | str | None = None) -> list[TrainingJob]:
     """Every job in a YAML file as a :class:`TrainingJob`, outputs exported by job name.
 
@@ -401,13 +414,7 @@ def jobs_from_file(path: str | Path, *, target: Target | str | None = None) -> l
     programs pass their stack's ``target`` config here. A file that also declares
     platform resources (a backend …) is a stack: use :func:`stack_from_file`.
     """
-    if target is not None and target not in TARGETS:
-        raise pulumi.RunError(f"target must be one of {', '.join(TARGETS)}, not {target!r}")
-    chosen_target: Target | None = target if target in TARGETS else None
-    try:
-        stack = load_path(path)
-    except SpecError as exc:
-        raise pulumi.RunError(str(exc)) from None
+    stack, chosen_target = load_for_program(path, target)
     jobs = []
     for entry in stack.jobs:
         chosen = chosen_target or entry.options.target

@@ -13,13 +13,13 @@ from typing import Any
 import pulumi
 
 from trainjobs.check import run
-from trainjobs.components.job import TrainingJob
+from trainjobs.components.job import TrainingJob, load_for_program
 from trainjobs.components.platform import PlatformComponent
 from trainjobs.components.register import register_manifest
 from trainjobs.errors import NO_VALUE, Finding, SpecError
 from trainjobs.render import RenderedJob, UnitRef
-from trainjobs.spec.entry import TARGETS, Target
-from trainjobs.spec.load import CONFIG_NAMESPACE, load_path, parse_stack
+from trainjobs.spec.entry import Target
+from trainjobs.spec.load import CONFIG_NAMESPACE, parse_stack
 from trainjobs.spec.stack import StackSpec
 
 __all__ = [
@@ -245,13 +245,8 @@ def stack_from_file(path: str | Path, *, target: Target | str | None = None) -> 
     ``target`` (``operator`` or ``pods``) overrides the jobs' own; the example
     programs pass their stack's ``target`` config here.
     """
-    if target is not None and target not in TARGETS:
-        raise pulumi.RunError(f"target must be one of {', '.join(TARGETS)}, not {target!r}")
-    try:
-        stack = load_path(path)
-    except SpecError as exc:
-        raise pulumi.RunError(str(exc)) from None
-    return TrainingStack(stack, target if target in TARGETS else None)
+    stack, chosen_target = load_for_program(path, target)
+    return TrainingStack(stack, chosen_target)
 
 
 def _previous_jobs() -> pulumi.Output[list[str]]:

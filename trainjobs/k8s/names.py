@@ -19,6 +19,7 @@ __all__ = [
     "dns1123_subdomain_problem",
     "label_key_problem",
     "label_value_problem",
+    "labelled_name_problem",
     "shorten",
 ]
 
@@ -39,40 +40,52 @@ def _suggest(value: str, first_letter: bool = False) -> str:
     return fixed[:LABEL_MAX].rstrip("-") or "x"
 
 
+_DNS1123_LABEL_RULE = (
+    "DNS-1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit"
+)
+_DNS1035_LABEL_RULE = (
+    "DNS-1035 label: lowercase letters, digits and '-', starting with a letter and ending "
+    "with a letter or digit"
+)
+_DNS1123_SUBDOMAIN_RULE = (
+    "DNS-1123 subdomain: lowercase letters, digits, '-' and '.', starting and ending with a "
+    "letter or digit"
+)
+
+
+def _dns_problem(
+    value: str, pattern: re.Pattern[str], limit: int, rule: str, first_letter: bool = False
+) -> str | None:
+    """Why ``value`` breaks a DNS name ``rule`` (``pattern``, at most ``limit`` long), or None."""
+    if len(value) > limit:
+        return f"must be at most {limit} characters, has {len(value)}"
+    if not pattern.match(value):
+        return f"must be a {rule} (e.g. {_suggest(value, first_letter)!r})"
+    return None
+
+
 def dns1123_label_problem(value: str) -> str | None:
     """Why ``value`` is not a DNS-1123 label (Service and most object names), or None."""
-    if len(value) > LABEL_MAX:
-        return f"must be at most {LABEL_MAX} characters, has {len(value)}"
-    if not DNS1123_LABEL.match(value):
-        return (
-            "must be a DNS-1123 label: lowercase letters, digits and '-', "
-            f"starting and ending with a letter or digit (e.g. {_suggest(value)!r})"
-        )
-    return None
+    return _dns_problem(value, DNS1123_LABEL, LABEL_MAX, _DNS1123_LABEL_RULE)
 
 
 def dns1035_label_problem(value: str) -> str | None:
     """Why ``value`` is not a DNS-1035 label (job names, Services), or None."""
-    if len(value) > LABEL_MAX:
-        return f"must be at most {LABEL_MAX} characters, has {len(value)}"
-    if not DNS1035_LABEL.match(value):
-        return (
-            "must be a DNS-1035 label: lowercase letters, digits and '-', starting "
-            f"with a letter and ending with a letter or digit (e.g. {_suggest(value, True)!r})"
-        )
-    return None
+    return _dns_problem(value, DNS1035_LABEL, LABEL_MAX, _DNS1035_LABEL_RULE, first_letter=True)
 
 
 def dns1123_subdomain_problem(value: str) -> str | None:
     """Why ``value`` is not a DNS-1123 subdomain (Pod, ConfigMap names), or None."""
-    if len(value) > SUBDOMAIN_MAX:
-        return f"must be at most {SUBDOMAIN_MAX} characters, has {len(value)}"
-    if not DNS1123_SUBDOMAIN.match(value):
-        return (
-            "must be a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', "
-            f"starting and ending with a letter or digit (e.g. {_suggest(value)!r})"
-        )
-    return None
+    return _dns_problem(value, DNS1123_SUBDOMAIN, SUBDOMAIN_MAX, _DNS1123_SUBDOMAIN_RULE)
+
+
+def labelled_name_problem(value: str) -> str | None:
+    """Why ``value`` cannot name a job or platform resource, or None: a DNS-1123
+    subdomain that also fits a label value (every object made from it carries it in one)."""
+    problem = dns1123_subdomain_problem(value)
+    if problem is None and len(value) > LABEL_MAX:
+        return f"must be at most {LABEL_MAX} characters, has {len(value)}"
+    return problem
 
 
 def label_value_problem(value: str) -> str | None:

@@ -1,4 +1,9 @@
-"""Kubernetes resource quantities (``500m``, ``4Gi``, ``1e3``) as exact numbers."""
+"""Kubernetes resource quantities (``500m``, ``4Gi``, ``1e3``) as exact numbers.
+
+Two ways to read one, named for what they do with a bad value: :func:`parse_quantity`
+refuses it (``QuantityError``), for code that reports it; :func:`quantity_or_zero`
+counts it as nothing, for arithmetic over input a schema check has already judged.
+"""
 
 from __future__ import annotations
 
@@ -6,26 +11,15 @@ import math
 import re
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
+from typing import Any
 
-__all__ = ["QuantityError", "format_quantity", "parse_quantity"]
+__all__ = ["QuantityError", "format_quantity", "parse_quantity", "quantity_or_zero"]
 
+_DECIMAL = {"n": -3, "u": -2, "m": -1, "": 0, "k": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6}
+"""Each decimal suffix's power of 1000; a binary one (``Ki`` … ``Ei``) is a power of 1024."""
 _SUFFIXES: dict[str, Fraction] = {
-    "": Fraction(1),
-    "n": Fraction(1, 10**9),
-    "u": Fraction(1, 10**6),
-    "m": Fraction(1, 1000),
-    "k": Fraction(10**3),
-    "M": Fraction(10**6),
-    "G": Fraction(10**9),
-    "T": Fraction(10**12),
-    "P": Fraction(10**15),
-    "E": Fraction(10**18),
-    "Ki": Fraction(2**10),
-    "Mi": Fraction(2**20),
-    "Gi": Fraction(2**30),
-    "Ti": Fraction(2**40),
-    "Pi": Fraction(2**50),
-    "Ei": Fraction(2**60),
+    **{s: Fraction(1000) ** power for s, power in _DECIMAL.items()},
+    **{f"{s}i": Fraction(1024) ** power for power, s in enumerate("KMGTPE", 1)},
 }
 _QUANTITY = re.compile(
     r"^([+-]?[0-9.]+(?:[eE][+-]?[0-9]+)?)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$"
@@ -43,9 +37,10 @@ _MAX_TEXT = 64
 """The longest quantity text: Kubernetes' own limit on the digits is far below."""
 
 
-def parse_quantity(value: str | int | float) -> Fraction:
-    """The exact value of a quantity: ``parse_quantity("500m") == Fraction(1, 2)``."""
-    if isinstance(value, bool):
+def parse_quantity(value: Any) -> Fraction:
+    """The exact value of a quantity: ``parse_quantity("500m") == Fraction(1, 2)``;
+    ``QuantityError`` for anything else (a malformed text, a bool, a list, None …)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise QuantityError(f"{value!r} is not a quantity")
     if isinstance(value, int):
         return Fraction(value)
@@ -79,3 +74,11 @@ def format_quantity(value: Fraction) -> str:
     if milli.denominator == 1:
         return f"{milli.numerator}m"
     return str(float(value))
+
+
+def quantity_or_zero(value: Any) -> Fraction:
+    """A quantity's value; 0 for a missing or malformed one (the schema check reports those)."""
+    try:
+        return parse_quantity(value)
+    except QuantityError:
+        return Fraction(0)

@@ -1,9 +1,9 @@
 """pydantic models → structural OpenAPI v3 schemas for CustomResourceDefinitions.
 
 A CRD's ``openAPIV3Schema`` must be *structural*: every field typed, no ``$ref``,
-no ``additionalProperties: false``, no ``uniqueItems`` (see ``structural_check``
-for the full list of rules). pydantic writes JSON Schema 2020-12, which breaks
-most of them, so :func:`structural_schema` rewrites it:
+no ``additionalProperties: false``, no ``uniqueItems`` (the API server refuses a CRD
+that breaks one; tests/cluster installs every shipped CRD). pydantic writes JSON
+Schema 2020-12, which breaks most of them, so :func:`structural_schema` rewrites it:
 
 * ``$ref`` → the definition, inlined (recursive models cannot be expressed and fail);
 * ``Optional[X]`` → the schema of X with ``nullable: true``;

@@ -22,6 +22,7 @@ from typing import Any
 from trainjobs.errors import Finding, Severity, SpecError
 from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.generated import Generated
+from trainjobs.k8s.pods import each_container
 from trainjobs.k8s.redact import secret_words
 from trainjobs.local import rsh
 from trainjobs.local.environment import Machine, PodContext, container_env
@@ -166,7 +167,7 @@ def _pod_meta(manifest: Manifest) -> Mapping[str, Any]:
 
 
 def _pick_container(spec: Mapping[str, Any], replica: Replica) -> tuple[int, Mapping[str, Any]]:
-    containers = [c for c in spec.get("containers") or [] if isinstance(c, Mapping)]
+    containers = [c for _, _, c in each_container(spec, ("containers",))]
     for i, container in enumerate(containers):
         if replica.container and container.get("name") == replica.container:
             return i, container

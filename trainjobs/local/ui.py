@@ -15,9 +15,9 @@ from typing import TextIO
 
 from trainjobs.k8s.redact import REDACTED
 from trainjobs.local.plan import RUNNER_ENV, LocalPlan
-from trainjobs.output import printable_lines
+from trainjobs.output import format_table, printable_lines
 
-__all__ = ["Console", "StatusRow", "format_table"]
+__all__ = ["Console", "StatusRow"]
 
 _COLORS = (36, 33, 35, 32, 34, 91, 96, 93, 95, 92, 94)
 _MIN_SECRET = 4  # hiding "1" or "no" everywhere would hide the output instead
@@ -32,14 +32,6 @@ class StatusRow:
     state: str
     restarts: int
     exit_code: int | None = None
-
-
-def format_table(rows: Sequence[Sequence[str]]) -> str:
-    """Left-aligned columns, two spaces apart, no trailing blanks."""
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join(
-        "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows
-    )
 
 
 class Console:

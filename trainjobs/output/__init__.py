@@ -2,7 +2,7 @@
 
 :mod:`~trainjobs.output.folder` writes files and folders so that nothing
 trainjobs did not write is ever replaced or removed; :mod:`~trainjobs.output.text`
-escapes input-derived text before it reaches a terminal. Bottom layer: only
+escapes input-derived text before it reaches a terminal and lines up tables. Bottom layer: only
 ``errors`` below it. The writers load on first use (PEP 562): building the CLI's
 parser needs only the text helpers.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from trainjobs.output.text import printable, printable_lines
+from trainjobs.output.text import aligned, format_table, printable, printable_lines
 
 if TYPE_CHECKING:
     from trainjobs.output.folder import (
@@ -28,7 +28,9 @@ __all__ = [
     "WRITTEN_LIST",
     "OutputError",
     "Written",
+    "aligned",
     "file_mode",
+    "format_table",
     "printable",
     "printable_lines",
     "safe_file_name",
@@ -36,7 +38,7 @@ __all__ = [
     "write_folder",
 ]
 
-_FOLDER = frozenset(__all__) - {"printable", "printable_lines"}
+_FOLDER = frozenset(__all__) - {"aligned", "format_table", "printable", "printable_lines"}
 
 
 def __getattr__(name: str) -> Any:

@@ -137,16 +137,24 @@ def _list_text(entries: Mapping[str, set[str]]) -> bytes:
     return (_LIST_HEADER + "".join(lines)).encode()
 
 
-def _check_folder(directory: Path) -> bool:
-    """Whether ``directory`` exists; refused when it is a link or not a folder."""
+def _lstat(path: Path) -> os.stat_result | None:
+    """What is at ``path`` itself (a link not followed), None when nothing is; any other
+    failure to look refuses the write."""
     try:
-        info = directory.lstat()
+        return path.lstat()
     except FileNotFoundError:
-        return False
+        return None
     except OSError as exc:
         raise OutputError(
-            f"cannot write {_shown(directory)}: {exc.strerror or exc}; nothing was written"
+            f"cannot write {_shown(path)}: {exc.strerror or exc}; nothing was written"
         ) from None
+
+
+def _check_folder(directory: Path) -> bool:
+    """Whether ``directory`` exists; refused when it is a link or not a folder."""
+    info = _lstat(directory)
+    if info is None:
+        return False
     if stat.S_ISLNK(info.st_mode):
         raise OutputError(
             f"{_shown(directory)} is a symbolic link; trainjobs writes only into a real folder, "
@@ -404,14 +412,9 @@ def _check_target(path: Path, mark: str, overwrite: bool, flag: str) -> None:
             f"{_shown(path.parent)} is a symbolic link; trainjobs writes only into real "
             "folders, never through a link; nothing was written"
         )
-    try:
-        info = path.lstat()
-    except FileNotFoundError:
+    info = _lstat(path)
+    if info is None:
         return
-    except OSError as exc:
-        raise OutputError(
-            f"cannot write {_shown(path)}: {exc.strerror or exc}; nothing was written"
-        ) from None
     if stat.S_ISLNK(info.st_mode):
         raise OutputError(
             f"{_shown(path)} is a symbolic link; trainjobs never writes through a link: "

@@ -10,7 +10,9 @@ does the same inside each line of a message trainjobs itself wrapped.
 
 from __future__ import annotations
 
-__all__ = ["printable", "printable_lines"]
+from collections.abc import Sequence
+
+__all__ = ["aligned", "format_table", "printable", "printable_lines"]
 
 _NAMED = {0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"}
 
@@ -36,3 +38,16 @@ def printable(text: str) -> str:
 def printable_lines(text: str) -> str:
     """Like :func:`printable`, but the line breaks of a multi-line message are kept."""
     return "\n".join(printable(line) for line in text.split("\n"))
+
+
+def aligned(rows: Sequence[Sequence[str]]) -> list[list[str]]:
+    """Each row's cells padded to their column's width, the last cell as it is (a table
+    whose cells a caller styles one by one)."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [[cell.ljust(widths[i]) for i, cell in enumerate(row[:-1])] + [row[-1]] for row in rows]
+
+
+def format_table(rows: Sequence[Sequence[str]]) -> str:
+    """``rows`` (the first is usually the header) as left-aligned columns two spaces
+    apart, one line each, no trailing blanks: the one table every command prints."""
+    return "\n".join("  ".join(cells).rstrip() for cells in aligned(rows))

@@ -13,42 +13,34 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import Field
-
 from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.data import Manifest
 from trainjobs.platform import install
 from trainjobs.platform.base import PlatformResource
 from trainjobs.platform.install import Rule
-from trainjobs.platform.workload import NONROOT_UID, component_labels, restricted_container
+from trainjobs.platform.workload import (
+    NONROOT_UID,
+    Resources,
+    component_labels,
+    create_namespace_field,
+    resources_field,
+    restricted_container,
+)
 
-__all__ = ["NONROOT_UID", "LegacyOperator", "LegacyOperatorSpec", "default_resources"]
+__all__ = ["LIMITS", "NONROOT_UID", "REQUESTS", "LegacyOperator", "LegacyOperatorSpec"]
 
 
-def default_resources() -> dict[str, dict[str, str | int]]:
-    return {
-        "requests": {"cpu": "10m", "memory": "64Mi"},
-        "limits": {"cpu": "500m", "memory": "128Mi"},
-    }
+REQUESTS = ("10m", "64Mi")
+LIMITS = ("500m", "128Mi")
+"""The operator container's default (cpu, memory) requests and limits."""
 
 
 class LegacyOperatorSpec(K8sModel):
     """Settings every client-go-era seed operator takes."""
 
-    create_namespace: bool = Field(
-        default=False,
-        description=(
-            "true: the install creates its Namespace and owns it (a destroy deletes it, "
-            "with every job in it), as upstream's install does; false (default): the "
-            "namespace exists already or the stack's namespaces list creates it. Only one "
-            "stack should own a namespace."
-        ),
-    )
-    resources: dict[str, dict[str, str | int]] = Field(
-        default_factory=default_resources,
-        description="Operator container resources; default requests 10m/64Mi, limits 500m/128Mi.",
-    )
+    create_namespace: bool = create_namespace_field()
+    resources: Resources = resources_field("Operator container", REQUESTS, LIMITS)
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,10 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Final, Literal
+from typing import Any, ClassVar, Final, Generic, Literal
 
 from pydantic import Field
+from typing_extensions import TypeVar
 
 from trainjobs.errors import Finding
 from trainjobs.frameworks.base import DEFAULT_NAMESPACE, K8sModel
@@ -33,6 +34,7 @@ __all__ = [
     "BackendKind",
     "Category",
     "CheckExemption",
+    "DocT",
     "PlanEffect",
     "PlatformKind",
     "PlatformMeta",
@@ -131,14 +133,19 @@ class PlanEffect:
     manifests: Sequence[Manifest] = field(default=())
 
 
-class PlatformKind(ABC):
+DocT = TypeVar("DocT", bound=PlatformResource, default=PlatformResource, covariant=True)
+"""The document model of a kind (``PlatformKind[RedisBackend]``); a bare ``PlatformKind``
+is a kind of any document."""
+
+
+class PlatformKind(ABC, Generic[DocT]):
     """One platform kind: its model and how it renders. Pure: no I/O, no pulumi."""
 
     kind: ClassVar[str]
     """The document kind, e.g. ``RedisBackend``."""
     category: ClassVar[Category]
     """Which stack list it belongs to and how jobs refer to it."""
-    model: ClassVar[type[PlatformResource]]
+    model: type[DocT]
     """The pydantic model of the whole document."""
     title: ClassVar[str]
     """One line for people, e.g. ``Redis service for rendezvous``."""
@@ -148,6 +155,13 @@ class PlatformKind(ABC):
     """The command its image runs when a container sets none (``redis-server``), for
     ``trainjobs run-local``, which runs commands on this machine and cannot read images.
     Default none: run-local then asks for a command."""
+
+    def document(self, resource: PlatformResource) -> DocT:
+        """``resource`` as this kind's model, with its typed ``spec``: the registry hands
+        a kind only documents it parsed with its model."""
+        if not isinstance(resource, self.model):
+            raise TypeError(f"{self.kind} was handed a {resource.kind} document")
+        return resource
 
     def namespace(self, resource: PlatformResource) -> str | None:
         """The namespace its objects go into (None: cluster-scoped)."""
@@ -207,7 +221,7 @@ class PlatformKind(ABC):
         return PlanEffect(plan)
 
 
-class BackendKind(PlatformKind):
+class BackendKind(PlatformKind[DocT]):
     """A rendezvous backend: jobs that refer to it are bound to it through their framework."""
 
     category: ClassVar[Category] = "backend"

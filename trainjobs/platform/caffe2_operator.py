@@ -73,21 +73,17 @@ class Caffe2Operator(PlatformResource):
     spec: Caffe2OperatorSpec = Field(default_factory=Caffe2OperatorSpec)
 
 
-class Caffe2OperatorKind(PlatformKind):
+class Caffe2OperatorKind(PlatformKind[Caffe2Operator]):
     """Installs the caffe2-operator."""
 
     kind = "Caffe2Operator"
     category: ClassVar[Category] = "operator"
-    model: ClassVar[type[PlatformResource]] = Caffe2Operator
+    model = Caffe2Operator
     title = "kubeflow/caffe2-operator (Caffe2Job), archived"
     default_namespace = "caffe2-operator"
 
-    def _spec(self, resource: PlatformResource) -> Caffe2OperatorSpec:
-        assert isinstance(resource, Caffe2Operator)
-        return resource.spec
-
     def validate(self, resource: PlatformResource) -> list[Finding]:
-        if self._spec(resource).image:
+        if self.document(resource).spec.image:
             return []
         return [
             Finding(
@@ -102,7 +98,7 @@ class Caffe2OperatorKind(PlatformKind):
         ]
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
-        spec = self._spec(resource)
+        spec = self.document(resource).spec
         namespace = self.namespace(resource) or self.default_namespace or ""
         container = {
             "name": "caffe2-operator",

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
@@ -79,28 +79,24 @@ class DatasetJob(PlatformResource):
     spec: DatasetJobSpec
 
 
-class DatasetJobKind(BackendKind):
+class DatasetJobKind(BackendKind[DatasetJob]):
     """Renders the preparation Job and binds training jobs to its share."""
 
     kind = "DatasetJob"
-    model: ClassVar[type[PlatformResource]] = DatasetJob
+    model = DatasetJob
     title = "batch Job preparing data on a shared volume, before the jobs that use it"
-
-    def _spec(self, resource: PlatformResource) -> DatasetJobSpec:
-        assert isinstance(resource, DatasetJob)
-        return resource.spec
 
     def _share(self, resource: PlatformResource) -> nfs.NfsBackend:
         """The share as an NfsBackend of the same name and namespace."""
         meta = PlatformMeta(name=resource.name, namespace=self.namespace(resource))
-        return nfs.NfsBackend(metadata=meta, spec=self._spec(resource).share)
+        return nfs.NfsBackend(metadata=meta, spec=self.document(resource).spec.share)
 
     def validate(self, resource: PlatformResource) -> list[Finding]:
         findings = [
             replace(f, path=f.path.replace("spec.", "spec.share.", 1))
             for f in nfs.KIND.validate(self._share(resource))
         ]
-        if not self._spec(resource).container.get("image"):
+        if not self.document(resource).spec.container.get("image"):
             findings.append(
                 Finding(
                     code="dataset_job.image",
@@ -112,7 +108,7 @@ class DatasetJobKind(BackendKind):
         return findings
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
-        spec = self._spec(resource)
+        spec = self.document(resource).spec
         binding = self.binding(resource)
         labels = component_labels("dataset-job", resource, "data-preparation")
         container = {"name": DEFAULT_CONTAINER_NAME, **spec.container}
@@ -145,7 +141,7 @@ class DatasetJobKind(BackendKind):
 
     def await_timeout(self, resource: PlatformResource, manifest: Manifest) -> str:
         """The Job is awaited until it has succeeded, for ``spec.timeout``."""
-        return self._spec(resource).timeout
+        return self.document(resource).spec.timeout
 
     def binding(self, resource: PlatformResource) -> BackendBinding:
         """The share, mounted and in NFS_PATH, exactly as an NfsBackend binds it."""

@@ -22,7 +22,7 @@ The upstream image is unpinned and its availability is unconfirmed; set
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -39,7 +39,14 @@ from trainjobs.platform.install import (
     namespace,
     service_account,
 )
-from trainjobs.platform.workload import component_labels, restricted_container, restricted_pod
+from trainjobs.platform.workload import (
+    Resources,
+    component_labels,
+    create_namespace_field,
+    resources_field,
+    restricted_container,
+    restricted_pod,
+)
 
 __all__ = [
     "DEFAULT_IMAGE",
@@ -70,13 +77,6 @@ RULES: tuple[Rule, ...] = (
 """What the controller calls, and nothing else (seed-systems.md §3.7, derived)."""
 
 
-def _default_resources() -> dict[str, dict[str, str | int]]:
-    return {
-        "requests": {"cpu": "100m", "memory": "64Mi"},
-        "limits": {"cpu": "500m", "memory": "256Mi"},
-    }
-
-
 class EdlControllerSpec(K8sModel):
     """``spec`` of an EdlController."""
 
@@ -94,19 +94,8 @@ class EdlControllerSpec(K8sModel):
     log_level: Literal["debug", "info", "warn", "error", "crit"] = Field(
         default="debug", description="-log_level; default debug (as upstream's manifest)."
     )
-    resources: dict[str, dict[str, str | int]] = Field(
-        default_factory=_default_resources,
-        description="Container resources; default requests 100m/64Mi, limits 500m/256Mi.",
-    )
-    create_namespace: bool = Field(
-        default=False,
-        description=(
-            "true: the install creates its Namespace and owns it (a destroy deletes it, "
-            "with every job in it), as upstream's install does; false (default): the "
-            "namespace exists already or the stack's namespaces list creates it. Only one "
-            "stack should own a namespace."
-        ),
-    )
+    resources: Resources = resources_field("Container", ("100m", "64Mi"), ("500m", "256Mi"))
+    create_namespace: bool = create_namespace_field()
 
 
 class EdlController(PlatformResource):
@@ -116,22 +105,18 @@ class EdlController(PlatformResource):
     spec: EdlControllerSpec = Field(default_factory=EdlControllerSpec)
 
 
-class EdlControllerKind(PlatformKind):
+class EdlControllerKind(PlatformKind[EdlController]):
     """Renders the EDL controller install."""
 
     kind = "EdlController"
     category = "operator"
-    model: ClassVar[type[PlatformResource]] = EdlController
+    model = EdlController
     title = "PaddlePaddle EDL controller (TrainingJob, elastic trainers)"
     default_namespace = "paddlecloud"
 
-    def _spec(self, resource: PlatformResource) -> EdlControllerSpec:
-        assert isinstance(resource, EdlController)
-        return resource.spec
-
     def command(self, resource: PlatformResource) -> list[str]:
         """The controller's command line, flags as upstream spells them."""
-        spec = self._spec(resource)
+        spec = self.document(resource).spec
         return [
             "/usr/local/bin/edl",
             "-logtostderr",
@@ -142,7 +127,7 @@ class EdlControllerKind(PlatformKind):
         ]
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
-        spec = self._spec(resource)
+        spec = self.document(resource).spec
         ns = self.namespace(resource) or "paddlecloud"
         name = resource.name
         labels = component_labels("edl-controller", resource, "controller")

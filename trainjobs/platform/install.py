@@ -134,17 +134,19 @@ def service_account(name: str, ns: str, labels: Mapping[str, str] = {}) -> Manif
     return {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": _meta(name, ns, labels)}
 
 
-def cluster_role(
-    name: str,
-    rules: Sequence[Rule],
-    labels: Mapping[str, str] = {},
+def _role(
+    kind: str, name: str, ns: str | None, rules: Sequence[Rule], labels: Mapping[str, str]
 ) -> Manifest:
     return {
         "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "ClusterRole",
-        "metadata": _meta(name, None, labels),
+        "kind": kind,
+        "metadata": _meta(name, ns, labels),
         "rules": [r.to_manifest() for r in rules],
     }
+
+
+def cluster_role(name: str, rules: Sequence[Rule], labels: Mapping[str, str] = {}) -> Manifest:
+    return _role("ClusterRole", name, None, rules, labels)
 
 
 def aggregated_cluster_role(
@@ -160,18 +162,8 @@ def aggregated_cluster_role(
     }
 
 
-def role(
-    name: str,
-    ns: str,
-    rules: Sequence[Rule],
-    labels: Mapping[str, str] = {},
-) -> Manifest:
-    return {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "Role",
-        "metadata": _meta(name, ns, labels),
-        "rules": [r.to_manifest() for r in rules],
-    }
+def role(name: str, ns: str, rules: Sequence[Rule], labels: Mapping[str, str] = {}) -> Manifest:
+    return _role("Role", name, ns, rules, labels)
 
 
 def _binding(

@@ -20,7 +20,7 @@ Trainer's overlay substitutes for the release's staging image.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -268,11 +268,11 @@ class JobSet(PlatformResource):
     spec: JobSetSpec = Field(default_factory=JobSetSpec)
 
 
-class JobSetKind(OperatorKind):
+class JobSetKind(OperatorKind[JobSet]):
     """Renders the JobSet v0.12.0 controller install on its own."""
 
     kind = "JobSet"
-    model: ClassVar[type[PlatformResource]] = JobSet
+    model = JobSet
     title = "JobSet v0.12.0 controller (needed by Kubeflow Trainer v2)"
     default_namespace = "jobset-system"
     version = "v0.12.0"
@@ -281,12 +281,11 @@ class JobSetKind(OperatorKind):
         return (("jobset.x-k8s.io/v1alpha2", "JobSet"),)
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
-        assert isinstance(resource, JobSet)
+        spec = self.document(resource).spec
         ns = str(self.namespace(resource))
         head = [namespace(ns, {**OWNED, **SELECTOR, "app.kubernetes.io/component": "manager"})]
-        spec = resource.spec
         objects = jobset_objects(ns, spec.image or DEFAULT_IMAGE, spec.resources)
-        return [*head, *objects] if resource.spec.create_namespace else objects
+        return [*head, *objects] if spec.create_namespace else objects
 
 
 KIND = JobSetKind()

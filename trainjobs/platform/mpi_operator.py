@@ -15,7 +15,7 @@ upstream`` reproduces the upstream rules exactly, and a warning says so.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -91,24 +91,20 @@ class MPIOperator(PlatformResource):
     spec: MPIOperatorSpec = Field(default_factory=MPIOperatorSpec)
 
 
-class MPIOperatorKind(OperatorKind):
+class MPIOperatorKind(OperatorKind[MPIOperator]):
     """Renders the MPI Operator v0.8 install."""
 
     kind = "MPIOperator"
-    model: ClassVar[type[PlatformResource]] = MPIOperator
+    model = MPIOperator
     title = "Kubeflow MPI Operator v0.8 (MPIJob kubeflow.org/v2beta1)"
     default_namespace = "mpi-operator"
     version = "v0.8"
-
-    def _spec(self, resource: PlatformResource) -> MPIOperatorSpec:
-        assert isinstance(resource, MPIOperator)
-        return resource.spec
 
     def served_kinds(self, resource: PlatformResource) -> tuple[tuple[str, str], ...]:
         return (("kubeflow.org/v2beta1", "MPIJob"),)
 
     def gang(self, resource: PlatformResource) -> GangScheduler | None:
-        flag = self._spec(resource).gang_scheduler
+        flag = self.document(resource).spec.gang_scheduler
         return GangScheduler.from_flag(flag) if flag else None
 
     def validate(self, resource: PlatformResource) -> list[Finding]:
@@ -118,12 +114,12 @@ class MPIOperatorKind(OperatorKind):
                 "spec.rbac",
                 "use rbac: least-privilege unless the operator fails for a missing permission",
             ),
-            *gang_prerequisite(self._spec(resource).gang_scheduler),
+            *gang_prerequisite(self.document(resource).spec.gang_scheduler),
         ]
 
     def rules(self, resource: PlatformResource) -> list[Rule]:
         """The ClusterRole ``mpi-operator``: upstream's, or only what v0.8 calls."""
-        upstream = self._spec(resource).rbac == "upstream"
+        upstream = self.document(resource).spec.rbac == "upstream"
         every = (WILDCARD,)
         common = [
             Rule(
@@ -165,7 +161,7 @@ class MPIOperatorKind(OperatorKind):
         ]
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
-        spec = self._spec(resource)
+        spec = self.document(resource).spec
         ns = str(self.namespace(resource))
         objects: list[Manifest] = []
         if spec.create_namespace:
@@ -212,7 +208,7 @@ class MPIOperatorKind(OperatorKind):
         return objects
 
     def _pod_spec(self, resource: PlatformResource, ns: str) -> dict[str, Any]:
-        spec = self._spec(resource)
+        spec = self.document(resource).spec
         args = ["-alsologtostderr", f"--lock-namespace={ns}"]
         if spec.gang_scheduler:
             args.append(f"--gang-scheduling={spec.gang_scheduler}")

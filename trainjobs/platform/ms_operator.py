@@ -75,21 +75,17 @@ class MSOperator(PlatformResource):
     spec: MSOperatorSpec = Field(default_factory=MSOperatorSpec)
 
 
-class MSOperatorKind(PlatformKind):
+class MSOperatorKind(PlatformKind[MSOperator]):
     """Installs the 2020 ms-operator."""
 
     kind = "MSOperator"
     category: ClassVar[Category] = "operator"
-    model: ClassVar[type[PlatformResource]] = MSOperator
+    model = MSOperator
     title = "mindspore-ai/ms-operator 2020 (MSJob kubeflow.org/v1)"
     default_namespace = "ms-operator"
 
-    def _spec(self, resource: PlatformResource) -> MSOperatorSpec:
-        assert isinstance(resource, MSOperator)
-        return resource.spec
-
     def validate(self, resource: PlatformResource) -> list[Finding]:
-        image = self._spec(resource).image
+        image = self.document(resource).spec.image
         tag = image.rpartition("/")[2]
         if "@" in tag or (":" in tag and not tag.endswith(":latest")):
             return []
@@ -105,7 +101,7 @@ class MSOperatorKind(PlatformKind):
         ]
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
-        spec = self._spec(resource)
+        spec = self.document(resource).spec
         namespace = self.namespace(resource) or self.default_namespace or ""
         command = ["/ms-operator"]
         volumes: list[dict[str, Any]] = []

@@ -32,10 +32,17 @@ from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.data import Manifest
 from trainjobs.platform import install
-from trainjobs.platform._legacy_operator import default_resources
+from trainjobs.platform._legacy_operator import LIMITS, REQUESTS
 from trainjobs.platform.base import Category, PlatformKind, PlatformResource
 from trainjobs.platform.install import Rule
-from trainjobs.platform.workload import component_labels, restricted_container
+from trainjobs.platform.workload import (
+    Resources,
+    component_labels,
+    container_resources,
+    create_namespace_field,
+    resources_field,
+    restricted_container,
+)
 
 __all__ = [
     "DEFAULT_IMAGE",
@@ -88,28 +95,13 @@ leaderElection:
 """
 
 
-def _proxy_resources() -> dict[str, dict[str, str | int]]:
-    return {
-        "requests": {"cpu": "5m", "memory": "64Mi"},
-        "limits": {"cpu": "500m", "memory": "128Mi"},
-    }
-
-
 class MSOperatorV2Spec(K8sModel):
     """``spec`` of an MSOperatorV2."""
 
     image: str = Field(
         default=DEFAULT_IMAGE, description=f"Manager image; default {DEFAULT_IMAGE}."
     )
-    create_namespace: bool = Field(
-        default=False,
-        description=(
-            "true: the install creates its Namespace and owns it (a destroy deletes it, "
-            "with every job in it), as upstream's install does; false (default): the "
-            "namespace exists already or the stack's namespaces list creates it. Only one "
-            "stack should own a namespace."
-        ),
-    )
+    create_namespace: bool = create_namespace_field()
     metrics_proxy: bool = Field(
         default=True,
         description="Serve metrics on 8443 through kube-rbac-proxy, as upstream; default true.",
@@ -117,10 +109,7 @@ class MSOperatorV2Spec(K8sModel):
     metrics_proxy_image: str = Field(
         default=DEFAULT_PROXY_IMAGE, description=f"Proxy image; default {DEFAULT_PROXY_IMAGE}."
     )
-    resources: dict[str, dict[str, str | int]] = Field(
-        default_factory=default_resources,
-        description="Manager resources; default requests 10m/64Mi, limits 500m/128Mi.",
-    )
+    resources: Resources = resources_field("Manager", REQUESTS, LIMITS)
 
 
 class MSOperatorV2(PlatformResource):
@@ -130,21 +119,17 @@ class MSOperatorV2(PlatformResource):
     spec: MSOperatorV2Spec = Field(default_factory=MSOperatorV2Spec)
 
 
-class MSOperatorV2Kind(PlatformKind):
+class MSOperatorV2Kind(PlatformKind[MSOperatorV2]):
     """Installs the 2022 ms-operator."""
 
     kind = "MSOperatorV2"
     category: ClassVar[Category] = "operator"
-    model: ClassVar[type[PlatformResource]] = MSOperatorV2
+    model = MSOperatorV2
     title = "mindspore-ai/ms-operator v1.0.0 (MSJob mindspore.gitee.com/v1)"
     default_namespace = "ms-operator-system"
 
-    def _spec(self, resource: PlatformResource) -> MSOperatorV2Spec:
-        assert isinstance(resource, MSOperatorV2)
-        return resource.spec
-
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
-        spec = self._spec(resource)
+        spec = self.document(resource).spec
         ns = self.namespace(resource) or self.default_namespace or ""
         prefix = resource.name
         labels = component_labels("ms-operator", resource, "operator")
@@ -238,7 +223,7 @@ def _proxy(spec: MSOperatorV2Spec) -> dict[str, Any]:
             "--v=0",
         ],
         "ports": [{"name": "https", "containerPort": 8443, "protocol": "TCP"}],
-        "resources": _proxy_resources(),
+        "resources": container_resources(("5m", "64Mi"), ("500m", "128Mi")),
         **restricted_container(),
     }
 

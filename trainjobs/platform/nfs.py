@@ -7,7 +7,7 @@ refers to it mounts the share and gets ``NFS_PATH`` set to the mount point.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -51,23 +51,19 @@ class NfsBackend(PlatformResource):
     spec: NfsBackendSpec
 
 
-class NfsBackendKind(BackendKind):
+class NfsBackendKind(BackendKind[NfsBackend]):
     """Binds jobs to a shared file system."""
 
     kind = "NfsBackend"
-    model: ClassVar[type[PlatformResource]] = NfsBackend
+    model = NfsBackend
     title = "shared file system for rendezvous (Caffe2 nfs backend)"
     default_namespace = None
 
-    def _spec(self, resource: PlatformResource) -> NfsBackendSpec:
-        assert isinstance(resource, NfsBackend)
-        return resource.spec
-
     def mount_path(self, resource: PlatformResource) -> str:
-        return self._spec(resource).mount_path or f"/mnt/{resource.name}"
+        return self.document(resource).spec.mount_path or f"/mnt/{resource.name}"
 
     def validate(self, resource: PlatformResource) -> list[Finding]:
-        spec = self._spec(resource)
+        spec = self.document(resource).spec
         export = spec.server is not None or spec.path is not None
         if export and spec.claim_name is not None:
             return [
@@ -107,7 +103,7 @@ class NfsBackendKind(BackendKind):
 
     def binding(self, resource: PlatformResource) -> BackendBinding:
         """The share as a volume, mounted at ``mount_path`` in every container, and NFS_PATH."""
-        spec = self._spec(resource)
+        spec = self.document(resource).spec
         volume_name = f"{resource.name}-share"
         source: dict[str, Any]
         if spec.claim_name is not None:
@@ -134,7 +130,7 @@ class NfsBackendKind(BackendKind):
     def job_problems(
         self, resource: PlatformResource, plan: JobPlan, ref: Reference
     ) -> list[Finding]:
-        spec = self._spec(resource)
+        spec = self.document(resource).spec
         namespace = resource.metadata.namespace
         if spec.claim_name is not None and namespace and namespace != plan.namespace:
             return [

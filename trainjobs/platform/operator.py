@@ -17,7 +17,7 @@ from pydantic import Field
 from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks.base import K8sModel
 from trainjobs.k8s.data import deep_copy
-from trainjobs.platform.base import Category, PlatformKind, PlatformResource
+from trainjobs.platform.base import Category, DocT, PlatformKind, PlatformResource
 from trainjobs.platform.gang import (
     DEFAULT_COSCHEDULER,
     GANG_MECHANISMS,
@@ -26,7 +26,7 @@ from trainjobs.platform.gang import (
     GangScheduler,
 )
 from trainjobs.platform.install import Rule
-from trainjobs.platform.workload import harden_pod_spec
+from trainjobs.platform.workload import create_namespace_field, harden_pod_spec
 
 __all__ = [
     "DEFAULT_COSCHEDULER",
@@ -47,15 +47,7 @@ class OperatorSpec(K8sModel):
     image: str | None = Field(
         default=None, description="Controller image; default the pinned upstream image."
     )
-    create_namespace: bool = Field(
-        default=False,
-        description=(
-            "true: the install creates its Namespace and owns it (a destroy deletes it, "
-            "with every job in it), as upstream's install does; false (default): the "
-            "namespace exists already or the stack's namespaces list creates it. Only one "
-            "stack should own a namespace."
-        ),
-    )
+    create_namespace: bool = create_namespace_field()
     pod_security: Literal["restricted", "upstream"] = Field(
         default="restricted",
         description=(
@@ -86,7 +78,7 @@ class OperatorSpec(K8sModel):
             container["resources"] = deep_copy(self.resources)
 
 
-class OperatorKind(PlatformKind):
+class OperatorKind(PlatformKind[DocT]):
     """An operator install: its objects, the job kinds it runs, its gang scheduler."""
 
     category: ClassVar[Category] = "operator"

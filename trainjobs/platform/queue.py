@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -114,21 +114,17 @@ def job_demand(plan: JobPlan) -> PodDemand:
     return total
 
 
-class GpuQueueKind(PlatformKind):
+class GpuQueueKind(PlatformKind[GpuQueue]):
     """Renders a GpuQueue's Kueue objects and labels the jobs that name it."""
 
     kind = "GpuQueue"
     category = "queue"
-    model: ClassVar[type[PlatformResource]] = GpuQueue
+    model = GpuQueue
     title = "GPU quota on a node pool (Kueue ClusterQueue, LocalQueues, ResourceFlavor)"
     default_namespace = None
 
-    def _queue(self, resource: PlatformResource) -> GpuQueue:
-        assert isinstance(resource, GpuQueue)
-        return resource
-
     def validate(self, resource: PlatformResource) -> list[Finding]:
-        spec = self._queue(resource).spec
+        spec = self.document(resource).spec
         findings = []
         for field in ("cpu", "memory"):
             value = getattr(spec, field)
@@ -145,18 +141,18 @@ class GpuQueueKind(PlatformKind):
         return findings
 
     def references(self, resource: PlatformResource) -> list[Reference]:
-        return [Reference("nodePool", self._queue(resource).spec.node_pool, "spec.nodePool")]
+        return [Reference("nodePool", self.document(resource).spec.node_pool, "spec.nodePool")]
 
     def pool_of(
         self, resource: PlatformResource, platform: Sequence[PlatformResource]
     ) -> GpuNodePool | None:
         """The queue's pool among ``platform``, or None (the reference check reports it)."""
-        name = self._queue(resource).spec.node_pool
+        name = self.document(resource).spec.node_pool
         return next((p for p in platform if isinstance(p, GpuNodePool) and p.name == name), None)
 
     def quota(self, resource: PlatformResource, pool: GpuNodePool | None) -> PodDemand:
         """The nominal quota: GPUs, CPU and memory, each defaulting to the pool's total."""
-        spec = self._queue(resource).spec
+        spec = self.document(resource).spec
         gpus = Fraction(spec.gpus) if spec.gpus is not None else None
         cpu, memory = _quantity(spec.cpu), _quantity(spec.memory)
         if pool is not None:
@@ -172,7 +168,7 @@ class GpuQueueKind(PlatformKind):
     def manifests_in(
         self, resource: PlatformResource, platform: Sequence[PlatformResource]
     ) -> list[Manifest]:
-        queue = self._queue(resource)
+        queue = self.document(resource)
         spec = queue.spec
         pool = self.pool_of(resource, platform)
         labels = component_labels("kueue", queue, "gpu-queue")
@@ -249,7 +245,7 @@ class GpuQueueKind(PlatformKind):
         self, resource: PlatformResource, plan: JobPlan, ref: Reference
     ) -> PlanEffect:
         """Label the job (operator target) or its pods (pods target) for Kueue."""
-        queue = self._queue(resource)
+        queue = self.document(resource)
         problems = self._job_problems(queue, plan, ref)
         if problems:
             return PlanEffect(plan, problems)

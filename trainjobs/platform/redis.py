@@ -9,7 +9,7 @@ through a secretKeyRef) and are created only after it.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -19,7 +19,13 @@ from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.generated import placeholder
 from trainjobs.plan import BackendBinding, JobPlan
 from trainjobs.platform.base import BackendKind, PlatformResource, Reference
-from trainjobs.platform.workload import component_labels, restricted_container, restricted_pod
+from trainjobs.platform.workload import (
+    Resources,
+    component_labels,
+    resources_field,
+    restricted_container,
+    restricted_pod,
+)
 
 __all__ = ["DEFAULT_IMAGE", "RedisBackend", "RedisBackendKind", "RedisBackendSpec"]
 
@@ -28,13 +34,6 @@ DEFAULT_IMAGE = "redis:7.4.2"
 PASSWORD_KEY = "password"
 REDIS_UID = 999
 """The ``redis`` user of the official image, so the pod runs as non-root."""
-
-
-def _default_resources() -> dict[str, dict[str, str | int]]:
-    return {
-        "requests": {"cpu": "100m", "memory": "128Mi"},
-        "limits": {"cpu": "500m", "memory": "256Mi"},
-    }
 
 
 class RedisBackendSpec(K8sModel):
@@ -50,10 +49,7 @@ class RedisBackendSpec(K8sModel):
             "Default false."
         ),
     )
-    resources: dict[str, dict[str, str | int]] = Field(
-        default_factory=_default_resources,
-        description="Container resources; default requests 100m/128Mi, limits 500m/256Mi.",
-    )
+    resources: Resources = resources_field("Container", ("100m", "128Mi"), ("500m", "256Mi"))
 
 
 class RedisBackend(PlatformResource):
@@ -63,17 +59,13 @@ class RedisBackend(PlatformResource):
     spec: RedisBackendSpec = Field(default_factory=RedisBackendSpec)
 
 
-class RedisBackendKind(BackendKind):
+class RedisBackendKind(BackendKind[RedisBackend]):
     """Renders a RedisBackend and binds jobs to it."""
 
     kind = "RedisBackend"
-    model: ClassVar[type[PlatformResource]] = RedisBackend
+    model = RedisBackend
     title = "Redis service for rendezvous (Caffe2 redis backend)"
     local_entrypoint = ("redis-server",)  # the official image's server; Debian's is the same
-
-    def _spec(self, resource: PlatformResource) -> RedisBackendSpec:
-        assert isinstance(resource, RedisBackend)
-        return resource.spec
 
     def host(self, resource: PlatformResource) -> str:
         """The address pods use: the Service's name qualified by its namespace."""
@@ -83,7 +75,7 @@ class RedisBackendKind(BackendKind):
         return f"{resource.name}-auth"
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
-        spec = self._spec(resource)
+        spec = self.document(resource).spec
         namespace = self.namespace(resource)
         labels = component_labels("redis", resource, "rendezvous-backend")
         selector = {k: labels[k] for k in ("app.kubernetes.io/name", "app.kubernetes.io/instance")}
@@ -162,7 +154,7 @@ class RedisBackendKind(BackendKind):
 
     def binding(self, resource: PlatformResource) -> BackendBinding:
         """REDIS_HOST, REDIS_PORT and, with a password, REDIS_PASSWORD from the Secret."""
-        spec = self._spec(resource)
+        spec = self.document(resource).spec
         host = self.host(resource)
         env: list[dict[str, Any]] = [
             {"name": "REDIS_HOST", "value": host},
@@ -174,13 +166,13 @@ class RedisBackendKind(BackendKind):
         return BackendBinding("redis", resource.name, host=host, port=spec.port, env=tuple(env))
 
     def outputs(self, resource: PlatformResource) -> dict[str, str]:
-        return {"address": f"{self.host(resource)}:{self._spec(resource).port}"}
+        return {"address": f"{self.host(resource)}:{self.document(resource).spec.port}"}
 
     def job_problems(
         self, resource: PlatformResource, plan: JobPlan, ref: Reference
     ) -> list[Finding]:
         namespace = self.namespace(resource)
-        if self._spec(resource).password and namespace != plan.namespace:
+        if self.document(resource).spec.password and namespace != plan.namespace:
             return [
                 Finding(
                     code="backend.secret_namespace",

@@ -18,7 +18,7 @@ upstream's file (no licence header, no comments); its content is the same.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -134,26 +134,22 @@ class Trainer(PlatformResource):
     spec: TrainerSpec = Field(default_factory=TrainerSpec)
 
 
-class TrainerKind(OperatorKind):
+class TrainerKind(OperatorKind[Trainer]):
     """Renders the Kubeflow Trainer v2.3.0 install."""
 
     kind = "Trainer"
-    model: ClassVar[type[PlatformResource]] = Trainer
+    model = Trainer
     title = "Kubeflow Trainer v2.3.0 (TrainJob, ClusterTrainingRuntime) with JobSet"
     default_namespace = "kubeflow-system"
     job_target = "trainer"
     version = VERSION
-
-    def _spec(self, resource: PlatformResource) -> TrainerSpec:
-        assert isinstance(resource, Trainer)
-        return resource.spec
 
     def served_kinds(self, resource: PlatformResource) -> tuple[tuple[str, str], ...]:
         kinds = (f"{API}/v1alpha1", "TrainJob")
         return (kinds,)
 
     def validate(self, resource: PlatformResource) -> list[Finding]:
-        if self._spec(resource).install_jobset:
+        if self.document(resource).spec.install_jobset:
             return []
         return [
             Finding(
@@ -205,7 +201,7 @@ class TrainerKind(OperatorKind):
         ]
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
-        spec = self._spec(resource)
+        spec = self.document(resource).spec
         ns = str(self.namespace(resource))
         objects: list[Manifest] = [namespace(ns)] if spec.create_namespace else []
         objects += [crd(f) for f in CRD_FILES]

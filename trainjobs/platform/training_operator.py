@@ -27,7 +27,7 @@ verbatim.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -183,25 +183,21 @@ class TrainingOperator(PlatformResource):
     spec: TrainingOperatorSpec = Field(default_factory=TrainingOperatorSpec)
 
 
-class TrainingOperatorKind(OperatorKind):
+class TrainingOperatorKind(OperatorKind[TrainingOperator]):
     """Renders the Training Operator v1 install."""
 
     kind = "TrainingOperator"
-    model: ClassVar[type[PlatformResource]] = TrainingOperator
+    model = TrainingOperator
     title = "Kubeflow Training Operator v1 (TFJob, PyTorchJob, XGBoostJob, MPIJob v1 …)"
     default_namespace = "kubeflow"
     version = "v1.9.4 or v1.8.1"
 
-    def _spec(self, resource: PlatformResource) -> TrainingOperatorSpec:
-        assert isinstance(resource, TrainingOperator)
-        return resource.spec
-
     def describe(self, resource: PlatformResource) -> str:
-        return f"{self.kind} {resource.name!r} ({self._spec(resource).version})"
+        return f"{self.kind} {resource.name!r} ({self.document(resource).spec.version})"
 
     def schemes(self, resource: PlatformResource) -> tuple[Scheme, ...]:
         """The enabled schemes, in the release's order."""
-        spec = self._spec(resource)
+        spec = self.document(resource).spec
         every = SCHEMES[spec.version]
         if spec.enabled_schemes is None:
             return every
@@ -209,7 +205,7 @@ class TrainingOperatorKind(OperatorKind):
         return tuple(s for s in every if s.kind.lower() in wanted)
 
     def validate(self, resource: PlatformResource) -> list[Finding]:
-        spec = self._spec(resource)
+        spec = self.document(resource).spec
         if spec.enabled_schemes is None:
             return gang_prerequisite(spec.gang_scheduler)
         known = {s.kind.lower(): s.kind for s in SCHEMES[spec.version]}
@@ -249,12 +245,12 @@ class TrainingOperatorKind(OperatorKind):
         return tuple(("kubeflow.org/v1", s.kind) for s in self.schemes(resource))
 
     def gang(self, resource: PlatformResource) -> GangScheduler | None:
-        flag = self._spec(resource).gang_scheduler
+        flag = self.document(resource).spec.gang_scheduler
         return GangScheduler.from_flag(flag) if flag else None
 
     def rules(self, resource: PlatformResource) -> list[Rule]:
         """The ClusterRole's rules: upstream's role.yaml, or what the enabled kinds need."""
-        spec = self._spec(resource)
+        spec = self.document(resource).spec
         if spec.rbac == "upstream":
             return _upstream_rules(SCHEMES[spec.version])
         schemes = self.schemes(resource)
@@ -287,7 +283,7 @@ class TrainingOperatorKind(OperatorKind):
     def namespaced_rules(self, resource: PlatformResource) -> list[Rule]:
         """The Role in the operator's namespace (least-privilege only): the certificate
         rotator reads Secrets there through a cache of that namespace and writes one."""
-        if self._spec(resource).rbac == "upstream":
+        if self.document(resource).spec.rbac == "upstream":
             return []
         return [
             Rule(("",), ("secrets",), ("list", "watch")),
@@ -295,7 +291,7 @@ class TrainingOperatorKind(OperatorKind):
         ]
 
     def _args(self, resource: PlatformResource) -> list[str]:
-        spec = self._spec(resource)
+        spec = self.document(resource).spec
         args = []
         if spec.enabled_schemes is not None and len(self.schemes(resource)) < len(
             SCHEMES[spec.version]
@@ -306,7 +302,7 @@ class TrainingOperatorKind(OperatorKind):
         return args
 
     def _pod_spec(self, resource: PlatformResource) -> dict[str, Any]:
-        spec = self._spec(resource)
+        spec = self.document(resource).spec
         container: dict[str, Any] = {"command": ["/manager"]}
         args = self._args(resource)
         if args:
@@ -354,7 +350,7 @@ class TrainingOperatorKind(OperatorKind):
         )
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
-        spec = self._spec(resource)
+        spec = self.document(resource).spec
         ns = str(self.namespace(resource))
         objects: list[Manifest] = []
         if spec.create_namespace:

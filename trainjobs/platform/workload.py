@@ -1,8 +1,11 @@
-"""Shared shapes of the workloads platform kinds run: labels and secure defaults."""
+"""Shared shapes of the workloads platform kinds run: labels, secure defaults, and the
+settings every install takes (its namespace, its container resources)."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from pydantic import Field
 
 from trainjobs.platform.base import PlatformResource
 
@@ -10,7 +13,10 @@ __all__ = [
     "MANAGED_BY",
     "NONROOT_UID",
     "component_labels",
+    "container_resources",
+    "create_namespace_field",
     "harden_pod_spec",
+    "resources_field",
     "restricted_container",
     "restricted_pod",
 ]
@@ -76,3 +82,39 @@ def harden_pod_spec(pod_spec: dict[str, Any]) -> dict[str, Any]:
         context["allowPrivilegeEscalation"] = False
         context.setdefault("capabilities", {})["drop"] = ["ALL"]
     return pod_spec
+
+
+Resources = dict[str, dict[str, str | int]]
+"""A container's ``resources``: ``requests`` and ``limits``, each resource to a quantity."""
+
+
+def container_resources(requests: tuple[str, str], limits: tuple[str, str]) -> Resources:
+    """``resources`` of (cpu, memory) requests and limits."""
+    return {
+        "requests": {"cpu": requests[0], "memory": requests[1]},
+        "limits": {"cpu": limits[0], "memory": limits[1]},
+    }
+
+
+def resources_field(what: str, requests: tuple[str, str], limits: tuple[str, str]) -> Any:
+    """A spec's ``resources`` setting for the container ``what`` names, defaulting to the
+    (cpu, memory) ``requests`` and ``limits``, which its description states."""
+    return Field(
+        default_factory=lambda: container_resources(requests, limits),
+        description=(
+            f"{what} resources; default requests {'/'.join(requests)}, limits {'/'.join(limits)}."
+        ),
+    )
+
+
+def create_namespace_field() -> Any:
+    """A spec's ``createNamespace`` setting, the same for every install (default false)."""
+    return Field(
+        default=False,
+        description=(
+            "true: the install creates its Namespace and owns it (a destroy deletes it, "
+            "with every job in it), as upstream's install does; false (default): the "
+            "namespace exists already or the stack's namespaces list creates it. Only one "
+            "stack should own a namespace."
+        ),
+    )

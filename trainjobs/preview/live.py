@@ -165,7 +165,7 @@ def quantity_same(path: Path, old: Any, new: Any) -> bool:
         return False
     try:
         return parse_quantity(old) == parse_quantity(new)
-    except (QuantityError, TypeError, AttributeError):
+    except QuantityError:
         return False
 
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.text import Text
 
-from trainjobs.output import printable
+from trainjobs.output import aligned, printable
 from trainjobs.preview.plan import ACTIONS, SYMBOLS, Action, ObjectPlan, Plan
 from trainjobs.preview.words import explain
 
@@ -56,13 +56,11 @@ def _table(changes: Sequence[ObjectPlan], out: Console) -> None:
                 printable(_fields(plan)),
             )
         )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for index, row in enumerate(rows):
+    for index, cells in enumerate(aligned(rows)):
         line = Text()
         style = "bold" if index == 0 else STYLES[changes[index - 1].action]
-        for column, cell in enumerate(row):
-            text = cell.ljust(widths[column]) if column < len(row) - 1 else cell
-            line.append(text + ("  " if column < len(row) - 1 else ""), style=style)
+        for column, cell in enumerate(cells):
+            line.append(cell + ("  " if column < len(cells) - 1 else ""), style=style)
         line.rstrip()
         out.print(line)
 

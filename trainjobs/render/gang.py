@@ -9,7 +9,7 @@ change, with the numbers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,20 +67,14 @@ def apply_gang(entry: JobEntry, plan: JobPlan, target: Target, index: PlatformIn
             return GangEffect(plan)
         if not asked:
             return GangEffect(plan, findings=[_no_mechanism()])
-        ignored = [k for k in ("minAvailable", "priorityClass", "minResources") if k in policy]
         return GangEffect(
             plan,
-            findings=[
-                Finding(
-                    code="gang.ignored_field",
-                    path=f"{POLICY}.{key}",
-                    message=f"Trainer v2 gangs every pod of the TrainJob; {key} is ignored",
-                    value=policy[key],
-                    hint=f"remove {key}, or use the operator or pods target",
-                    severity=Severity.ADVICE,
-                )
-                for key in ignored
-            ],
+            findings=_ignored_fields(
+                policy,
+                ("minAvailable", "priorityClass", "minResources"),
+                lambda key: f"Trainer v2 gangs every pod of the TrainJob; {key} is ignored",
+                lambda key: f"remove {key}, or use the operator or pods target",
+            ),
         )
     operator = _operator(entry, index)
     installed = (
@@ -277,21 +271,33 @@ def _coherence(
                 "Kueue queue",
             )
         )
-    ignored = (
-        ["scheduleTimeoutSeconds"]
-        if scheduler.mechanism == "volcano"
-        else [k for k in ("queue", "priorityClass") if k in policy]
+    mechanism = scheduler.mechanism
+    ignored = ("scheduleTimeoutSeconds",) if mechanism == "volcano" else ("queue", "priorityClass")
+    return findings + _ignored_fields(
+        policy,
+        ignored,
+        lambda key: f"a {mechanism} PodGroup has no {key}; it is ignored",
+        lambda key: f"remove {key}",
     )
-    for key in ignored:
-        if key in policy:
-            findings.append(
-                Finding(
-                    code="gang.ignored_field",
-                    path=f"{POLICY}.{key}",
-                    message=f"a {scheduler.mechanism} PodGroup has no {key}; it is ignored",
-                    value=policy[key],
-                    hint=f"remove {key}",
-                    severity=Severity.ADVICE,
-                )
-            )
-    return findings
+
+
+def _ignored_fields(
+    policy: Mapping[str, Any],
+    keys: Sequence[str],
+    message: Callable[[str], str],
+    hint: Callable[[str], str],
+) -> list[Finding]:
+    """Advice for each of ``keys`` the job's schedulingPolicy sets that the gang mechanism
+    does not honour, its ``message`` and ``hint`` written for the field."""
+    return [
+        Finding(
+            code="gang.ignored_field",
+            path=f"{POLICY}.{key}",
+            message=message(key),
+            value=policy[key],
+            hint=hint(key),
+            severity=Severity.ADVICE,
+        )
+        for key in keys
+        if key in policy
+    ]

@@ -8,7 +8,7 @@ from dataclasses import replace
 from trainjobs import limits
 from trainjobs.errors import Finding, Severity, SpecError
 from trainjobs.k8s.data import Manifest
-from trainjobs.k8s.names import LABEL_MAX, dns1123_label_problem, dns1123_subdomain_problem
+from trainjobs.k8s.names import dns1123_label_problem, labelled_name_problem
 from trainjobs.k8s.order import apply_rank
 from trainjobs.platform.base import PlatformKind, PlatformResource
 from trainjobs.render.jobs import IGNORE_ANNOTATION, render_job, with_ignored
@@ -37,9 +37,7 @@ def render_platform(
         for f in plugin.validate(resource)
         if f.severity is not Severity.ERROR
     ]
-    name_problem = dns1123_subdomain_problem(resource.name)
-    if name_problem is None and len(resource.name) > LABEL_MAX:
-        name_problem = f"must be at most {LABEL_MAX} characters, has {len(resource.name)}"
+    name_problem = labelled_name_problem(resource.name)
     namespace = plugin.namespace(resource)
     problems = [
         ("metadata.name", "name", resource.name, name_problem),

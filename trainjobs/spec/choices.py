@@ -4,14 +4,31 @@ parser (``trainjobs --help``) without loading frameworks and schemas."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, TypeGuard
 
-__all__ = ["DEFAULT_K8S_VERSION", "DEFAULT_PROFILE", "PROFILES", "TARGETS", "Profile", "Target"]
+__all__ = [
+    "DEFAULT_K8S_VERSION",
+    "DEFAULT_PROFILE",
+    "DEFAULT_TARGET",
+    "PROFILES",
+    "TARGETS",
+    "Profile",
+    "Target",
+    "is_target",
+]
 
 Target = Literal["operator", "pods", "trainer"]
 """What a job renders to: its operator's custom resource, the pods and services that
 operator would create, or a Kubeflow Trainer TrainJob."""
 TARGETS: tuple[Target, ...] = ("operator", "pods", "trainer")
+DEFAULT_TARGET: Target = "operator"
+"""The target of a job when neither it nor its stack names one."""
+
+
+def is_target(value: object) -> TypeGuard[Target]:
+    """Whether ``value`` names a target."""
+    return value in TARGETS
+
 
 DEFAULT_K8S_VERSION = "1.32"
 """Kubernetes version whose OpenAPI schema manifests are checked against by default."""

@@ -23,7 +23,7 @@ from trainjobs.frameworks.base import Framework, JobResource, K8sModel
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.platform.base import PlatformKind, PlatformResource, Reference
 from trainjobs.platform.gang import GangMechanism
-from trainjobs.spec.choices import TARGETS, Target
+from trainjobs.spec.choices import DEFAULT_TARGET, TARGETS, Target
 
 __all__ = [
     "OPTIONS_KEY",
@@ -142,7 +142,7 @@ class JobEntry:
             raise ValueError(f"no framework handles {job.api_version} {job.kind}")
         return cls(job=job, framework=framework, options=JobOptions(target=target), path=path)
 
-    def target(self, default: Target = "operator") -> Target:
+    def target(self, default: Target = DEFAULT_TARGET) -> Target:
         return self.options.target or default
 
     def references(self) -> list[Reference]:

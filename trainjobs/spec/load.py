@@ -34,6 +34,7 @@ from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.yamlio import InputError, YamlSyntaxError, load_all, read_bounded
 from trainjobs.platform import API_VERSION, PLATFORM, Category
 from trainjobs.spec._findings import findings_from_validation_error
+from trainjobs.spec.choices import DEFAULT_TARGET, is_target
 from trainjobs.spec.entry import (
     OPTIONS_KEY,
     TARGETS,
@@ -620,6 +621,23 @@ def parse_documents(
     return StackSpec(jobs=tuple(parsed.jobs), platform=tuple(parsed.platform), source=source)
 
 
+def _names_list(
+    values: Mapping[str, Any],
+    key: str,
+    what: str,
+    hint: str,
+    findings: list[Finding],
+    source: str,
+) -> list[str]:
+    """The config list ``key`` of texts (``what`` they are), default empty; a finding in
+    ``findings`` and empty when it is not a list of texts."""
+    found = values.get(key, [])
+    if isinstance(found, list) and all(isinstance(item, str) for item in found):
+        return found
+    findings.append(_config_finding(key, f"{key} must be a list of {what}", found, hint, source))
+    return []
+
+
 def _config_finding(key: str, message: str, value: Any, hint: str, source: str) -> Finding:
     return Finding(
         code=f"stack.{key}",
@@ -682,10 +700,10 @@ def parse_stack(
                 source=source,
             )
         )
-    target: Target = "operator"
-    raw_target = values.get("target", "operator")
-    if raw_target in TARGETS:
-        target = cast(Target, raw_target)
+    target: Target = DEFAULT_TARGET
+    raw_target = values.get("target", DEFAULT_TARGET)
+    if is_target(raw_target):
+        target = raw_target
     else:
         hint = f"use one of {', '.join(TARGETS)}"
         findings.append(_config_finding("target", "unknown target", raw_target, hint, source))
@@ -701,18 +719,9 @@ def parse_stack(
             )
         )
         k8s_version = DEFAULT_K8S_VERSION
-    namespaces = values.get("namespaces", [])
-    if not isinstance(namespaces, list) or not all(isinstance(n, str) for n in namespaces):
-        findings.append(
-            _config_finding(
-                "namespaces",
-                "namespaces must be a list of names",
-                namespaces,
-                "e.g. namespaces: [training]",
-                source,
-            )
-        )
-        namespaces = []
+    namespaces = _names_list(
+        values, "namespaces", "names", "e.g. namespaces: [training]", findings, source
+    )
     profile: Profile = DEFAULT_PROFILE
     raw_profile = values.get("podSecurity", DEFAULT_PROFILE)
     if raw_profile in PROFILES:
@@ -727,18 +736,14 @@ def parse_stack(
                 source,
             )
         )
-    ignore = values.get("ignore", [])
-    if not isinstance(ignore, list) or not all(isinstance(i, str) for i in ignore):
-        findings.append(
-            _config_finding(
-                "ignore",
-                "ignore must be a list of check rule codes",
-                ignore,
-                "e.g. ignore: [image.unpinned]; `trainjobs check --list-rules` lists the codes",
-                source,
-            )
-        )
-        ignore = []
+    ignore = _names_list(
+        values,
+        "ignore",
+        "check rule codes",
+        "e.g. ignore: [image.unpinned]; `trainjobs check --list-rules` lists the codes",
+        findings,
+        source,
+    )
     parsed = Parsed(findings=findings)
     stopped = False
     for key, expect in LIST_KEYS.items():

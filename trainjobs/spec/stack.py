@@ -5,7 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from trainjobs.platform.base import Category
-from trainjobs.spec.choices import DEFAULT_K8S_VERSION, DEFAULT_PROFILE, PROFILES, Profile, Target
+from trainjobs.spec.choices import (
+    DEFAULT_K8S_VERSION,
+    DEFAULT_PROFILE,
+    DEFAULT_TARGET,
+    PROFILES,
+    Profile,
+    Target,
+)
 from trainjobs.spec.entry import JobEntry, PlatformEntry
 
 __all__ = ["DEFAULT_K8S_VERSION", "DEFAULT_PROFILE", "PROFILES", "Profile", "StackSpec"]
@@ -31,7 +38,7 @@ class StackSpec:
 
     jobs: tuple[JobEntry, ...] = ()
     platform: tuple[PlatformEntry, ...] = ()
-    target: Target = "operator"
+    target: Target = DEFAULT_TARGET
     k8s_version: str = DEFAULT_K8S_VERSION
     namespaces: tuple[str, ...] = ()
     source: str = ""

@@ -29,6 +29,7 @@ from trainjobs.check.rules.sites import (
     split_path,
 )
 from trainjobs.errors import format_path
+from trainjobs.k8s import pods
 from trainjobs.k8s.data import PodTemplate, deep_copy
 from trainjobs.plan import PodSet
 from trainjobs.render import RenderedJob
@@ -60,9 +61,8 @@ def _probed(template: Mapping[str, Any], mark: str) -> PodTemplate:
     out = deep_copy(template)
     meta = out.setdefault("metadata", {})
     meta["labels"] = {**(meta.get("labels") or {}), PROBE_LABEL: mark}
-    for container in (out.get("spec") or {}).get("containers") or []:
-        if isinstance(container, dict):
-            container["image"] = f"{PROBE_LABEL}:{mark}"
+    for container in pods.containers(out):
+        container["image"] = f"{PROBE_LABEL}:{mark}"
     return out
 
 

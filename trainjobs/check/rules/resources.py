@@ -62,7 +62,7 @@ def _amounts(resources: Mapping[str, Any], field: str) -> Mapping[str, Any]:
 def _equal(a: Any, b: Any) -> bool:
     try:
         return parse_quantity(a) == parse_quantity(b)
-    except (QuantityError, TypeError):
+    except QuantityError:
         return bool(a == b)
 
 

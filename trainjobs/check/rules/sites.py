@@ -20,6 +20,7 @@ from trainjobs.check.rules.model import Check, PodCheck, RuleContext, Violation
 from trainjobs.errors import format_path
 from trainjobs.frameworks.base import Framework
 from trainjobs.frameworks.registry import REGISTRY
+from trainjobs.k8s.pods import each_container
 
 __all__ = [
     "CONTAINER_FIELDS",
@@ -148,13 +149,8 @@ def get_path(obj: Any, path: str) -> Any:
 
 def containers(spec: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
     """Every container of a PodSpec with its path (``spec.initContainers[0]``)."""
-    for field in CONTAINER_FIELDS:
-        items = spec.get(field)
-        if not isinstance(items, list):
-            continue
-        for index, container in enumerate(items):
-            if isinstance(container, Mapping):
-                yield f"spec.{field}[{index}]", container
+    for field, index, container in each_container(spec, CONTAINER_FIELDS):
+        yield f"spec.{field}[{index}]", container
 
 
 def carries_pods(api_version: str, kind: str) -> bool:

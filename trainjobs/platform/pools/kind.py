@@ -9,11 +9,9 @@ every render checks they fit (``schedulability``, run by ``check``).
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from trainjobs.errors import Finding
 from trainjobs.k8s.data import Manifest
-from trainjobs.k8s.quantity import QuantityError, parse_quantity
+from trainjobs.k8s.quantity import quantity_or_zero
 from trainjobs.plan import JobPlan
 from trainjobs.platform.base import (
     CheckExemption,
@@ -45,30 +43,22 @@ _REQUIRED_SETTINGS = {
 }
 
 
-class GpuNodePoolKind(PlatformKind):
+class GpuNodePoolKind(PlatformKind[GpuNodePool]):
     """Renders a GpuNodePool and places jobs on it."""
 
     kind = "GpuNodePool"
     category = "nodePool"
-    model: ClassVar[type[PlatformResource]] = GpuNodePool
+    model = GpuNodePool
     title = "GPU node pool (karpenter, static, gke, eks, aks) and job placement"
     default_namespace = None
 
-    def _pool(self, resource: PlatformResource) -> GpuNodePool:
-        assert isinstance(resource, GpuNodePool)
-        return resource
-
     def validate(self, resource: PlatformResource) -> list[Finding]:
-        pool = self._pool(resource)
+        pool = self.document(resource)
         spec = pool.spec
         findings: list[Finding] = []
         for field in ("cpu", "memory"):
             value = getattr(spec, field)
-            try:
-                amount = parse_quantity(value)
-            except QuantityError:
-                amount = None
-            if amount is None or amount <= 0:
+            if quantity_or_zero(value) <= 0:
                 findings.append(
                     Finding(
                         code="pool.quantity",
@@ -132,7 +122,7 @@ class GpuNodePoolKind(PlatformKind):
         return findings
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
-        pool = self._pool(resource)
+        pool = self.document(resource)
         if pool.spec.provider == "karpenter":
             return karpenter.manifests(pool)
         if pool.spec.provider == "static":
@@ -143,15 +133,15 @@ class GpuNodePoolKind(PlatformKind):
         self, resource: PlatformResource, manifest: Manifest
     ) -> tuple[CheckExemption, ...]:
         """A static pool's device plugin mounts the kubelet's directory (``static``)."""
-        pool = self._pool(resource)
+        pool = self.document(resource)
         return static.exemptions(pool, manifest) if pool.spec.provider == "static" else ()
 
     def cloud_pool(self, resource: PlatformResource) -> CloudPoolRequest | None:
         """The cloud node pool the component registers (gke, eks, aks); None otherwise."""
-        return cloud_pool(self._pool(resource))
+        return cloud_pool(self.document(resource))
 
     def outputs(self, resource: PlatformResource) -> dict[str, str]:
-        selector = node_selector(self._pool(resource))
+        selector = node_selector(self.document(resource))
         return {"nodeSelector": ",".join(f"{k}={v}" for k, v in selector.items())}
 
     def apply_to_plan(
@@ -159,7 +149,7 @@ class GpuNodePoolKind(PlatformKind):
     ) -> PlanEffect:
         """Place the job's GPU replicas (or the replica types ``ref`` names) on the pool."""
         templates, findings = bound_templates(plan, ref)
-        placement = placement_of(self._pool(resource))
+        placement = placement_of(self.document(resource))
         prefix = job_path(ref)
         placed = {}
         for template in templates:

@@ -14,10 +14,11 @@ from typing import Any
 
 from trainjobs.errors import Finding
 from trainjobs.k8s.data import PodTemplate, deep_copy
-from trainjobs.k8s.quantity import format_quantity
+from trainjobs.k8s.pods import containers
+from trainjobs.k8s.quantity import quantity_or_zero
 from trainjobs.plan import JobPlan, PodSet
 from trainjobs.platform.base import Reference
-from trainjobs.platform.pools.resources import GPU, containers, pod_demand, quantity
+from trainjobs.platform.pools.resources import GPU, pod_demand
 from trainjobs.platform.pools.spec import GpuNodePool, Taint
 
 __all__ = [
@@ -134,7 +135,7 @@ def _gpu_findings(template: PodTemplate, path: str) -> list[Finding]:
             continue
         where = f"{path}.spec.containers[{i}].resources"
         if GPU in requests and GPU in limits:
-            if quantity(requests[GPU]) != quantity(limits[GPU]):
+            if quantity_or_zero(requests[GPU]) != quantity_or_zero(limits[GPU]):
                 findings.append(
                     Finding(
                         code="placement.gpu_requests_limits",
@@ -254,9 +255,3 @@ def bound_templates(plan: JobPlan, ref: Reference) -> tuple[list[PodSet], list[F
             )
         ]
     return chosen, []
-
-
-def gpus_text(count: Any) -> str:
-    """``4 GPUs`` / ``1 GPU``."""
-    text = format_quantity(quantity(count)) if not isinstance(count, str) else count
-    return f"{text} GPU{'s' if text != '1' else ''}"

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from trainjobs.k8s.quantity import QuantityError, parse_quantity
+from trainjobs.k8s.pods import containers
+from trainjobs.k8s.quantity import quantity_or_zero
 
-__all__ = ["GPU", "PodDemand", "containers", "pod_demand", "quantity"]
+__all__ = ["GPU", "PodDemand", "pod_demand"]
 
 GPU = "nvidia.com/gpu"
 """The extended resource the NVIDIA device plugin advertises."""
@@ -36,30 +37,14 @@ class PodDemand:
         return PodDemand(self.gpus * count, self.cpu * count, self.memory * count)
 
 
-def containers(template: Mapping[str, Any], key: str = "containers") -> list[dict[str, Any]]:
-    """The containers (or ``initContainers``) of a pod template that are mappings."""
-    spec = template.get("spec") or {}
-    return [c for c in spec.get(key) or [] if isinstance(c, dict)]
-
-
-def quantity(value: Any) -> Fraction:
-    """A quantity's value; 0 for a missing or malformed one (the schema check reports those)."""
-    if value is None:
-        return Fraction(0)
-    try:
-        return parse_quantity(value)
-    except (QuantityError, TypeError):
-        return Fraction(0)
-
-
 def _request(container: Mapping[str, Any], name: str) -> Fraction:
     """The request the scheduler counts: ``requests``, else ``limits`` (which then default it)."""
     resources = container.get("resources") or {}
     requests = resources.get("requests") or {}
     limits = resources.get("limits") or {}
     if name in requests:
-        return quantity(requests[name])
-    return quantity(limits.get(name))
+        return quantity_or_zero(requests[name])
+    return quantity_or_zero(limits.get(name))
 
 
 def _demand(items: Iterable[Mapping[str, Any]]) -> list[PodDemand]:

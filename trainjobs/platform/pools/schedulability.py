@@ -102,33 +102,24 @@ def replica_findings(replica: BoundReplica) -> list[Finding]:
                 ),
             )
         )
-    if demand.cpu > spec.cpu_value:
-        findings.append(
-            Finding(
-                code="schedule.cpu_per_node",
-                path=replica.path,
-                message=(
-                    f'{_num(demand.cpu)} CPU per pod, but pool "{name}" nodes offer '
-                    f"{_num(spec.cpu_value)}"
-                ),
-                hint=f"lower the cpu request to {_num(spec.cpu_value)} or use larger nodes",
+    # cpu and memory: what one pod asks beyond what one node offers, each in its own units.
+    sizes = (
+        ("cpu", "CPU", demand.cpu, spec.cpu_value, _num),
+        ("memory", "memory", demand.memory, spec.memory_value, bytes_text),
+    )
+    for resource, label, asked, offered, text in sizes:
+        if asked > offered:
+            findings.append(
+                Finding(
+                    code=f"schedule.{resource}_per_node",
+                    path=replica.path,
+                    message=(
+                        f'{text(asked)} {label} per pod, but pool "{name}" nodes offer '
+                        f"{text(offered)}"
+                    ),
+                    hint=f"lower the {resource} request to {text(offered)} or use larger nodes",
+                )
             )
-        )
-    if demand.memory > spec.memory_value:
-        findings.append(
-            Finding(
-                code="schedule.memory_per_node",
-                path=replica.path,
-                message=(
-                    f'{bytes_text(demand.memory)} memory per pod, but pool "{name}" nodes '
-                    f"offer {bytes_text(spec.memory_value)}"
-                ),
-                hint=(
-                    f"lower the memory request to {bytes_text(spec.memory_value)} or use "
-                    "larger nodes"
-                ),
-            )
-        )
     findings += _contract_findings(replica)
     return findings
 

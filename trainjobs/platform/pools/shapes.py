@@ -69,43 +69,31 @@ def _sizes(
     )
 
 
+def _aws_g_sizes(family: str) -> tuple[tuple[str, int, int, int], ...]:
+    """The sizes of AWS's g5 and g6 families, which come in the same ones (GPUs, vCPUs,
+    memory): ``g5.xlarge`` … ``g5.48xlarge``."""
+    return tuple(
+        (f"{family}.{size}", gpus, vcpus, memory)
+        for size, gpus, vcpus, memory in (
+            ("xlarge", 1, 4, 16),
+            ("2xlarge", 1, 8, 32),
+            ("4xlarge", 1, 16, 64),
+            ("8xlarge", 1, 32, 128),
+            ("16xlarge", 1, 64, 256),
+            ("12xlarge", 4, 48, 192),
+            ("24xlarge", 4, 96, 384),
+            ("48xlarge", 8, 192, 768),
+        )
+    )
+
+
 _AWS = (
     *_sizes("aws", "p4d", "a100-40gb", 40, (("p4d.24xlarge", 8, 96, 1152),)),
     *_sizes("aws", "p4de", "a100-80gb", 80, (("p4de.24xlarge", 8, 96, 1152),)),
     *_sizes("aws", "p5", "h100-80gb", 80, (("p5.48xlarge", 8, 192, 2048),)),
     *_sizes("aws", "p5e", "h200-141gb", 141, (("p5e.48xlarge", 8, 192, 2048),)),
-    *_sizes(
-        "aws",
-        "g5",
-        "a10g",
-        24,
-        (
-            ("g5.xlarge", 1, 4, 16),
-            ("g5.2xlarge", 1, 8, 32),
-            ("g5.4xlarge", 1, 16, 64),
-            ("g5.8xlarge", 1, 32, 128),
-            ("g5.16xlarge", 1, 64, 256),
-            ("g5.12xlarge", 4, 48, 192),
-            ("g5.24xlarge", 4, 96, 384),
-            ("g5.48xlarge", 8, 192, 768),
-        ),
-    ),
-    *_sizes(
-        "aws",
-        "g6",
-        "l4",
-        24,
-        (
-            ("g6.xlarge", 1, 4, 16),
-            ("g6.2xlarge", 1, 8, 32),
-            ("g6.4xlarge", 1, 16, 64),
-            ("g6.8xlarge", 1, 32, 128),
-            ("g6.16xlarge", 1, 64, 256),
-            ("g6.12xlarge", 4, 48, 192),
-            ("g6.24xlarge", 4, 96, 384),
-            ("g6.48xlarge", 8, 192, 768),
-        ),
-    ),
+    *_sizes("aws", "g5", "a10g", 24, _aws_g_sizes("g5")),
+    *_sizes("aws", "g6", "l4", 24, _aws_g_sizes("g6")),
 )
 
 _GCP = (

@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field
 
 from trainjobs.frameworks.base import K8sModel
-from trainjobs.k8s.quantity import QuantityError, parse_quantity
+from trainjobs.k8s.quantity import quantity_or_zero
 from trainjobs.platform.base import PlatformResource
 from trainjobs.platform.pools.gputypes import GpuType, gpu_type
 
@@ -196,19 +196,12 @@ class GpuNodePoolSpec(K8sModel):
     @property
     def cpu_value(self) -> Fraction:
         """CPU per node as a number; 0 when unparsable (validation reports it)."""
-        return _quantity_or_zero(self.cpu)
+        return quantity_or_zero(self.cpu)
 
     @property
     def memory_value(self) -> Fraction:
         """Memory per node in bytes; 0 when unparsable (validation reports it)."""
-        return _quantity_or_zero(self.memory)
-
-
-def _quantity_or_zero(value: int | str) -> Fraction:
-    try:
-        return parse_quantity(value)
-    except QuantityError:
-        return Fraction(0)
+        return quantity_or_zero(self.memory)
 
 
 class GpuNodePool(PlatformResource):
