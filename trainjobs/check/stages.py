@@ -81,7 +81,6 @@ _CONTROLLER_RULES: dict[tuple[str, str], frozenset[str]] = {
             "template.containers",
             "template.image",
             "template.name",
-            "mpi.main_container",
         }
     ),
     # MPI Operator v0.8.0 has no webhook: pkg/controller/mpi_job_controller.go syncHandler
@@ -96,7 +95,6 @@ _CONTROLLER_RULES: dict[tuple[str, str], frozenset[str]] = {
             "mpi.worker_replicas",
             "mpi.restart_policy",
             "mpi.managed_by",
-            "mpi.replica_type",
             "template.containers",
         }
     ),
