@@ -193,14 +193,39 @@ class Finding:
         the finding has no stage."""
         return self.stage.says(self.stage_by, self.severity) if self.stage else ""
 
+    def shown_value(self) -> str | None:
+        """The offending value as a finding shows it (YAML flow style, shortened;
+        ``<redacted>`` in a secret's field), or None when there is none."""
+        if self.value is NO_VALUE:
+            return None
+        return "<redacted>" if _secret_field(self.path) else _short_repr(self.value)
+
+    def as_json(self) -> dict[str, Any]:
+        """The finding as a JSON object (``trainjobs check --output json``): severity,
+        code, source, path, message, value (as shown, or null), hint, and stage
+        ``{name, by, says}`` (null when none was attributed)."""
+        stage = None
+        if self.stage is not None:
+            stage = {"name": self.stage.value, "by": self.stage_by, "says": self.rejected_by}
+        return {
+            "severity": self.severity.value,
+            "code": self.code,
+            "source": self.source,
+            "path": self.path,
+            "message": self.message,
+            "value": self.shown_value(),
+            "hint": self.hint,
+            "stage": stage,
+        }
+
     def render(self, *, with_stage: bool = False) -> str:
         """One line for a terminal: ``file: path: message (got value); fix: hint``, and
         with ``with_stage`` the stage that refuses it: `` [rejected by …]``."""
         where = f"{self.source}: " if self.source else ""
         where += f"{self.path}: " if self.path else ""
         text = f"{self.severity.value}: {where}{self.message}"
-        if self.value is not NO_VALUE:
-            shown = "<redacted>" if _secret_field(self.path) else _short_repr(self.value)
+        shown = self.shown_value()
+        if shown is not None:
             text += f" (got {shown})"
         if self.hint:
             text += f"; fix: {self.hint}"

@@ -10,6 +10,7 @@ that stage the one (read, never copied):
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -253,3 +254,41 @@ def test_a_stage_already_set_is_kept_and_the_render_shows_it_only_when_asked() -
     assert done.render(with_stage=True) == (
         "error: jobs[0].spec: m [rejected by the API server (Pod validation)]"
     )
+
+
+def test_check_json_names_each_findings_stage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(dump_all([_mpi(2), document(TF, {"Worker": replica("tensorflow", 1)}, "B_")]))
+    assert main(["check", "--output", "json", str(bad)]) == 2
+    out = capsys.readouterr()
+    assert out.err == ""
+    report = json.loads(out.out)
+    assert report["ok"] is False
+    assert report["errors"] == len(report["findings"]) == 2
+    by_code = {f["code"]: f for f in report["findings"]}
+    assert by_code["mpi.launcher_replicas"]["stage"] == {
+        "name": "controller",
+        "by": "MPI Operator v0.8",
+        "says": "the MPI Operator v0.8 controller fails the job (no webhook checks this)",
+    }
+    assert by_code["name.dns1035"]["stage"]["name"] == "webhook"
+    assert by_code["name.dns1035"]["value"] == "'B_'"
+    assert by_code["name.dns1035"]["path"] == "jobs[1].metadata.name"
+
+
+def test_check_json_of_a_clean_job_lists_its_warnings_with_stages(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = tmp_path / "good.yaml"
+    worker = replica("tensorflow", 1)
+    del worker["template"]["spec"]["containers"][0]["resources"]
+    good.write_text(dump_all([document(TF, {"Worker": worker}, "tf")]))
+    assert main(["check", "--output", "json", str(good)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is True
+    assert report["jobs"] == 1
+    assert report["errors"] == 0
+    assert report["warnings"] == len(report["findings"]) > 0
+    assert all(f["stage"]["name"] == "trainjobs" for f in report["findings"])
