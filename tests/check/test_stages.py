@@ -292,3 +292,70 @@ def test_check_json_of_a_clean_job_lists_its_warnings_with_stages(
     assert report["errors"] == 0
     assert report["warnings"] == len(report["findings"]) > 0
     assert all(f["stage"]["name"] == "trainjobs" for f in report["findings"])
+
+
+def _tf_worker(**container: Any) -> dict[str, Any]:
+    worker = replica("tensorflow", 1)
+    worker["template"]["spec"]["containers"][0].update(container)
+    return worker
+
+
+@pytest.mark.parametrize(
+    ("worker", "code", "stage", "by"),
+    [
+        # TO manifests/base/crds/kubeflow.org_tfjobs.yaml: resource quantities carry the
+        # Quantity pattern, so the TFJob itself is refused at apply.
+        (
+            _tf_worker(resources={"requests": {"cpu": "lots"}}),
+            "quantity.invalid",
+            Stage.CRD_SCHEMA,
+            "openAPIV3Schema",
+        ),
+        # The same CRD: containers are a list map keyed by name (server-side apply:
+        # "duplicate entries for key [name=...]").
+        (
+            {
+                "replicas": 1,
+                "template": {
+                    "spec": {
+                        "containers": [
+                            {"name": "tensorflow", "image": "a:1"},
+                            {"name": "tensorflow", "image": "b:1"},
+                        ]
+                    }
+                },
+            },
+            "pod.invalid",
+            Stage.CRD_SCHEMA,
+            "openAPIV3Schema",
+        ),
+        # The CRD does not check label syntax in a template; the operator's pods are
+        # refused (K8S apimachinery ValidateLabels) once it creates them.
+        (
+            {
+                **replica("tensorflow", 1),
+                "template": {
+                    "metadata": {"labels": {"team": "a b"}},
+                    "spec": replica("tensorflow", 1)["template"]["spec"],
+                },
+            },
+            "label.invalid",
+            Stage.API_SERVER,
+            "label and annotation validation, when the operator creates the pods",
+        ),
+    ],
+    ids=["quantity", "duplicate-container", "template-label"],
+)
+def test_a_pod_rule_the_crd_enforces_is_the_crd_schemas(
+    worker: dict[str, Any], code: str, stage: Stage, by: str
+) -> None:
+    found = _one(_refused(document(TF, {"Worker": worker}, "tf")), code)
+    assert (found.stage, found.stage_by) == (stage, by)
+
+
+def test_an_empty_replica_map_is_stored_and_runs_nothing() -> None:
+    # TO tfjob_webhook.go validateTFReplicaSpecs refuses only a nil map ("must be
+    # required"); `tfReplicaSpecs: {}` decodes to an empty one, and the CRD's required
+    # key is present: the job is stored, the operator has no replica to create.
+    found = _one(_refused(document(TF, {}, "tf")), "spec.replicas.empty")
+    assert (found.stage, found.stage_by) == (Stage.CONTROLLER, "Training Operator v1.9.4")

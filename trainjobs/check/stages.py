@@ -14,6 +14,7 @@ rule of trainjobs itself: nothing on the cluster refuses it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from trainjobs.errors import Finding, Stage
@@ -30,7 +31,6 @@ __all__ = ["WEBHOOK_RULES", "attribute", "stage_of"]
 _V1_COMMON = frozenset(
     {
         "name.dns1035",
-        "spec.replicas.empty",
         "spec.replica_type",
         "template.containers",
         "template.image",
@@ -115,6 +115,10 @@ _CONTROLLER_RULES: dict[tuple[str, str], frozenset[str]] = {
 # Rules of every Training Operator kind that its controller, not a webhook, acts on.
 _V1_CONTROLLER = frozenset(
     {
+        # An empty replica map: every CRD requires the key (a missing one is the CRD
+        # schema's, at load), and the webhooks refuse only a nil map, so `{}` is stored
+        # and the operator has nothing to run (proven in tests/cluster/test_accepted.py).
+        "spec.replicas.empty",
         # ctl/common/job_controller.go ManagedByExternalController: the job is skipped.
         "run_policy.managed_by_ignored",
         # The Paddle controller never reads elasticPolicy (no env, no HPA), and takes
@@ -187,6 +191,33 @@ def _loaded(finding: Finding, operator: str) -> tuple[Stage, str] | None:
     return None
 
 
+# A pod's containers (and init containers) are a list map keyed by name in every
+# upstream CRD's embedded PodTemplateSpec (x-kubernetes-list-map-keys: [name]): two of
+# one name are refused with the custom resource, not when its pods are created.
+_DUPLICATE_CONTAINER = re.compile(r"\.(containers|initContainers)\[\d+\]\.name$")
+
+
+def _upstream_crd(framework: Framework | None) -> bool:
+    """Whether the job's CRD is its operator's own (full PodTemplateSpec schema, with
+    quantity patterns and list-map keys), not one trainjobs generated for a seed kind."""
+    return framework is not None and bool(framework.crd_file) and not framework.crd_generated
+
+
+def _crd_refuses(finding: Finding, framework: Framework | None) -> bool:
+    """A Pod rule the operator's CRD already enforces on the job's templates."""
+    if not _upstream_crd(framework):
+        return False
+    if finding.code == "quantity.invalid":
+        return True
+    duplicate = _DUPLICATE_CONTAINER.search(finding.path)
+    return (
+        finding.code == "pod.invalid"
+        and duplicate is not None
+        and finding.message.startswith("two containers")
+        and f".{duplicate.group(1)}[" in finding.message
+    )
+
+
 def _pod_level(target: Target | None) -> str:
     return "when the operator creates the pods" if target == "operator" else ""
 
@@ -238,8 +269,11 @@ def stage_of(
     if loaded is not None:
         return loaded
     if code in _API_SERVER:
+        if target == "operator" and _crd_refuses(finding, framework):
+            return Stage.CRD_SCHEMA, "openAPIV3Schema"
         what = _API_SERVER[code]
-        if what.startswith("Pod") or code in ("quantity.invalid", "gpu.limits"):
+        in_template = ".template." in finding.path
+        if what.startswith("Pod") or in_template or code in ("quantity.invalid", "gpu.limits"):
             return Stage.API_SERVER, _with(what, _pod_level(target))
         return Stage.API_SERVER, what
     return Stage.TRAINJOBS, ""
