@@ -133,6 +133,9 @@ Mutation = tuple[tuple[str | int, ...], Any]
 TF = EXAMPLES / "tf-mnist" / "tfjob.yaml"
 PT = EXAMPLES / "pytorch-ddp" / "pytorchjob.yaml"
 ELASTIC = EXAMPLES / "pytorch-elastic" / "pytorchjob.yaml"
+MPI = EXAMPLES / "mpi-horovod-benchmarks" / "mpijob.yaml"
+XGB = EXAMPLES / "xgboost-dist" / "xgboostjob.yaml"
+MPI_LAUNCHER = ("spec", "mpiReplicaSpecs", "Launcher")
 TF_WORKER = ("spec", "tfReplicaSpecs", "Worker")
 TF_C0 = (*TF_WORKER, "template", "spec", "containers", 0)
 PT_MASTER = ("spec", "pytorchReplicaSpecs", "Master")
@@ -219,6 +222,11 @@ BAD_INPUTS: list[tuple[str, Path, list[Mutation]]] = [
         ],
     ),
     ("nprocPerNode invalid", PT, [(("spec", "nprocPerNode"), "many")]),
+    # MPI Operator v0.8: no webhook, its validation runs in the controller.
+    ("mpi two launchers", MPI, [((*MPI_LAUNCHER, "replicas"), 2)]),
+    ("mpi restartPolicy Always", MPI, [((*MPI_LAUNCHER, "restartPolicy"), "Always")]),
+    ("mpi implementation unknown", MPI, [(("spec", "mpiImplementation"), "LAM")]),
+    ("xgboost without a master", XGB, [(("spec", "xgbReplicaSpecs", "Master"), DELETE)]),
 ]
 """Inputs an operator's user could write, each broken in one way. The two unmutated
 bases are accepted by both sides (checked first), so each row's verdicts are the
@@ -308,7 +316,7 @@ def test_bad_inputs_rejected_by_apiserver_are_rejected_by_check(cluster: Control
     label, quantity, port or container rule it does not know, a webhook rule it
     missed — which is the "only the API server rejects" column, required empty.
     """
-    for base in (TF, PT, ELASTIC):
+    for base in (TF, PT, ELASTIC, MPI, XGB):
         (doc,) = [d for d in yaml.safe_load_all(base.read_text()) if d]
         assert not _we_reject(doc), f"{base} must be valid for the corpus to mean anything"
         assert not _apiserver_rejects(cluster, doc), f"{base} must be accepted by the API server"
