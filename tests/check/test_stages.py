@@ -359,3 +359,24 @@ def test_an_empty_replica_map_is_stored_and_runs_nothing() -> None:
     # key is present: the job is stored, the operator has no replica to create.
     found = _one(_refused(document(TF, {}, "tf")), "spec.replicas.empty")
     assert (found.stage, found.stage_by) == (Stage.CONTROLLER, "Training Operator v1.9.4")
+
+
+def test_every_code_the_tables_name_is_one_trainjobs_emits() -> None:
+    # The tables key on codes written elsewhere: a renamed code must not silently fall
+    # back to "trainjobs (not a cluster rule)".
+    from trainjobs.check import stages
+
+    root = Path(stages.__file__).parents[1]
+    sources = "\n".join(p.read_text() for p in root.rglob("*.py") if p.name != "stages.py")
+    built = {"template.name"}  # mpi_v1.py: code=f"template.{field}" for image and name
+    tables: list[Any] = [
+        *WEBHOOK_RULES.values(),
+        *stages._CONTROLLER_RULES.values(),
+        stages._V1_CONTROLLER,
+        stages._CREATED_BY_OPERATOR,
+        stages._API_SERVER,
+        stages._SCHEDULER,
+    ]
+    codes = {code for table in tables for code in table}
+    missing = sorted(c for c in codes - built if f'"{c}"' not in sources)
+    assert not missing
