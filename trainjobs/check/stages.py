@@ -94,6 +94,7 @@ _CONTROLLER_RULES: dict[tuple[str, str], frozenset[str]] = {
             "mpi.launcher_replicas",
             "mpi.worker_replicas",
             "mpi.restart_policy",
+            "restart.framework",
             "mpi.managed_by",
             "template.containers",
         }
