@@ -82,7 +82,7 @@ class Stage(enum.Enum):
             return f"seen by {who} (no webhook checks this)"
         if self is Stage.SCHEDULER:
             return f"not refused: the pods stay Pending{detail}"
-        return "trainjobs (not a cluster rule)"
+        return f"trainjobs (not a cluster rule: {by})" if by else "trainjobs (not a cluster rule)"
 
 
 class _NoValue:

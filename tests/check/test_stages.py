@@ -380,3 +380,28 @@ def test_every_code_the_tables_name_is_one_trainjobs_emits() -> None:
     codes = {code for table in tables for code in table}
     missing = sorted(c for c in codes - built if f'"{c}"' not in sources)
     assert not missing
+
+
+@pytest.mark.parametrize("target", ["pods", "trainer"])
+def test_without_the_operator_its_rules_are_trainjobs_own(target: str) -> None:
+    # On the pods and trainer targets no Training Operator sees the PyTorchJob, so its
+    # webhook's rule (pytorchjob_webhook.go: Master replicas "must be 1") is one
+    # trainjobs keeps; the cluster has nothing that checks it.
+    doc = document(PT, {"Master": replica("pytorch", 2), "Worker": replica("pytorch", 1)}, "pt")
+    found = _one(_refused(doc, target), "pytorch.master_replicas")
+    assert (found.stage, found.stage_by) == (
+        Stage.TRAINJOBS,
+        "Training Operator v1.9.4 webhook rule, kept without the operator",
+    )
+    assert found.rejected_by == (
+        "trainjobs (not a cluster rule: Training Operator v1.9.4 webhook rule, kept "
+        "without the operator)"
+    )
+
+
+def test_a_job_name_on_the_pods_target_is_refused_with_its_pods() -> None:
+    # The pods target creates <job>-<type>-<index> Pods and Services itself; the API
+    # server refuses their names (K8S ValidateObjectMeta, DNS-1035 for a Service).
+    doc = document(TF, {"Worker": replica("tensorflow", 1)}, "Bad_Name")
+    found = _one(_refused(doc, "pods"), "name.dns1035")
+    assert (found.stage, found.stage_by) == (Stage.API_SERVER, "Service and Pod names")

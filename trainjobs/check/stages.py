@@ -220,7 +220,8 @@ def _crd_refuses(finding: Finding, framework: Framework | None) -> bool:
 
 
 def _pod_level(target: Target | None) -> str:
-    return "when the operator creates the pods" if target == "operator" else ""
+    # On the trainer target, too, the pods are made later (TrainJob → JobSet → Jobs).
+    return "when the operator creates the pods" if target in ("operator", "trainer") else ""
 
 
 def _with(what: str, when: str) -> str:
@@ -256,12 +257,23 @@ def stage_of(
     kind = (framework.kind.api_version, framework.kind.kind) if framework else None
     operator = framework.operator if framework else ""
     if kind is not None:
+        stage = None
         if code in WEBHOOK_RULES.get(kind, ()):
-            return Stage.WEBHOOK, operator
-        if code in _CONTROLLER_RULES.get(kind, ()):
-            return Stage.CONTROLLER, operator
-        if kind[0] == "kubeflow.org/v1" and code in _V1_CONTROLLER:
-            return Stage.CONTROLLER, operator
+            stage = Stage.WEBHOOK
+        elif code in _CONTROLLER_RULES.get(kind, ()) or (
+            kind[0] == "kubeflow.org/v1" and code in _V1_CONTROLLER
+        ):
+            stage = Stage.CONTROLLER
+        if stage is not None and target not in (None, "operator"):
+            if code == "name.dns1035" and target == "pods":
+                # The pods target creates the Pods and Services named after the job.
+                return Stage.API_SERVER, "Service and Pod names"
+            # No operator sees the job on the pods or trainer target: trainjobs holds
+            # the job to the operator's rule, which no part of the cluster checks.
+            who = "webhook" if stage is Stage.WEBHOOK else "controller"
+            return Stage.TRAINJOBS, f"{operator} {who} rule, kept without the operator"
+        if stage is not None:
+            return stage, operator
         if code in _CREATED_BY_OPERATOR:
             what, objects = _CREATED_BY_OPERATOR[code]
             when = f"when the operator creates {objects}" if target == "operator" else ""
