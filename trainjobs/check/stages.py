@@ -160,6 +160,10 @@ _API_SERVER = {
 }
 
 _SCHEDULER = {
+    # A gang larger than the pods that can start together never starts: Volcano and
+    # scheduler-plugins keep every member Pending.
+    "gang.min_available": "gang scheduler",
+    "gang.deadlock": "gang scheduler",
     "pool.shape": "node autoscaler",
     "queue.quota": "Kueue never admits the job",
 }
