@@ -19,13 +19,15 @@ EXPECTED: dict[str, list[str]] = {
         f"error: {_TF}: jobs[0].spec.tfReplicaSpecs.Worker.replicas: the job runs 4 pods with "
         '16 GPUs at once on pool "a100", which packs them onto 4 nodes, but the pool has at '
         'most 2 nodes of 4 GPUs; fix: raise maxNodes of pool "a100" to 4, run fewer replicas, '
-        "or set runPolicy.schedulingPolicy.minAvailable",
+        "or set runPolicy.schedulingPolicy.minAvailable "
+        "[not refused: the pods stay Pending (scheduler)]",
         f"error: {_TF}: jobs[0].trainjobs.queue: the job needs 16 GPUs at once, but queue "
         '"team-a" has a quota of 8 nvidia.com/gpu; Kueue would never admit it; fix: raise '
-        'spec.gpus of queue "team-a" to 16 or run fewer or smaller replicas',
+        'spec.gpus of queue "team-a" to 16 or run fewer or smaller replicas '
+        "[not refused: the pods stay Pending (Kueue never admits the job)]",
         "error: stacks/Pulumi.unfit.yaml: jobs[1].spec.tfReplicaSpecs.Worker: 8 GPUs per pod, "
         'but pool "a100" nodes have 4; fix: lower nvidia.com/gpu to 4 or use a pool with '
-        "8-GPU nodes",
+        "8-GPU nodes [not refused: the pods stay Pending (scheduler)]",
         "3 errors; nothing was written",
     ],
 }

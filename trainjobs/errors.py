@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "Finding",
     "Severity",
     "SpecError",
+    "Stage",
     "TrainjobsError",
     "format_path",
 ]
@@ -30,6 +31,57 @@ class Severity(enum.Enum):
     ERROR = "error"
     WARNING = "warning"
     ADVICE = "advice"
+
+
+class Stage(enum.Enum):
+    """Which part of a real cluster would refuse (or act on) what a finding reports.
+
+    It matters when the problem shows: a webhook, CRD schema, API server or Pod
+    Security refusal makes ``kubectl apply`` (or ``pulumi up``) fail at once; a
+    controller rule lets the job be created and fail (or be ignored) later; a
+    scheduler problem leaves pods Pending; a trainjobs rule is none of the cluster's.
+    """
+
+    WEBHOOK = "webhook"
+    """The operator's validating admission webhook: the object is refused at apply."""
+    CRD_SCHEMA = "crd-schema"
+    """The CustomResourceDefinition's openAPIV3Schema: refused at apply."""
+    API_SERVER = "api-server"
+    """The API server's own validation of a built-in kind (Pod, Service, names)."""
+    POD_SECURITY = "pod-security"
+    """The PodSecurity admission plugin, at the namespace's enforced level."""
+    CONTROLLER = "controller"
+    """The operator's controller: the object is created, then the job fails or is ignored."""
+    SCHEDULER = "scheduler"
+    """The scheduler or the node autoscaler: nothing is refused, the pods stay Pending."""
+    TRAINJOBS = "trainjobs"
+    """A rule of trainjobs itself (limits, references, advice), not of the cluster."""
+
+    def says(self, by: str, severity: Severity) -> str:
+        """A short phrase for people: who on a real cluster acts on the finding.
+
+        ``by`` names that part (``Training Operator v1.9.4``, ``restricted``, ``Pod
+        validation``); an error is "rejected by …", a warning or advice "seen by …".
+        """
+        error = severity is Severity.ERROR
+        verb = "rejected by" if error else "seen by"
+        detail = f" ({by})" if by else ""
+        if self is Stage.WEBHOOK:
+            return f"{verb} the {by} validating webhook" if by else f"{verb} a validating webhook"
+        if self is Stage.CRD_SCHEMA:
+            return f"{verb} the CRD schema ({by or 'openAPIV3Schema'})"
+        if self is Stage.API_SERVER:
+            return f"{verb} the API server{detail}"
+        if self is Stage.POD_SECURITY:
+            return f"{verb} Pod Security admission{detail}"
+        if self is Stage.CONTROLLER:
+            who = f"the {by} controller" if by else "the operator's controller"
+            if error:
+                return f"{who} fails the job (no webhook checks this)"
+            return f"seen by {who} (no webhook checks this)"
+        if self is Stage.SCHEDULER:
+            return f"not refused: the pods stay Pending{detail}"
+        return f"trainjobs (not a cluster rule: {by})" if by else "trainjobs (not a cluster rule)"
 
 
 class _NoValue:
@@ -107,6 +159,10 @@ class Finding:
         hint: how to fix it. Empty only when the message already says so.
         severity: ``ERROR`` (default) stops the render; warnings and advice do not.
         source: the file the input came from, if any.
+        stage: which part of a real cluster would refuse it (:class:`Stage`); None
+            (default) until the check pipeline attributes it.
+        stage_by: who that is, e.g. ``Training Operator v1.9.4`` for a webhook or
+            controller, ``restricted`` for Pod Security; empty by default.
     """
 
     code: str
@@ -116,32 +172,64 @@ class Finding:
     hint: str = ""
     severity: Severity = Severity.ERROR
     source: str = ""
+    stage: Stage | None = None
+    stage_by: str = ""
 
     def located(self, source: str, prefix: str = "") -> Finding:
         """The same finding with a source file and a path prefix added."""
         path = self.path
         if prefix:
             path = prefix if not path else f"{prefix}.{path}" if path[0] != "[" else prefix + path
-        return Finding(
-            code=self.code,
-            path=path,
-            message=self.message,
-            value=self.value,
-            hint=self.hint,
-            severity=self.severity,
-            source=self.source or source,
-        )
+        return replace(self, path=path, source=self.source or source)
 
-    def render(self) -> str:
-        """One line for a terminal: ``file: path: message (got value); fix: hint``."""
+    def staged(self, stage: Stage, by: str = "") -> Finding:
+        """The same finding attributed to ``stage`` (``by`` names who, see ``stage_by``)."""
+        return replace(self, stage=stage, stage_by=by)
+
+    @property
+    def rejected_by(self) -> str:
+        """Who on a real cluster refuses or acts on it, in a short phrase; empty when
+        the finding has no stage."""
+        return self.stage.says(self.stage_by, self.severity) if self.stage else ""
+
+    def shown_value(self) -> str | None:
+        """The offending value as a finding shows it (YAML flow style, shortened;
+        ``<redacted>`` in a secret's field), or None when there is none."""
+        if self.value is NO_VALUE:
+            return None
+        return "<redacted>" if _secret_field(self.path) else _short_repr(self.value)
+
+    def as_json(self) -> dict[str, Any]:
+        """The finding as a JSON object (``trainjobs check --output json``): severity,
+        code, source, path, message, value (as shown, or null), hint, and stage
+        ``{name, by, says}`` (null when none was attributed)."""
+        stage = None
+        if self.stage is not None:
+            stage = {"name": self.stage.value, "by": self.stage_by, "says": self.rejected_by}
+        return {
+            "severity": self.severity.value,
+            "code": self.code,
+            "source": self.source,
+            "path": self.path,
+            "message": self.message,
+            "value": self.shown_value(),
+            "hint": self.hint,
+            "stage": stage,
+        }
+
+    def render(self, *, with_stage: bool = False) -> str:
+        """One line for a terminal: ``file: path: message (got value); fix: hint``, and
+        with ``with_stage`` the stage that refuses it: `` [rejected by …]``."""
         where = f"{self.source}: " if self.source else ""
         where += f"{self.path}: " if self.path else ""
         text = f"{self.severity.value}: {where}{self.message}"
-        if self.value is not NO_VALUE:
-            shown = "<redacted>" if _secret_field(self.path) else _short_repr(self.value)
+        shown = self.shown_value()
+        if shown is not None:
             text += f" (got {shown})"
         if self.hint:
             text += f"; fix: {self.hint}"
+        if with_stage and self.stage is not None:
+            text += f" [{self.rejected_by}]"
         return text
 
     def __str__(self) -> str:

@@ -22,7 +22,8 @@ from tests.cluster.control_plane import CRD_PREFERRED, WEBHOOK_CONFIG, ControlPl
 from tests.cluster.kube import apply, ensure_namespaces, render
 from tests.support.paths import EXAMPLES, example_job_files, stack_files
 from trainjobs.check import run
-from trainjobs.errors import SpecError
+from trainjobs.check.stages import attribute
+from trainjobs.errors import Finding, Severity, SpecError, Stage
 from trainjobs.k8s.crds import load_crd
 from trainjobs.spec import load_path, parse_documents
 
@@ -132,6 +133,9 @@ Mutation = tuple[tuple[str | int, ...], Any]
 TF = EXAMPLES / "tf-mnist" / "tfjob.yaml"
 PT = EXAMPLES / "pytorch-ddp" / "pytorchjob.yaml"
 ELASTIC = EXAMPLES / "pytorch-elastic" / "pytorchjob.yaml"
+MPI = EXAMPLES / "mpi-horovod-benchmarks" / "mpijob.yaml"
+XGB = EXAMPLES / "xgboost-dist" / "xgboostjob.yaml"
+MPI_LAUNCHER = ("spec", "mpiReplicaSpecs", "Launcher")
 TF_WORKER = ("spec", "tfReplicaSpecs", "Worker")
 TF_C0 = (*TF_WORKER, "template", "spec", "containers", 0)
 PT_MASTER = ("spec", "pytorchReplicaSpecs", "Master")
@@ -218,6 +222,11 @@ BAD_INPUTS: list[tuple[str, Path, list[Mutation]]] = [
         ],
     ),
     ("nprocPerNode invalid", PT, [(("spec", "nprocPerNode"), "many")]),
+    # MPI Operator v0.8: no webhook, its validation runs in the controller.
+    ("mpi two launchers", MPI, [((*MPI_LAUNCHER, "replicas"), 2)]),
+    ("mpi restartPolicy Always", MPI, [((*MPI_LAUNCHER, "restartPolicy"), "Always")]),
+    ("mpi implementation unknown", MPI, [(("spec", "mpiImplementation"), "LAM")]),
+    ("xgboost without a master", XGB, [(("spec", "xgbReplicaSpecs", "Master"), DELETE)]),
 ]
 """Inputs an operator's user could write, each broken in one way. The two unmutated
 bases are accepted by both sides (checked first), so each row's verdicts are the
@@ -307,7 +316,7 @@ def test_bad_inputs_rejected_by_apiserver_are_rejected_by_check(cluster: Control
     label, quantity, port or container rule it does not know, a webhook rule it
     missed — which is the "only the API server rejects" column, required empty.
     """
-    for base in (TF, PT, ELASTIC):
+    for base in (TF, PT, ELASTIC, MPI, XGB):
         (doc,) = [d for d in yaml.safe_load_all(base.read_text()) if d]
         assert not _we_reject(doc), f"{base} must be valid for the corpus to mean anything"
         assert not _apiserver_rejects(cluster, doc), f"{base} must be accepted by the API server"
@@ -340,3 +349,65 @@ def _table(*groups: list[tuple[str, str, str]]) -> str:
             if theirs:
                 lines.append(f"        apiserver: {theirs[:150]}")
     return "\n".join(lines)
+
+
+# --- which stage refuses ----------------------------------------------------------
+
+_AT_APPLY = {Stage.WEBHOOK, Stage.CRD_SCHEMA, Stage.API_SERVER, Stage.POD_SECURITY}
+
+
+def _our_errors(doc: dict[str, Any]) -> list[Finding]:
+    """trainjobs check's errors on the operator target, each with its stage (loading's
+    attributed as the CLI does)."""
+    try:
+        run(parse_documents([copy.deepcopy(doc)], source="bad-input"), target="operator")
+    except SpecError as exc:
+        return [f for f in attribute(exc.findings) if f.severity is Severity.ERROR]
+    return []
+
+
+def _said_at_apply(finding: Finding) -> bool:
+    """Whether the finding's stage refuses the custom resource itself, at apply."""
+    return finding.stage in _AT_APPLY and "when the operator creates" not in finding.stage_by
+
+
+def _custom_resource_refused(cluster: ControlPlane, doc: dict[str, Any]) -> str:
+    """The API server's refusal (schema, CRD, webhook) of the custom resource alone, or ""."""
+    cr = {k: v for k, v in doc.items() if k != "trainjobs"}
+    namespace = (cr.get("metadata") or {}).get("namespace", "default")
+    try:
+        cluster.ensure_namespace(namespace)
+    except Exception as exc:  # an invalid namespace name: the API server refuses it
+        return f"namespace: {exc}"
+    result = apply(cluster, [cr], dry_run=True)
+    return "" if result.ok else result.stderr.strip().splitlines()[-1]
+
+
+def test_the_stage_check_names_is_the_one_that_refuses(cluster: ControlPlane) -> None:
+    """Each bad input's errors name the stage that refuses it (trainjobs/check/stages.py).
+
+    When one error is attributed to the API server, the CRD schema or the operator's
+    webhook (not "when the operator creates the pods"), the real API server refuses the
+    custom resource itself at apply; when every error is the controller's, the pods' or
+    trainjobs' own, it stores the custom resource, and a Pod-level error means one of
+    the Pods its templates become is refused. Catches a finding that promises
+    `kubectl apply` fails when it would not, and the reverse.
+    """
+    wrong = []
+    for name, base, mutations in BAD_INPUTS:
+        doc = _mutated(base, mutations)
+        errors = _our_errors(doc)
+        if not errors:
+            continue
+        said = "; ".join(f"{f.code} [{f.rejected_by}]" for f in errors)
+        refused = _custom_resource_refused(cluster, doc)
+        at_apply = any(_said_at_apply(f) for f in errors)
+        if at_apply != bool(refused):
+            wrong.append(f"{name}: trainjobs says {said}; apply: {refused or 'accepted'}")
+            continue
+        pod_level = any("when the operator creates the pods" in f.stage_by for f in errors)
+        if not at_apply and pod_level:
+            pods = _apiserver_rejects(cluster, doc)
+            if not pods.startswith("Pod:"):
+                wrong.append(f"{name}: trainjobs says {said}; its pods: {pods or 'accepted'}")
+    assert not wrong, "stages that are not the one refusing:\n" + "\n".join(wrong)

@@ -13,6 +13,7 @@ from trainjobs.check.pod_spec import pod_spec_problems
 from trainjobs.check.quantities import HINT as QUANTITY_HINT
 from trainjobs.check.quantities import pod_spec_paths, quantity_problems
 from trainjobs.check.rules import RuleContext, ignore_findings, rule_findings
+from trainjobs.check.stages import attribute
 from trainjobs.errors import Finding, Severity, SpecError
 from trainjobs.render import RenderedObject, Rendering, render
 from trainjobs.spec.entry import JobEntry, Target
@@ -212,8 +213,26 @@ def run(
 
     ``target`` overrides every job's target; ``k8s_version`` the stack's version;
     ``profile`` the stack's Pod Security Standards level (``trainjobs:podSecurity``).
-    Warnings and advice come back in ``Rendering.findings``.
+    Warnings and advice come back in ``Rendering.findings``. Every finding names the
+    stage of a real cluster that would refuse it (:mod:`trainjobs.check.stages`).
     """
+    try:
+        rendering = _run(stack, target=target, k8s_version=k8s_version, profile=profile)
+    except SpecError as exc:
+        staged = attribute(exc.findings, stack.jobs, target, stack.target)
+        raise SpecError.from_findings(staged) from None
+    findings = attribute(rendering.findings, stack.jobs, target, stack.target)
+    return replace(rendering, findings=tuple(findings))
+
+
+def _run(
+    stack: StackSpec,
+    *,
+    target: Target | None,
+    k8s_version: str | None,
+    profile: Profile | None,
+) -> Rendering:
+    """``run`` before the findings are attributed to their stages."""
     version = k8s_version or stack.k8s_version
     try:
         k8s_schema.available_versions()

@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from rich.text import Text
 
 from trainjobs import terminal
 from trainjobs.cli.common import (
+    EXIT_BAD_INPUT,
     EXIT_OK,
     add_paths_and_checks,
     add_profile,
     print_findings,
     render_paths,
 )
-from trainjobs.errors import Severity, TrainjobsError
+from trainjobs.errors import Finding, Severity, SpecError, TrainjobsError
 from trainjobs.output import format_table
 
 __all__ = ["add_command", "cmd_check"]
@@ -40,6 +43,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         return EXIT_OK
     if not args.paths:
         raise TrainjobsError("check needs a PATH (or --list-rules)")
+    if args.output == "json":
+        return _check_json(args)
     renderings = render_paths(args.paths, args.target, args.k8s_version, args.quiet, args.profile)
     if args.quiet:
         return EXIT_OK
@@ -57,6 +62,36 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _json(ok: bool, findings: Sequence[Finding], jobs: int, objects: int) -> str:
+    errors = sum(f.severity is Severity.ERROR for f in findings)
+    document = {
+        "ok": ok,
+        "jobs": jobs,
+        "objects": objects,
+        "errors": errors,
+        "warnings": len(findings) - errors,
+        "findings": [f.as_json() for f in findings],
+    }
+    # ASCII only: a bidirectional or control character from the input never reaches a
+    # terminal raw (as printable() ensures for text output).
+    return json.dumps(document, indent=2, ensure_ascii=True)
+
+
+def _check_json(args: argparse.Namespace) -> int:
+    """``check --output json``: one JSON document on stdout, findings or not; exit 2
+    on an error as in text output. ``-q`` only hides the progress bar."""
+    try:
+        renderings = render_paths(args.paths, args.target, args.k8s_version, True, args.profile)
+    except SpecError as exc:
+        print(_json(False, exc.findings, 0, 0))
+        return EXIT_BAD_INPUT
+    findings = [f for r in renderings for f in r.findings]
+    jobs = sum(len(r.jobs) for r in renderings)
+    objects = sum(len(r.objects) for r in renderings)
+    print(_json(True, findings, jobs, objects))
+    return EXIT_OK
+
+
 def add_command(sub: Any) -> None:
     """Register ``check`` with the subcommand parsers ``sub``."""
     check = sub.add_parser(
@@ -70,4 +105,13 @@ def add_command(sub: Any) -> None:
     add_paths_and_checks(check, optional=True)
     add_profile(check)
     check.add_argument("--list-rules", action="store_true", help="list the check rules and exit")
+    check.add_argument(
+        "--output",
+        choices=("text", "json"),
+        default="text",
+        help=(
+            "text (default): one line per finding; json: one document on stdout with every "
+            "finding, each naming the cluster stage that refuses it (exit codes unchanged)"
+        ),
+    )
     check.set_defaults(func=cmd_check)

@@ -66,6 +66,7 @@ def render_paths(
     # Here, not at the top: building the parser (``--help``) must not load every
     # framework and schema.
     from trainjobs.check import run
+    from trainjobs.check.stages import attribute
     from trainjobs.spec import load_path
 
     renderings: list[Rendering] = []
@@ -75,7 +76,8 @@ def render_paths(
             stack = load_path(path)
             renderings.append(run(stack, target=target, k8s_version=k8s_version, profile=profile))
         except SpecError as exc:
-            findings.extend(exc.findings)
+            # Findings from loading have no stage yet; those from ``run`` keep theirs.
+            findings.extend(attribute(exc.findings))
     if findings:
         raise SpecError.from_findings(findings)
     return renderings
@@ -86,6 +88,7 @@ _SEVERITY_STYLES = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.
 
 def print_findings(findings: Sequence[Finding], out: TextIO, quiet: bool = False) -> None:
     """One line per finding, coloured by severity on a terminal; only errors when ``quiet``.
+    Each ends with the stage of a real cluster that refuses it (``[rejected by …]``).
 
     A finding is one line: a newline, ESC or other control character from the
     input in it is shown escaped, never sent to the terminal raw.
@@ -94,7 +97,7 @@ def print_findings(findings: Sequence[Finding], out: TextIO, quiet: bool = False
     for finding in findings:
         if quiet and finding.severity is not Severity.ERROR:
             continue
-        text = printable(str(finding))
+        text = printable(finding.render(with_stage=True))
         console.print(Text(text, style=_SEVERITY_STYLES.get(finding.severity, "")))
 
 

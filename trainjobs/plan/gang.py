@@ -27,7 +27,7 @@ class GangMember:
 class GangFacts:
     """What a framework's operator does when it gang-schedules a job (kubeflow-operators.md §5).
 
-    The generic gang mechanism (``frameworks.gang``) builds the PodGroup and decorates
+    The generic gang mechanism (``platform.gang``) builds the PodGroup and decorates
     the pods from these facts alone, so no framework carries its own copy of it.
 
     Attributes:

@@ -9,7 +9,7 @@ manifests; ``platform.registry`` lists them once.
 
 Jobs refer to platform resources by name in their ``trainjobs:`` options
 (``backend: redis``); the renderer resolves the reference, lets the resource act
-on the job (:meth:`PlatformKind.apply_to_job`) and records the dependency, so the
+on the job (:meth:`PlatformKind.apply_to_plan`) and records the dependency, so the
 Pulumi components create the backend before the pods that use it.
 """
 
