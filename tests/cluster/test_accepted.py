@@ -411,3 +411,27 @@ def test_the_stage_check_names_is_the_one_that_refuses(cluster: ControlPlane) ->
             if not pods.startswith("Pod:"):
                 wrong.append(f"{name}: trainjobs says {said}; its pods: {pods or 'accepted'}")
     assert not wrong, "stages that are not the one refusing:\n" + "\n".join(wrong)
+
+
+def test_the_webhook_sees_defaults_only_in_what_trainjobs_writes(cluster: ControlPlane) -> None:
+    """v1.9.4 has no mutating webhook: its validating webhook sees a job as applied.
+
+    A PyTorchJob written with a lowercase ``master`` key and no replicas is refused when
+    applied as written ("Unsupported value" / "must be 1"), while the operator target's
+    render of the same file — defaults written out, as the controller would apply them
+    in memory — is accepted. Catches a render that leaves a default to a webhook that
+    does not exist, and a claim that the file itself would pass.
+    """
+    container = {"name": "pytorch", "image": "docker.io/pytorch/pytorch:2.1.0"}
+    replica = {"template": {"spec": {"containers": [container]}}}
+    doc: dict[str, Any] = {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "PyTorchJob",
+        "metadata": {"name": "as-written", "namespace": "default"},
+        "spec": {"pytorchReplicaSpecs": {"master": copy.deepcopy(replica), "worker": replica}},
+    }
+    assert "pytorchReplicaSpecs" in _custom_resource_refused(cluster, doc)
+    rendering = run(parse_documents([copy.deepcopy(doc)], source="as-written"), target="operator")
+    (rendered,) = rendering.manifests
+    assert list(rendered["spec"]["pytorchReplicaSpecs"]) == ["Master", "Worker"]
+    assert _custom_resource_refused(cluster, dict(rendered)) == ""

@@ -376,12 +376,15 @@ def test_a_replica_without_a_pod_template_is_told_what_to_add() -> None:
     ]
 
 
-def test_defaulting_runs_before_the_webhook_validation() -> None:
-    # The API server runs mutating admission (TO pkg/apis/kubeflow.org/v1/
-    # pytorch_defaults.go#L77-L90: type names to CamelCase #L58, replicas default 1,
-    # restartPolicy #L88, the default port #L30-L36) before validating admission
-    # (pkg/webhooks/pytorch/pytorchjob_webhook.go#L152-L155: Master replicas "must be 1").
-    # So a lowercase `master` key is first renamed, then held to the Master rule.
+def test_the_webhook_sees_the_job_trainjobs_writes_with_its_defaults() -> None:
+    # v1.9.4 has no mutating webhook (manifests/base/webhook/manifests.yaml holds only a
+    # ValidatingWebhookConfiguration): the controller applies the defaults
+    # (pkg/apis/kubeflow.org/v1/pytorch_defaults.go#L77-L90: type names to CamelCase #L58,
+    # replicas default 1, restartPolicy #L88, the default port #L30-L36) in memory only.
+    # The operator target writes the defaulted job, so the validating webhook
+    # (pkg/webhooks/pytorch/pytorchjob_webhook.go#L152-L155: Master replicas "must be 1")
+    # sees a lowercase `master` key already renamed and held to the Master rule; the same
+    # file applied as written is refused (tests/cluster/test_accepted.py proves both).
     doc = document(PT, {"master": replica("pytorch", 2), "worker": replica("pytorch")}, "order")
     (error,) = [line for line in _errors(doc) if line.startswith("error:")]
     assert "spec.pytorchReplicaSpecs.Master.replicas" in error
