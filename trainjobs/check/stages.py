@@ -6,9 +6,10 @@ what passes is stored, and the operator's controller acts on it later. A user ne
 know which: a webhook or schema refusal fails the apply at once, a controller rule
 lets the job be created and fail (or be ignored) afterwards.
 
-Findings are attributed here, by their code and, for a job's own rules, by the kind
-and operator of the job they belong to (a framework knows its operator); the tables
-below name the upstream code each attribution reproduces. A code no table names is a
+Findings are attributed here, by their code and, for a job's own rules, by the
+framework of the job they belong to (``Framework.webhook_rules`` and
+``controller_rules``, each citing the upstream code it reproduces); the tables below
+name the upstream code of the rest. A code no table names is a
 rule of trainjobs itself: nothing on the cluster refuses it.
 """
 
@@ -22,118 +23,7 @@ from trainjobs.errors import Finding, Stage
 from trainjobs.frameworks.base import Framework
 from trainjobs.spec.entry import JobEntry, Target
 
-__all__ = ["WEBHOOK_RULES", "attribute", "stage_of"]
-
-# Training Operator v1.9.4 pkg/webhooks/webhooks.go SupportedSchemeWebhook: TF, PyTorch,
-# XGBoost, Paddle and JAX get a validating webhook; MPIJob v1 gets `scaffold` (none).
-# Each webhook (pkg/webhooks/<kind>/*_webhook.go) checks the name (NameIsDNS1035Label),
-# that every replica has containers, each with an image, one named as the kind's
-# default container, and (not TFJob) that the replica types are the kind's own.
-_V1_COMMON = frozenset(
-    {
-        "name.dns1035",
-        "spec.replica_type",
-        "template.containers",
-        "template.image",
-        "template.default_container",
-    }
-)
-# util.ValidateRunPolicy (pkg/common/util/webhooks.go): managedBy is one of two values;
-# called by the TF, PyTorch, XGBoost and Paddle webhooks, not the JAX one.
-_RUN_POLICY = frozenset({"run_policy.managed_by"})
-
-WEBHOOK_RULES: dict[tuple[str, str], frozenset[str]] = {
-    # tfjob_webhook.go validateTFReplicaSpecs: "must not have more than 1 Chief or Master".
-    ("kubeflow.org/v1", "TFJob"): _V1_COMMON | _RUN_POLICY | {"tfjob.chief_and_master"},
-    # pytorchjob_webhook.go validateSpec (elasticPolicy needs a Worker, nProcPerNode
-    # deprecated: a warning, forbidden beside spec.nprocPerNode) and
-    # validatePyTorchReplicaSpecs (Master replicas must be 1, Worker at least 1).
-    ("kubeflow.org/v1", "PyTorchJob"): _V1_COMMON
-    | _RUN_POLICY
-    | {
-        "pytorch.master_replicas",
-        "pytorch.worker_replicas",
-        "pytorch.elastic_needs_worker",
-        "pytorch.nproc_twice",
-        "pytorch.nproc_deprecated",
-    },
-    # xgboostjob_webhook.go validateXGBReplicaSpecs: a Master must be present, replicas 1.
-    ("kubeflow.org/v1", "XGBoostJob"): _V1_COMMON
-    | _RUN_POLICY
-    | {"xgboost.master_missing", "xgboost.master_replicas"},
-    ("kubeflow.org/v1", "PaddleJob"): _V1_COMMON | _RUN_POLICY,
-    ("kubeflow.org/v1", "JAXJob"): _V1_COMMON,
-    # Training Operator v1.8.1 pkg/webhooks/mxnet/mxnet_webhook.go returns only the
-    # deprecation warning; the MXJob rules are its controller's (below).
-    ("kubeflow.org/v1", "MXJob"): frozenset({"mxjob.deprecated"}),
-}
-"""(apiVersion, kind) → the finding codes its operator's validating webhook enforces."""
-
-_CONTROLLER_RULES: dict[tuple[str, str], frozenset[str]] = {
-    # MPIJob v1 has no webhook: Training Operator pkg/controller.v1/mpi/
-    # mpijob_controller.go Reconcile calls ValidateV1MpiJobSpec (pkg/apis/kubeflow.org/v1/
-    # mpi_validation.go: replica types, containers with image and name, one Launcher)
-    # and fails the job.
-    ("kubeflow.org/v1", "MPIJob"): frozenset(
-        {
-            "mpi.launcher_missing",
-            "mpi.launcher_replicas",
-            "mpi.replica_type",
-            "template.containers",
-            "template.image",
-            "template.name",
-        }
-    ),
-    # MPI Operator v0.8.0 has no webhook: pkg/controller/mpi_job_controller.go syncHandler
-    # runs validation.ValidateMPIJob (pkg/apis/kubeflow/validation/validation.go: the
-    # worker host name is a DNS-1035 label, one Launcher, Worker replicas >= 1,
-    # restartPolicy, containers, managedBy) and records a ValidationError event.
-    ("kubeflow.org/v2beta1", "MPIJob"): frozenset(
-        {
-            "name.dns1035",
-            "mpi.launcher_missing",
-            "mpi.launcher_replicas",
-            "mpi.worker_replicas",
-            "mpi.restart_policy",
-            "restart.framework",
-            "mpi.managed_by",
-            "template.containers",
-        }
-    ),
-    # Training Operator v1.8.1 pkg/apis/kubeflow.org/v1/mxnet_validation.go, called by
-    # the MXJob controller: DNS-1035 name, a container named mxnet, one Scheduler.
-    ("kubeflow.org/v1", "MXJob"): frozenset(
-        {
-            "name.dns1035",
-            "template.containers",
-            "template.image",
-            "template.default_container",
-            "mxjob.scheduler_replicas",
-        }
-    ),
-}
-"""(apiVersion, kind) → codes only the operator's controller enforces (no webhook)."""
-
-# Rules of every Training Operator kind that its controller, not a webhook, acts on.
-_V1_CONTROLLER = frozenset(
-    {
-        # An empty replica map: every CRD requires the key (a missing one is the CRD
-        # schema's, at load), and the webhooks refuse only a nil map, so `{}` is stored
-        # and the operator has nothing to run (proven in tests/cluster/test_accepted.py).
-        "spec.replicas.empty",
-        # ctl/common/job_controller.go ManagedByExternalController: the job is skipped.
-        "run_policy.managed_by_ignored",
-        # The Paddle controller never reads elasticPolicy (no env, no HPA), and takes
-        # min/max from a Worker spec that is missing (a nil dereference).
-        "paddle.elastic_ignored",
-        "paddle.elastic_needs_worker",
-        # core/pod.go SetRestartPolicy: the replica's policy replaces the template's;
-        # a value the operator does not know is copied to the pods, which the API
-        # server then refuses (no enum in the CRD, no webhook rule).
-        "template.restart_policy",
-        "restart.framework",
-    }
-)
+__all__ = ["attribute", "stage_of"]
 
 # Findings about objects the operator creates itself: the API server refuses them when
 # the controller creates them (core/service.go, core/pod.go), after the job was stored.
@@ -259,15 +149,12 @@ def stage_of(
         return Stage.SCHEDULER, "scheduler"
     if code in _SCHEDULER:
         return Stage.SCHEDULER, _SCHEDULER[code]
-    kind = (framework.kind.api_version, framework.kind.kind) if framework else None
     operator = framework.operator if framework else ""
-    if kind is not None:
+    if framework is not None:
         stage = None
-        if code in WEBHOOK_RULES.get(kind, ()):
+        if code in framework.webhook_rules:
             stage = Stage.WEBHOOK
-        elif code in _CONTROLLER_RULES.get(kind, ()) or (
-            kind[0] == "kubeflow.org/v1" and code in _V1_CONTROLLER
-        ):
+        elif code in framework.controller_rules:
             stage = Stage.CONTROLLER
         if stage is not None and target not in (None, "operator"):
             if code == "name.dns1035" and target == "pods":

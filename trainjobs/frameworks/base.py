@@ -174,6 +174,13 @@ class Framework(ABC, Generic[JobT]):
     restart_policies: ClassVar[tuple[str, ...]] = ("Always", "OnFailure", "Never", "ExitCode")
     """The replica ``restartPolicy`` values the operator accepts; default the four of
     Kubeflow's common ReplicaSpec. The ``restart.framework`` check rule reads it."""
+    webhook_rules: ClassVar[frozenset[str]] = frozenset()
+    """Codes of this framework's findings that its operator's validating webhook
+    enforces: a job breaking one is refused at apply (``trainjobs.check.stages``).
+    Default none: the operator has no webhook."""
+    controller_rules: ClassVar[frozenset[str]] = frozenset()
+    """Codes only the operator's controller enforces: the job is stored, then fails or
+    is ignored. Default none; a code in neither set is a rule of trainjobs itself."""
     reconciled_managed_by: ClassVar[str | None] = None
     """The ``runPolicy.managedBy`` value under which the operator runs a job itself
     (unset counts too); the pods target refuses any other. None: the operator never

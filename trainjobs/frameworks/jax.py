@@ -16,6 +16,7 @@ from pydantic import Field
 
 from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
+    V1_WEBHOOK_RULES,
     KubeflowV1Framework,
     ReplicaSpec,
     RunPolicy,
@@ -52,6 +53,8 @@ class JAX(KubeflowV1Framework[JAXJob]):
     title = "JAX (JAXJob)"
     kind = KindRef("kubeflow.org/v1", "JAXJob", "jaxjobs")
     model = JAXJob
+    # The JAXJob webhook does not call util.ValidateRunPolicy.
+    webhook_rules = V1_WEBHOOK_RULES
     crd_file = "training-operator-v1.9.4/kubeflow.org_jaxjobs.yaml"
     replica_types = ("Worker",)
     default_container = "jax"

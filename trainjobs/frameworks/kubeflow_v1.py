@@ -198,6 +198,44 @@ def _containers(template: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [c for c in containers if isinstance(c, dict)]
 
 
+# Training Operator v1.9.4 pkg/webhooks/webhooks.go SupportedSchemeWebhook: TF, PyTorch,
+# XGBoost, Paddle and JAX get a validating webhook; MPIJob v1 gets `scaffold` (none).
+# Each webhook (pkg/webhooks/<kind>/*_webhook.go) checks the name (NameIsDNS1035Label),
+# that every replica has containers, each with an image, one named as the kind's
+# default container, and (not TFJob) that the replica types are the kind's own.
+V1_WEBHOOK_RULES = frozenset(
+    {
+        "name.dns1035",
+        "spec.replica_type",
+        "template.containers",
+        "template.image",
+        "template.default_container",
+    }
+)
+# util.ValidateRunPolicy (pkg/common/util/webhooks.go): managedBy is one of two values;
+# called by the TF, PyTorch, XGBoost and Paddle webhooks, not the JAX one.
+RUN_POLICY_WEBHOOK_RULES = frozenset({"run_policy.managed_by"})
+# Rules of every Training Operator kind that its controller, not a webhook, acts on.
+V1_CONTROLLER_RULES = frozenset(
+    {
+        # An empty replica map: every CRD requires the key (a missing one is the CRD
+        # schema's, at load), and the webhooks refuse only a nil map, so `{}` is stored
+        # and the operator has nothing to run (proven in tests/cluster/test_accepted.py).
+        "spec.replicas.empty",
+        # ctl/common/job_controller.go ManagedByExternalController: the job is skipped.
+        "run_policy.managed_by_ignored",
+        # The Paddle controller never reads elasticPolicy (no env, no HPA), and takes
+        # min/max from a Worker spec that is missing (a nil dereference).
+        "paddle.elastic_ignored",
+        "paddle.elastic_needs_worker",
+        # core/pod.go SetRestartPolicy: the replica's policy replaces the template's;
+        # a value the operator does not know is copied to the pods, which the API
+        # server then refuses (no enum in the CRD, no webhook rule).
+        "template.restart_policy",
+        "restart.framework",
+    }
+)
+
 V1JobT = TypeVar("V1JobT", bound=V1Job)
 """The Kubeflow v1 kind a framework of this engine reads."""
 
@@ -227,6 +265,8 @@ class KubeflowV1Framework(Framework[V1JobT]):
     The JAXJob webhook does not, and its controller ignores the field altogether.
     """
     reconciled_managed_by: ClassVar[str | None] = MANAGED_BY_OPERATOR
+    webhook_rules: ClassVar[frozenset[str]] = V1_WEBHOOK_RULES | RUN_POLICY_WEBHOOK_RULES
+    controller_rules: ClassVar[frozenset[str]] = V1_CONTROLLER_RULES
     default_container: ClassVar[str]
     default_port_name: ClassVar[str]
     default_port: ClassVar[int]

@@ -100,6 +100,9 @@ class MindSporeV2(KubeflowV1Framework[MSJobV2]):
     title = "MindSpore (MSJob mindspore.gitee.com/v1, 2022)"
     kind = KindRef("mindspore.gitee.com/v1", "MSJob", "msjobs")
     model = MSJobV2
+    # Not the Training Operator: nothing of its ms-operator's validation is attributed yet.
+    webhook_rules = frozenset()
+    controller_rules = frozenset()
     legacy = True
     operator = "ms-operator v1.0.0, 2022"
     crd_file = "generated/msjobs.mindspore.gitee.com.yaml"

@@ -141,6 +141,22 @@ class MPI(Framework[MPIJob]):
     title = "MPI (MPIJob v2beta1, SSH)"
     kind = KindRef("kubeflow.org/v2beta1", "MPIJob", "mpijobs")
     model = MPIJob
+    # MPI Operator v0.8.0 has no webhook: pkg/controller/mpi_job_controller.go syncHandler
+    # runs validation.ValidateMPIJob (pkg/apis/kubeflow/validation/validation.go: the
+    # worker host name is a DNS-1035 label, one Launcher, Worker replicas >= 1,
+    # restartPolicy, containers, managedBy) and records a ValidationError event.
+    controller_rules = frozenset(
+        {
+            "name.dns1035",
+            "mpi.launcher_missing",
+            "mpi.launcher_replicas",
+            "mpi.worker_replicas",
+            "mpi.restart_policy",
+            "restart.framework",
+            "mpi.managed_by",
+            "template.containers",
+        }
+    )
     operator = "MPI Operator v0.8"
     crd_file = "mpi-operator-v0.8/kubeflow.org_mpijobs.yaml"
     success_rule = "when the launcher's batch/v1 Job completes"

@@ -39,7 +39,13 @@ from trainjobs.frameworks import mpi_v1_pods
 from trainjobs.frameworks._container_rules import no_containers, template_restart_policy
 from trainjobs.frameworks._mpi import containers, launcher_name, worker_name
 from trainjobs.frameworks.base import K8sModel
-from trainjobs.frameworks.kubeflow_v1 import KubeflowV1Framework, ReplicaSpec, RunPolicy, V1Job
+from trainjobs.frameworks.kubeflow_v1 import (
+    V1_CONTROLLER_RULES,
+    KubeflowV1Framework,
+    ReplicaSpec,
+    RunPolicy,
+    V1Job,
+)
 from trainjobs.frameworks.mpi_v1_pods import KUBECTL_DELIVERY_IMAGE
 from trainjobs.plan import KindRef, PodSet, Replica, RunRules, SuccessPolicy
 from trainjobs.plan.expansion import Expansion
@@ -88,6 +94,19 @@ class MPIv1(KubeflowV1Framework[MPIJobV1]):
     title = "MPI v1 (MPIJob v1, kubectl exec)"
     kind = KindRef("kubeflow.org/v1", "MPIJob", "mpijobs")
     model = MPIJobV1
+    # MPIJob v1 has no webhook: Training Operator pkg/controller.v1/mpi/
+    # mpijob_controller.go Reconcile calls ValidateV1MpiJobSpec (pkg/apis/kubeflow.org/v1/
+    # mpi_validation.go: replica types, containers with image and name, one Launcher)
+    # and fails the job.
+    webhook_rules = frozenset()
+    controller_rules = V1_CONTROLLER_RULES | {
+        "mpi.launcher_missing",
+        "mpi.launcher_replicas",
+        "mpi.replica_type",
+        "template.containers",
+        "template.image",
+        "template.name",
+    }
     crd_file = "training-operator-v1.9.4/kubeflow.org_mpijobs.yaml"
     replica_types = ("Launcher", "Worker")
     # Constants of the API; unlike the other v1 kinds nothing is built from them.

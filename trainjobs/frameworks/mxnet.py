@@ -24,6 +24,7 @@ from pydantic import Field
 from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
+    V1_CONTROLLER_RULES,
     KubeflowV1Framework,
     LegacyRunPolicy,
     ReplicaSpec,
@@ -107,6 +108,17 @@ class MXNet(KubeflowV1Framework[MXJob]):
     title = "MXNet (MXJob)"
     kind = KindRef("kubeflow.org/v1", "MXJob", "mxjobs")
     model = MXJob
+    # Training Operator v1.8.1 pkg/webhooks/mxnet/mxnet_webhook.go returns only the
+    # deprecation warning; pkg/apis/kubeflow.org/v1/mxnet_validation.go, called by the
+    # MXJob controller, checks the DNS-1035 name, a container named mxnet, one Scheduler.
+    webhook_rules = frozenset({"mxjob.deprecated"})
+    controller_rules = V1_CONTROLLER_RULES | {
+        "name.dns1035",
+        "template.containers",
+        "template.image",
+        "template.default_container",
+        "mxjob.scheduler_replicas",
+    }
     legacy = True
     operator = "Training Operator v1.8.1"
     crd_file = "training-operator-v1.8.1/kubeflow.org_mxjobs.yaml"

@@ -118,6 +118,16 @@ class PyTorch(KubeflowV1Framework[PyTorchJob]):
     title = "PyTorch (PyTorchJob)"
     kind = KindRef("kubeflow.org/v1", "PyTorchJob", "pytorchjobs")
     model = PyTorchJob
+    # pytorchjob_webhook.go validateSpec (elasticPolicy needs a Worker, nProcPerNode
+    # deprecated: a warning, forbidden beside spec.nprocPerNode) and
+    # validatePyTorchReplicaSpecs (Master replicas must be 1, Worker at least 1).
+    webhook_rules = KubeflowV1Framework.webhook_rules | {
+        "pytorch.master_replicas",
+        "pytorch.worker_replicas",
+        "pytorch.elastic_needs_worker",
+        "pytorch.nproc_twice",
+        "pytorch.nproc_deprecated",
+    }
     crd_file = "training-operator-v1.9.4/kubeflow.org_pytorchjobs.yaml"
     replica_types = ("Master", "Worker")
     default_container = "pytorch"

@@ -61,6 +61,11 @@ class XGBoost(KubeflowV1Framework[XGBoostJob]):
     title = "XGBoost (XGBoostJob)"
     kind = KindRef("kubeflow.org/v1", "XGBoostJob", "xgboostjobs")
     model = XGBoostJob
+    # xgboostjob_webhook.go validateXGBReplicaSpecs: a Master must be present, replicas 1.
+    webhook_rules = KubeflowV1Framework.webhook_rules | {
+        "xgboost.master_missing",
+        "xgboost.master_replicas",
+    }
     crd_file = "training-operator-v1.9.4/kubeflow.org_xgboostjobs.yaml"
     replica_types = ("Master", "Worker")
     default_container = "xgboost"
