@@ -26,7 +26,6 @@ from trainjobs.frameworks.trainjob.jobset import (
     _lora,
     _qlora,
     _torchtune_model,
-    cpus_per_node,
     gpus_per_node,
     torchtune_recipe,
 )
@@ -377,20 +376,6 @@ def _trainer_rules(job: TrainJob, runtime: Runtime) -> list[Finding]:
                 severity=Severity.WARNING,
             )
         )
-    if trainer is not None and trainer.num_proc_per_node is None and kind == "torch":
-        resources = dict(trainer.resources_per_node or {}) or _runtime_node_resources(runtime)
-        if not gpus_per_node(resources) and not cpus_per_node(resources):
-            out.append(
-                Finding(
-                    code="trainjob.nproc_one",
-                    path="spec.trainer.resourcesPerNode",
-                    message="no GPU and no CPU amount per node: the Trainer sets "
-                    "PET_NPROC_PER_NODE to 1",
-                    value=trainer.resources_per_node,
-                    hint="set resourcesPerNode (GPUs or CPUs) or numProcPerNode",
-                    severity=Severity.ADVICE,
-                )
-            )
     return out
 
 
