@@ -405,3 +405,19 @@ def test_unknown_runtime_names_those_known() -> None:
     )
     runtime, findings = resolve_runtime(job, [other])
     assert runtime is None and "namespace 'elsewhere'" in findings[0].hint
+
+
+def test_an_exported_trainjob_with_patch_times_is_input() -> None:
+    from trainjobs.k8s.yamlio import load_all
+
+    (document,) = load_all(
+        "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\n"
+        "metadata: {name: tj, uid: x, resourceVersion: '1'}\n"
+        "spec:\n  runtimeRef: {name: torch-distributed}\n"
+        "  runtimePatches: [{manager: kueue.x-k8s.io/kueue, time: 2026-01-01T00:00:00Z}]\n"
+        "status: {conditions: []}\n"
+    )
+    job = TrainJob.model_validate(document)
+    assert job.to_manifest()["spec"]["runtimePatches"] == [
+        {"manager": "kueue.x-k8s.io/kueue", "time": "2026-01-01T00:00:00Z"}
+    ]

@@ -16,6 +16,7 @@ and checked against the Kubernetes schema by the ``check`` layer, as in every fr
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any, Final, Literal
 
 from pydantic import BeforeValidator, Field, model_validator
@@ -29,6 +30,7 @@ __all__ = [
     "API_VERSION",
     "CLUSTER_RUNTIME_KIND",
     "DEFAULT_MANAGED_BY",
+    "IMMUTABLE_FIELDS",
     "MULTIKUEUE",
     "REMOVED_FIELDS",
     "RUNTIME_KINDS",
@@ -99,6 +101,21 @@ REMOVED_FIELDS: Final = {
     ),
 }
 """TrainJob ``spec`` fields of older v2 releases: wire name → (what happened, the fix)."""
+
+IMMUTABLE_FIELDS: Final = (
+    "spec.runtimeRef",
+    "spec.initializer",
+    "spec.trainer",
+    "spec.activeDeadlineSeconds",
+    "spec.managedBy",
+    "spec.runtimePatches[].manager",
+    "spec.runtimePatches[].trainingRuntimeSpec.template.spec.replicatedJobs[].template.spec"
+    ".template.spec.{serviceAccountName,volumes,initContainers,containers,imagePullSecrets,"
+    "securityContext,terminationGracePeriodSeconds}",
+)
+"""TrainJob fields the v2.3.0 CRD refuses to change once created (``self == oldSelf``); a
+change means deleting and re-creating the job. ``spec.runtimePatches`` as a whole may change
+only while the TrainJob is (or becomes) suspended and none of its Jobs is active."""
 
 
 def _refuse(field: str) -> BeforeValidator:
@@ -497,7 +514,10 @@ class RuntimePatch(K8sModel):
     manager: str = Field(
         min_length=1, max_length=253, description="Who owns it (``example.io/tool``). Required."
     )
-    time: str | None = Field(default=None, description="Set by the webhook; informational.")
+    # A YAML loader reads an unquoted RFC 3339 time as a datetime; both are the same time.
+    time: datetime | str | None = Field(
+        default=None, description="When the patch last changed; set by the webhook."
+    )
     training_runtime_spec: TrainingRuntimeSpecPatch | None = Field(
         default=None, description="The patch."
     )
