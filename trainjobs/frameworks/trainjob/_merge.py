@@ -42,6 +42,11 @@ MERGE_KEYS: Final = {
 tags of ``jobset.x-k8s.io/v1alpha2`` and ``k8s.io/api``. Any other list is replaced."""
 
 
+RETAIN_KEYS: Final = frozenset({"volumes"})
+"""Keyed lists whose patch strategy also says ``retainKeys``: a patched item keeps only the
+keys the patch names (a volume patched to ``emptyDir`` loses its ``configMap``)."""
+
+
 def strategic_merge(original: Any, patch: Any, field: str = "") -> Any:
     """``patch`` applied to ``original`` by the strategic-merge rules of :data:`MERGE_KEYS`.
 
@@ -67,7 +72,10 @@ def strategic_merge(original: Any, patch: Any, field: str = "") -> Any:
                 continue
             for index, existing in enumerate(out_list):
                 if isinstance(existing, Mapping) and existing.get(key) == item.get(key):
-                    out_list[index] = strategic_merge(existing, item, field)
+                    merged = strategic_merge(existing, item, field)
+                    if field in RETAIN_KEYS:
+                        merged = {k: v for k, v in merged.items() if k in item}
+                    out_list[index] = merged
                     break
             else:
                 out_list.append(_copy(item))
