@@ -72,3 +72,14 @@ def test_a_backend_env_goes_to_trainer_env() -> None:
     assert changed.spec.trainer.env == [{"name": "REDIS_HOST", "value": "r"}]
     assert changed.spec.runtime_patches is None
     assert with_backend({"spec": {"containers": [{"name": "node"}]}}, binding)
+
+
+def test_pods_findings_point_at_the_runtime_ref() -> None:
+    job = TrainJob.model_validate(
+        {**DOCUMENT, "spec": {"runtimeRef": {"name": "torchtune-llama3.2-1b"}}}
+    )
+    (finding,) = FRAMEWORK.pods_findings(job)
+    assert finding.code == "trainjob.pods_depends_on" and finding.path == "spec.runtimeRef"
+    assert finding.message.startswith(
+        "runtime 'torchtune-llama3.2-1b' spec.template.spec.replicatedJobs[2].dependsOn: "
+    )

@@ -161,3 +161,54 @@ def test_runtime_webhook() -> None:
         ("trainjob.runtime_container", f"{base}.template.spec.template.spec.containers"),
         ("trainjob.runtime_depends_first", f"{base}.dependsOn"),
     ]
+
+
+def test_env_injection_targets_must_exist() -> None:
+    runtime = TrainingRuntime.model_validate(
+        {
+            "apiVersion": "trainer.kubeflow.org/v1alpha1",
+            "kind": "TrainingRuntime",
+            "metadata": {"name": "inj", "namespace": "default"},
+            "spec": {
+                "mlPolicy": {
+                    "torch": {
+                        "envInjection": {
+                            "targets": [{"jobName": "node", "containerNames": ["preflight"]}]
+                        }
+                    }
+                },
+                "template": {
+                    "spec": {
+                        "replicatedJobs": [
+                            {
+                                "name": "node",
+                                "template": {
+                                    "metadata": {
+                                        "labels": {
+                                            "trainer.kubeflow.org/trainjob-ancestor-step": "trainer"
+                                        }
+                                    },
+                                    "spec": {
+                                        "template": {
+                                            "spec": {"containers": [{"name": "node", "image": "i"}]}
+                                        }
+                                    },
+                                },
+                            }
+                        ]
+                    }
+                },
+            },
+        }
+    )
+    job = TrainJob.model_validate(
+        {
+            "apiVersion": "trainer.kubeflow.org/v1alpha1",
+            "kind": "TrainJob",
+            "metadata": {"name": "tj"},
+            "spec": {"runtimeRef": {"name": "inj", "kind": "TrainingRuntime"}},
+        }
+    )
+    assert [(f.code, f.path) for f in trainjob_findings(job, runtime)] == [
+        ("trainjob.env_injection_target", "spec.runtimeRef")
+    ]

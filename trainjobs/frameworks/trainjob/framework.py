@@ -14,6 +14,7 @@ trainer's ``node`` container, and one ``runtimePatches`` entry (manager
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, ClassVar, Final
 
 from trainjobs.errors import Finding
@@ -169,9 +170,19 @@ class TrainJobFramework(Framework):
 
     def pods_findings(self, job: JobResource) -> list[Finding]:
         objects, findings = self.jobset_objects(job)
-        if objects:
-            findings = [*findings, *pods_findings(objects[-1], "JobSet spec.")]
-        return findings
+        if not objects:
+            return findings
+        runtime = _as_trainjob(job).spec.runtime_ref.name
+        # The fields are the runtime's; the user's TrainJob names it at spec.runtimeRef.
+        located = [
+            replace(
+                f,
+                path="spec.runtimeRef",
+                message=f"runtime {runtime!r} spec.template.spec.{f.path}: {f.message}",
+            )
+            for f in pods_findings(objects[-1])
+        ]
+        return [*findings, *located]
 
     def gang_facts(self, job: JobResource) -> GangFacts:
         members = tuple(GangMember(ref.role, ref.replicas) for ref in self.pod_templates(job))

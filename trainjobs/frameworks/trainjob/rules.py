@@ -102,6 +102,32 @@ def _reserved(job: TrainJob, names: tuple[str, ...], policy: str) -> list[Findin
     return out
 
 
+def _env_injection_rules(job: TrainJob, runtime: Runtime) -> list[Finding]:
+    ml = runtime.spec.ml_policy
+    injection = ml.torch.env_injection if ml and ml.torch else None
+    containers = {
+        str(r.get("name")): set(_names(_pod_spec(r), "containers"))
+        | set(_names(_pod_spec(r), "initContainers"))
+        for r in _rjobs(runtime)
+    }
+    out = []
+    for index, target in enumerate((injection.targets if injection else None) or []):
+        for name in target.container_names:
+            if name not in containers.get(target.job_name, set()):
+                out.append(
+                    Finding(
+                        code="trainjob.env_injection_target",
+                        path="spec.runtimeRef",
+                        message=f"the runtime {runtime.name!r}'s mlPolicy.torch.envInjection."
+                        f"targets[{index}] names container {name!r} of replicated job "
+                        f"{target.job_name!r}, which its template does not have",
+                        value=target.to_manifest(),
+                        hint="fix the runtime: name a replicated job and a container it has",
+                    )
+                )
+    return out
+
+
 def _initializer_rules(job: TrainJob, runtime: Runtime) -> list[Finding]:
     out = []
     rjobs = {str(r.get("name")): r for r in _rjobs(runtime)}
@@ -399,6 +425,7 @@ def trainjob_findings(job: TrainJob, runtime: Runtime) -> list[Finding]:
     kind = ml.kind if ml else ""
     trainer = job.spec.trainer
     if kind == "torch":
+        out += _env_injection_rules(job, runtime)
         out += _reserved(job, TORCH_RESERVED, "torch")
         if trainer is not None and list(trainer.command or []) == TORCHTUNE_ENTRYPOINT:
             out += _torchtune_rules(job, runtime)
@@ -424,6 +451,17 @@ def trainjob_findings(job: TrainJob, runtime: Runtime) -> list[Finding]:
                 )
             )
         out += _reserved(job, MPI_RESERVED, "MPI")
+        if ml.mpi.mpi_implementation == "":
+            out.append(
+                Finding(
+                    code="trainjob.mpi_implementation",
+                    path="spec.runtimeRef",
+                    message=f"the runtime {runtime.name!r} sets mpiImplementation to '': the "
+                    "Trainer v2.3.0 controller implements only OpenMPI and fails the TrainJob",
+                    value=runtime.name,
+                    hint="set mpiImplementation: OpenMPI in the runtime (or leave it unset)",
+                )
+            )
     elif kind == "xgboost":
         out += _reserved(job, XGBOOST_RESERVED, "XGBoost")
     out += _initializer_rules(job, runtime)
