@@ -307,14 +307,15 @@ def _pod_sets(build: _Build) -> None:
 
 
 def _runtime_resources(build: _Build) -> dict[str, Any]:
-    """``ExtractResourcePerNodeFromRuntime``: the resources of the first ``node`` container
-    that has any, in a job named ``node`` or labelled trainer."""
+    """``ExtractResourcePerNodeFromRuntime``: the resources of the ``node`` container of the
+    first job named ``node`` or labelled trainer that has one — none counts as empty (the
+    controller's Go round trip gives every container a ``resources`` object)."""
     for rjob in build.spec["replicatedJobs"]:
         if rjob.get("name") != NODE and _ancestor(rjob) != TRAINER:
             continue
         node = _container(_pod_spec(rjob), NODE)
-        if node is not None and node.get("resources") is not None:
-            resources: dict[str, Any] = node["resources"]
+        if node is not None:
+            resources: dict[str, Any] = node.get("resources") or {}
             return resources
     return {}
 

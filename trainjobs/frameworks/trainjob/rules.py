@@ -340,8 +340,8 @@ def _runtime_node_resources(runtime: Runtime) -> dict[str, Any]:
         if rjob.get("name") != NODE and labels.get(ANCESTOR_LABEL) != TRAINER:
             continue
         for container in _pod_spec(rjob).get("containers") or []:
-            if container.get("name") == NODE and container.get("resources") is not None:
-                resources: dict[str, Any] = container["resources"]
+            if container.get("name") == NODE:
+                resources: dict[str, Any] = container.get("resources") or {}
                 return resources
     return {}
 
