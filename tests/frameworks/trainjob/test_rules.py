@@ -212,3 +212,11 @@ def test_env_injection_targets_must_exist() -> None:
     assert [(f.code, f.path) for f in trainjob_findings(job, runtime)] == [
         ("trainjob.env_injection_target", "spec.runtimeRef")
     ]
+
+
+def test_a_name_too_long_for_jobsets_pod_names() -> None:
+    name = "a" * 40  # <name>-node-0-11-abcde: 40 + 16 characters fit in 63; 48 + 16 do not
+    spec = {"runtimeRef": {"name": "torch-distributed"}, "trainer": {"numNodes": 12}}
+    assert _findings(spec, name) == []
+    found = _findings(spec, "a" * 48)
+    assert found == [("trainjob.pod_name_length", "metadata.name", E)]

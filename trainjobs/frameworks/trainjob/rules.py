@@ -27,6 +27,7 @@ from trainjobs.frameworks.trainjob.jobset import (
     _qlora,
     _torchtune_model,
     gpus_per_node,
+    jobset_manifests,
     torchtune_recipe,
 )
 from trainjobs.frameworks.trainjob.model import Runtime, TrainJob
@@ -405,6 +406,35 @@ def _trainer_rules(job: TrainJob, runtime: Runtime) -> list[Finding]:
     return out
 
 
+def _pod_name_rules(job: TrainJob, runtime: Runtime) -> list[Finding]:
+    """JobSet's webhook refuses a JobSet whose longest pod name (``<js>-<rjob>-<job index>-
+    <pod index>-<5 random>``) is not a DNS-1035 label: the Trainer's JobSet for a long
+    TrainJob name never gets made, and the job never runs."""
+    objects, _ = jobset_manifests(job, runtime)
+    if not objects or objects[-1].get("kind") != "JobSet":
+        return []
+    out = []
+    for rjob in objects[-1]["spec"].get("replicatedJobs") or []:
+        replicas = rjob.get("replicas", 1)
+        completions = rjob["template"]["spec"].get("completions", 1)
+        longest = f"{job.name}-{rjob['name']}-{replicas - 1}-{completions - 1}-abcde"
+        if len(longest) > 63:
+            spare = 63 - (len(longest) - len(job.name))
+            out.append(
+                Finding(
+                    code="trainjob.pod_name_length",
+                    path="metadata.name",
+                    message=f"JobSet refuses the Trainer's JobSet: its longest pod name "
+                    f"({longest!r} with the 5 random characters Kubernetes adds) is longer "
+                    "than 63 characters, so the job never starts",
+                    value=job.name,
+                    hint=f"shorten the name to at most {max(spare, 1)} characters",
+                )
+            )
+            break
+    return out
+
+
 def trainjob_findings(job: TrainJob, runtime: Runtime) -> list[Finding]:
     """Every rule the Trainer's TrainJob webhook applies to ``job`` on ``runtime``, and the
     trainjobs rules above; paths relative to the TrainJob document."""
@@ -466,6 +496,7 @@ def trainjob_findings(job: TrainJob, runtime: Runtime) -> list[Finding]:
         out += _reserved(job, XGBOOST_RESERVED, "XGBoost")
     out += _initializer_rules(job, runtime)
     out += _patch_rules(job, runtime)
+    out += _pod_name_rules(job, runtime)
     out += _trainer_rules(job, runtime)
     deprecated = (runtime.metadata.labels or {}).get(SUPPORT_LABEL) == "deprecated"
     if deprecated and runtime.kind == "ClusterTrainingRuntime":  # as upstream: only those
@@ -516,6 +547,33 @@ def runtime_findings(runtime: Runtime) -> list[Finding]:
                     f"{wanted!r}",
                     value=_names(_pod_spec(rjob), "containers"),
                     hint=f"name the container {wanted!r}",
+                )
+            )
+    names = [str(r.get("name")) for r in rjobs]
+    for index, rjob in enumerate(rjobs[1:], start=1):  # the first: its own rule below
+        for d_index, depends in enumerate(rjob.get("dependsOn") or []):
+            if depends.get("name") not in names[:index]:
+                out.append(
+                    Finding(
+                        code="trainjob.runtime_depends_on",
+                        path=f"{base}[{index}].dependsOn[{d_index}].name",
+                        message=f"replicated job {rjob.get('name')!r} cannot depend on "
+                        f"{depends.get('name')!r}: JobSet needs it to be an earlier job",
+                        value=depends.get("name"),
+                        hint=f"name one of {', '.join(names[:index]) or 'none'}",
+                    )
+                )
+    spec = runtime.spec.template.spec if runtime.spec.template else None
+    success = spec.success_policy if spec else None
+    for t_index, target in enumerate((success.target_replicated_jobs if success else None) or []):
+        if target not in names:
+            out.append(
+                Finding(
+                    code="trainjob.runtime_success_target",
+                    path=f"spec.template.spec.successPolicy.targetReplicatedJobs[{t_index}]",
+                    message=f"no replicated job {target!r}; JobSet refuses the JobSet",
+                    value=target,
+                    hint=f"name one of {', '.join(names) or 'none'}",
                 )
             )
     if rjobs and rjobs[0].get("dependsOn"):
