@@ -1,0 +1,85 @@
+"""The trainjob Framework: the three targets through the plugin contract, and placement
+or backends carried into a TrainJob as trainer fields and one runtime patch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from trainjobs.frameworks.base import BackendBinding, with_backend
+from trainjobs.frameworks.trainjob import TrainJob
+from trainjobs.frameworks.trainjob.framework import FRAMEWORK, PATCH_MANAGER
+
+DOCUMENT: dict[str, Any] = {
+    "apiVersion": "trainer.kubeflow.org/v1alpha1",
+    "kind": "TrainJob",
+    "metadata": {"name": "tj", "namespace": "default"},
+    "spec": {"runtimeRef": {"name": "torch-distributed"}, "trainer": {"numNodes": 2}},
+}
+
+
+def _job() -> TrainJob:
+    return TrainJob.model_validate(DOCUMENT)
+
+
+def test_targets_through_the_contract() -> None:
+    job = FRAMEWORK.default(_job())
+    assert FRAMEWORK.targets == ("operator", "jobset", "pods")
+    assert FRAMEWORK.operator_manifest(job) == DOCUMENT
+    assert FRAMEWORK.validate(job) == []
+    objects, findings = FRAMEWORK.jobset_objects(job)
+    assert findings == [] and [o["kind"] for o in objects] == ["JobSet"]
+    assert [(o["kind"], o["metadata"]["name"]) for o in FRAMEWORK.expand_pods(job)] == [
+        ("Service", "tj"),
+        ("Job", "tj-node-0"),
+    ]
+    (ref,) = FRAMEWORK.pod_templates(job)
+    assert (ref.role, ref.replicas) == ("node", 2)
+    assert FRAMEWORK.addresses(job) == {"master": "tj-node-0-0.tj:29500"}
+    assert FRAMEWORK.gang_facts(job).unsupported
+
+
+def test_placement_becomes_resources_per_node_and_a_runtime_patch() -> None:
+    job = _job()
+    (ref,) = FRAMEWORK.pod_templates(job)
+    placed = {**ref.template}
+    spec = dict(placed["spec"])
+    spec["nodeSelector"] = {"pool": "a100"}
+    spec["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    node = {**spec["containers"][0], "resources": {"limits": {"nvidia.com/gpu": 8}}}
+    spec["containers"] = [node]
+    placed["spec"] = spec
+    changed = FRAMEWORK.with_templates(job, {"node": placed})
+    assert isinstance(changed, TrainJob)
+    assert changed.spec.trainer is not None
+    assert changed.spec.trainer.resources_per_node == {"limits": {"nvidia.com/gpu": 8}}
+    (patch,) = changed.spec.runtime_patches or []
+    assert patch.manager == PATCH_MANAGER
+    assert FRAMEWORK.validate(changed) == []
+    (jobset,) = FRAMEWORK.jobset_objects(changed)[0]
+    pod = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    assert pod["nodeSelector"] == {"pool": "a100"}
+    assert pod["tolerations"] == spec["tolerations"]
+    assert pod["containers"][0]["resources"] == {"limits": {"nvidia.com/gpu": "8"}}
+    env = {e["name"]: e.get("value") for e in pod["containers"][0]["env"]}
+    assert env["PET_NPROC_PER_NODE"] == "auto" and env["PET_NNODES"] == "2"
+
+
+def test_a_backend_env_goes_to_trainer_env() -> None:
+    job = _job()
+    binding = BackendBinding("redis", "cache", env=({"name": "REDIS_HOST", "value": "r"},))
+    changed = FRAMEWORK.bind_backend(job, binding)
+    assert isinstance(changed, TrainJob) and changed.spec.trainer is not None
+    assert changed.spec.trainer.env == [{"name": "REDIS_HOST", "value": "r"}]
+    assert changed.spec.runtime_patches is None
+    assert with_backend({"spec": {"containers": [{"name": "node"}]}}, binding)
+
+
+def test_pods_findings_point_at_the_runtime_ref() -> None:
+    job = TrainJob.model_validate(
+        {**DOCUMENT, "spec": {"runtimeRef": {"name": "torchtune-llama3.2-1b"}}}
+    )
+    (finding,) = FRAMEWORK.pods_findings(job)
+    assert finding.code == "trainjob.pods_depends_on" and finding.path == "spec.runtimeRef"
+    assert finding.message.startswith(
+        "runtime 'torchtune-llama3.2-1b' spec.template.spec.replicatedJobs[2].dependsOn: "
+    )

@@ -1,0 +1,167 @@
+"""Small helpers the Trainer and JobSet expansions share: strategic merge, upserts,
+quantities as Go's ``resource.Quantity`` prints them.
+
+Pure functions on plain data; every function returns new data and never aliases input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
+from typing import Any, Final
+
+from trainjobs.frameworks.base import deep_copy
+from trainjobs.k8s.quantity import QuantityError, parse_quantity
+
+__all__ = [
+    "MERGE_KEYS",
+    "by_name",
+    "by_port_or_name",
+    "format_like",
+    "strategic_merge",
+    "upsert",
+]
+
+MERGE_KEYS: Final = {
+    "replicatedJobs": "name",
+    "dependsOn": "name",
+    "containers": "name",
+    "initContainers": "name",
+    "ephemeralContainers": "name",
+    "env": "name",
+    "volumes": "name",
+    "volumeMounts": "mountPath",
+    "imagePullSecrets": "name",
+    "schedulingGates": "name",
+    "ports": "containerPort",
+    "resourceClaims": "name",
+    "claims": "name",
+}
+"""The list fields of JobSetSpec and core/v1 that a strategic merge patch merges by key
+(their ``patchMergeKey``), as ``strategicpatch.StrategicMergePatch`` reads the Go struct
+tags of ``jobset.x-k8s.io/v1alpha2`` and ``k8s.io/api``. Any other list is replaced."""
+
+
+RETAIN_KEYS: Final = frozenset({"volumes"})
+"""Keyed lists whose patch strategy also says ``retainKeys``: a patched item keeps only the
+keys the patch names (a volume patched to ``emptyDir`` loses its ``configMap``)."""
+
+
+def strategic_merge(original: Any, patch: Any, field: str = "") -> Any:
+    """``patch`` applied to ``original`` by the strategic-merge rules of :data:`MERGE_KEYS`.
+
+    Maps merge key by key (a null deletes); keyed lists merge item by item (new items are
+    appended); other lists and scalars are replaced.
+    """
+    if isinstance(original, Mapping) and isinstance(patch, Mapping):
+        out = deep_copy(original)
+        for key, value in patch.items():
+            if value is None:
+                out.pop(key, None)
+            elif key in out:
+                out[key] = strategic_merge(out[key], value, str(key))
+            else:
+                out[key] = _copy(value)
+        return out
+    key = MERGE_KEYS.get(field)
+    if key and isinstance(original, list) and isinstance(patch, list):
+        out_list = [_copy(item) for item in original]
+        for item in patch:
+            if not isinstance(item, Mapping):
+                out_list.append(_copy(item))
+                continue
+            for index, existing in enumerate(out_list):
+                if isinstance(existing, Mapping) and existing.get(key) == item.get(key):
+                    merged = strategic_merge(existing, item, field)
+                    if field in RETAIN_KEYS:
+                        merged = {k: v for k, v in merged.items() if k in item}
+                    out_list[index] = merged
+                    break
+            else:
+                out_list.append(_copy(item))
+        return out_list
+    return _copy(patch)
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return deep_copy(value)
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+def by_name(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Same ``name`` (env vars, volumes)."""
+    return a.get("name") == b.get("name")
+
+
+def by_mount_path(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Same ``mountPath`` (volume mounts)."""
+    return a.get("mountPath") == b.get("mountPath")
+
+
+def by_port_or_name(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Same ``containerPort``, or same ``name`` — two unnamed ports count as the same, as
+    the Trainer's ``apply.UpsertPort`` compares two unset names equal."""
+    return a.get("containerPort") == b.get("containerPort") or a.get("name") == b.get("name")
+
+
+def upsert(
+    items: Sequence[Mapping[str, Any]],
+    new: Sequence[Mapping[str, Any]],
+    same: Callable[[Mapping[str, Any], Mapping[str, Any]], bool] = by_name,
+) -> list[dict[str, Any]]:
+    """``items`` with each of ``new`` replacing the first item it matches in place, or
+    appended: the Trainer's ``apply.Upsert*``."""
+    out = [deep_copy(item) for item in items]
+    for item in new:
+        for index, existing in enumerate(out):
+            if same(existing, item):
+                out[index] = deep_copy(item)
+                break
+        else:
+            out.append(deep_copy(item))
+    return out
+
+
+_BINARY: Final = (("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20))
+_BINARY_SMALL: Final = (("Ki", 2**10),)
+_DECIMAL: Final = (
+    ("E", Fraction(10**18)),
+    ("P", Fraction(10**15)),
+    ("T", Fraction(10**12)),
+    ("G", Fraction(10**9)),
+    ("M", Fraction(10**6)),
+    ("k", Fraction(10**3)),
+    ("", Fraction(1)),
+    ("m", Fraction(1, 10**3)),
+    ("u", Fraction(1, 10**6)),
+    ("n", Fraction(1, 10**9)),
+)
+
+
+def format_like(value: Fraction, sample: Any) -> str:
+    """``value`` printed as Go's ``resource.Quantity`` prints a sum whose first term was
+    ``sample``: binary suffixes if ``sample`` had one and the value is a whole number of
+    KiB, else the largest decimal suffix that keeps the number whole."""
+    binary = isinstance(sample, str) and sample.strip().endswith("i")
+    if binary and value.denominator == 1 and value >= 1024:
+        for suffix, bsize in (*_BINARY, *_BINARY_SMALL):
+            if value % bsize == 0:
+                return f"{value // bsize}{suffix}"
+    if value == 0:
+        return "0"
+    for suffix, size in _DECIMAL:
+        scaled = value / size
+        if scaled.denominator == 1:
+            return f"{scaled.numerator}{suffix}"
+    return f"{int(value * 10**9) + 1}n"  # Go rounds sub-nano amounts up
+
+
+def quantity(value: Any) -> Fraction | None:
+    """The exact value of a quantity, or None when it is not one (the schema check says so)."""
+    try:
+        return parse_quantity(value)
+    except (QuantityError, TypeError):
+        return None

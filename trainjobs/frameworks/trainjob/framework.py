@@ -1,0 +1,270 @@
+"""The ``trainjob`` framework: a TrainJob as input, on the operator, jobset and pods targets.
+
+Not in ``frameworks.registry`` yet: the typed JobPlan and its ``jobset`` target wire it in.
+Runtimes come from :attr:`TrainJobFramework.declared` (the TrainingRuntimes and
+ClusterTrainingRuntimes of the same render) and then from Trainer v2.3.0's built-ins.
+
+Cross-cutting features (node-pool placement, backends) change a job through
+:meth:`TrainJobFramework.with_templates`, which turns a changed pod template into what a
+TrainJob can say about it: ``trainer.resourcesPerNode`` and ``trainer.env`` for the
+trainer's ``node`` container, and one ``runtimePatches`` entry (manager
+:data:`PATCH_MANAGER`) for the pod fields a runtime patch may set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any, ClassVar, Final
+
+from trainjobs.errors import Finding
+from trainjobs.frameworks.base import (
+    Framework,
+    GangFacts,
+    GangMember,
+    JobResource,
+    Manifest,
+    PodTemplate,
+    TemplateRef,
+    deep_copy,
+)
+from trainjobs.frameworks.trainjob.builtins import resolve_runtime
+from trainjobs.frameworks.trainjob.jobset import (
+    DATASET,
+    MODEL,
+    NODE,
+    TRAINER_PORT,
+    _ancestor,
+    jobset_manifests,
+    master_address,
+)
+from trainjobs.frameworks.trainjob.model import (
+    DEFAULT_MANAGED_BY,
+    TRAINJOB_KIND,
+    Runtime,
+    TrainJob,
+)
+from trainjobs.frameworks.trainjob.pods import pods_findings, pods_manifests
+from trainjobs.frameworks.trainjob.rules import trainjob_findings
+
+__all__ = ["FRAMEWORK", "PATCH_MANAGER", "TrainJobFramework"]
+
+PATCH_MANAGER: Final = "trainjobs.dev/trainjobs"
+"""The ``runtimePatches[].manager`` of the patch trainjobs writes for placement/backends."""
+_PATCHABLE_POD: Final = (
+    "serviceAccountName",
+    "volumes",
+    "imagePullSecrets",
+    "securityContext",
+    "nodeSelector",
+    "affinity",
+    "tolerations",
+    "schedulingGates",
+    "terminationGracePeriodSeconds",
+)
+"""The pod spec fields ``runtimePatches`` may set (Trainer v2.3.0 ``PodSpecPatch``)."""
+
+
+def _as_trainjob(job: JobResource) -> TrainJob:
+    if not isinstance(job, TrainJob):
+        raise TypeError(f"not a TrainJob: {type(job).__name__}")
+    return job
+
+
+class TrainJobFramework(Framework):
+    """Kubeflow Trainer v2.3.0's TrainJob."""
+
+    name = "trainjob"
+    title = "Kubeflow Trainer v2 (TrainJob)"
+    kind = TRAINJOB_KIND
+    model = TrainJob
+    targets: ClassVar[tuple[str, ...]] = ("operator", "jobset", "pods")
+    operator = "Kubeflow Trainer v2.3.0"
+    crd_file = "trainer-v2.3.0/trainer.kubeflow.org_trainjobs.yaml"
+    status_subresource = True
+    status_conditions: ClassVar[dict[str, str]] = {"succeeded": "Complete"}
+    success_rule = "when the JobSet's success policy is met (default: every Job completes)"
+    reconciled_managed_by = DEFAULT_MANAGED_BY
+
+    def __init__(self, declared: Sequence[Runtime] = ()) -> None:
+        self.declared: tuple[Runtime, ...] = tuple(declared)
+        """Runtimes of the same render, looked up before the built-ins; default none."""
+
+    def with_runtimes(self, declared: Iterable[Runtime]) -> TrainJobFramework:
+        """The framework resolving ``runtimeRef`` among ``declared`` first."""
+        return TrainJobFramework(tuple(declared))
+
+    def runtime(self, job: JobResource) -> tuple[Runtime | None, list[Finding]]:
+        """The runtime ``job`` names, or None and the finding saying why."""
+        return resolve_runtime(_as_trainjob(job), self.declared)
+
+    def default(self, job: JobResource) -> JobResource:
+        # The operator target re-emits the TrainJob as written; the controller's defaults
+        # are applied where the expansion reads them.
+        return _as_trainjob(job)
+
+    def validate(self, job: JobResource) -> list[Finding]:
+        trainjob = _as_trainjob(job)
+        runtime, findings = self.runtime(trainjob)
+        if runtime is None:
+            return findings
+        return trainjob_findings(trainjob, runtime)
+
+    def jobset_objects(self, job: JobResource) -> tuple[list[Manifest], list[Finding]]:
+        """The ``jobset`` target: what the Trainer controller creates, and its findings."""
+        trainjob = _as_trainjob(job)
+        runtime, findings = self.runtime(trainjob)
+        if runtime is None:
+            return [], findings
+        return jobset_manifests(trainjob, runtime)
+
+    def _jobset(self, job: JobResource) -> Manifest | None:
+        objects, _ = self.jobset_objects(job)
+        return objects[-1] if objects and objects[-1]["kind"] == "JobSet" else None
+
+    def pod_templates(self, job: JobResource) -> Iterable[TemplateRef]:
+        jobset = self._jobset(job)
+        for index, rjob in enumerate((jobset or {}).get("spec", {}).get("replicatedJobs") or []):
+            job_spec = rjob["template"]["spec"]
+            yield TemplateRef(
+                role=rjob["name"],
+                path=f"spec.runtimeRef (its spec.template.spec.replicatedJobs[{index}]"
+                ".template.spec.template)",
+                template=job_spec.get("template") or {},
+                replicas=rjob.get("replicas", 1) * job_spec.get("parallelism", 1),
+            )
+
+    def with_templates(self, job: JobResource, templates: Mapping[str, PodTemplate]) -> JobResource:
+        trainjob = _as_trainjob(job)
+        before = {ref.role: ref.template for ref in self.pod_templates(trainjob)}
+        jobset = self._jobset(trainjob) or {}
+        ancestors = {
+            r["name"]: _ancestor(r) for r in jobset.get("spec", {}).get("replicatedJobs") or []
+        }
+        document = trainjob.to_manifest()
+        spec = document["spec"]
+        patches: list[dict[str, Any]] = []
+        for role, template in templates.items():
+            old = before.get(role)
+            if old is None or template == old:
+                continue
+            if ancestors.get(role) == "trainer":
+                _trainer_changes(spec, old, template)
+            patch = _pod_patch(role, old, template, ancestors.get(role))
+            if patch is not None:
+                patches.append(patch)
+        if patches:
+            own = {
+                "manager": PATCH_MANAGER,
+                "trainingRuntimeSpec": {"template": {"spec": {"replicatedJobs": patches}}},
+            }
+            others = [p for p in spec.get("runtimePatches") or [] if p["manager"] != PATCH_MANAGER]
+            spec["runtimePatches"] = [*others, own]
+        return TrainJob.model_validate(document)
+
+    def expand_pods(self, job: JobResource) -> list[Manifest]:
+        objects, _ = self.jobset_objects(job)
+        if not objects:
+            return []
+        return [*objects[:-1], *pods_manifests(objects[-1])]
+
+    def pods_findings(self, job: JobResource) -> list[Finding]:
+        objects, findings = self.jobset_objects(job)
+        if not objects:
+            return findings
+        runtime = _as_trainjob(job).spec.runtime_ref.name
+        # The fields are the runtime's; the user's TrainJob names it at spec.runtimeRef.
+        located = [
+            replace(
+                f,
+                path="spec.runtimeRef",
+                message=f"runtime {runtime!r} spec.template.spec.{f.path}: {f.message}",
+            )
+            for f in pods_findings(objects[-1])
+        ]
+        return [*findings, *located]
+
+    def gang_facts(self, job: JobResource) -> GangFacts:
+        members = tuple(GangMember(ref.role, ref.replicas) for ref in self.pod_templates(job))
+        return GangFacts(
+            members,
+            sum(m.pods for m in members),
+            unsupported="a TrainJob is gang-scheduled by its runtime's podGroupPolicy "
+            "(coscheduling or volcano): set it in the runtime",
+        )
+
+    def addresses(self, job: JobResource) -> dict[str, str]:
+        trainjob = _as_trainjob(job)
+        runtime, _ = self.runtime(trainjob)
+        kind = runtime.spec.ml_policy.kind if runtime and runtime.spec.ml_policy else ""
+        if kind in ("torch", "jax", "xgboost"):
+            return {"master": f"{master_address(trainjob)}:{TRAINER_PORT}"}
+        return {}
+
+
+def _container(template: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    for container in (template.get("spec") or {}).get("containers") or []:
+        if container.get("name") == name:
+            found: Mapping[str, Any] = container
+            return found
+    return {}
+
+
+def _trainer_changes(spec: dict[str, Any], old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
+    """Resources and env of the trainer's ``node`` container: what ``spec.trainer`` sets."""
+    old_node, new_node = _container(old, NODE), _container(new, NODE)
+    trainer = spec.setdefault("trainer", {})
+    if new_node.get("resources") != old_node.get("resources") and new_node.get("resources"):
+        trainer["resourcesPerNode"] = deep_copy(new_node["resources"])
+    old_env = {e.get("name") for e in old_node.get("env") or []}
+    added = [deep_copy(e) for e in new_node.get("env") or [] if e.get("name") not in old_env]
+    if added:
+        trainer["env"] = [*(trainer.get("env") or []), *added]
+
+
+def _pod_patch(
+    role: str, old: Mapping[str, Any], new: Mapping[str, Any], ancestor: str | None
+) -> dict[str, Any] | None:
+    old_spec, new_spec = old.get("spec") or {}, new.get("spec") or {}
+    pod: dict[str, Any] = {}
+    for key in _PATCHABLE_POD:
+        if new_spec.get(key) != old_spec.get(key) and new_spec.get(key) is not None:
+            pod[key] = deep_copy({"v": new_spec[key]})["v"]
+    containers = []
+    for container in new_spec.get("containers") or []:
+        name = container.get("name")
+        before = _container(old, name)
+        entry: dict[str, Any] = {"name": name}
+        mounts = container.get("volumeMounts")
+        if mounts != before.get("volumeMounts") and mounts:
+            entry["volumeMounts"] = [deep_copy(m) for m in mounts]
+        security = container.get("securityContext")
+        if security and security != before.get("securityContext"):
+            entry["securityContext"] = deep_copy(container["securityContext"])
+        # env of node and the initializers is the TrainJob's to set, never a patch's
+        env = container.get("env")
+        if env and name not in (NODE, DATASET, MODEL) and env != before.get("env"):
+            entry["env"] = [deep_copy(e) for e in container["env"]]
+        if len(entry) > 1:
+            containers.append(entry)
+    if containers:
+        pod["containers"] = containers
+    template: dict[str, Any] = {}
+    meta = {}
+    for key in ("labels", "annotations"):
+        new_meta = (new.get("metadata") or {}).get(key) or {}
+        old_meta = (old.get("metadata") or {}).get(key) or {}
+        changed = {k: v for k, v in new_meta.items() if old_meta.get(k) != v}
+        if changed:
+            meta[key] = changed
+    if meta:
+        template["metadata"] = meta
+    if pod:
+        template["spec"] = pod
+    if not template:
+        return None
+    return {"name": role, "template": {"spec": {"template": template}}}
+
+
+FRAMEWORK = TrainJobFramework()
+"""The framework with no declared runtimes (built-ins only)."""
