@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from trainjobs.frameworks.base import BackendBinding, with_backend
 from trainjobs.frameworks.trainjob import TrainJob
 from trainjobs.frameworks.trainjob.framework import FRAMEWORK, PATCH_MANAGER
+from trainjobs.plan import BackendBinding, with_backend
 
 DOCUMENT: dict[str, Any] = {
     "apiVersion": "trainer.kubeflow.org/v1alpha1",
@@ -26,9 +26,9 @@ def test_targets_through_the_contract() -> None:
     assert FRAMEWORK.targets == ("operator", "jobset", "pods")
     assert FRAMEWORK.operator_manifest(job) == DOCUMENT
     assert FRAMEWORK.validate(job) == []
-    objects, findings = FRAMEWORK.jobset_objects(job)
+    objects, findings = FRAMEWORK.jobset(job)
     assert findings == [] and [o["kind"] for o in objects] == ["JobSet"]
-    assert [(o["kind"], o["metadata"]["name"]) for o in FRAMEWORK.expand_pods(job)] == [
+    assert [(o["kind"], o["metadata"]["name"]) for o in FRAMEWORK.expansion(job).objects] == [
         ("Service", "tj"),
         ("Job", "tj-node-0"),
     ]
@@ -55,7 +55,7 @@ def test_placement_becomes_resources_per_node_and_a_runtime_patch() -> None:
     (patch,) = changed.spec.runtime_patches or []
     assert patch.manager == PATCH_MANAGER
     assert FRAMEWORK.validate(changed) == []
-    (jobset,) = FRAMEWORK.jobset_objects(changed)[0]
+    (jobset,) = FRAMEWORK.jobset(changed)[0]
     pod = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
     assert pod["nodeSelector"] == {"pool": "a100"}
     assert pod["tolerations"] == spec["tolerations"]

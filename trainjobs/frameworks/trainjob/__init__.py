@@ -14,6 +14,7 @@ Trainer webhooks' rules.
 """
 
 from trainjobs.frameworks.trainjob.builtins import builtin_runtimes, resolve_runtime
+from trainjobs.frameworks.trainjob.framework import FRAMEWORK, TrainJobFramework
 from trainjobs.frameworks.trainjob.jobset import jobset_manifests, master_address
 from trainjobs.frameworks.trainjob.model import (
     ClusterTrainingRuntime,
@@ -25,9 +26,11 @@ from trainjobs.frameworks.trainjob.pods import pods_findings, pods_manifests
 from trainjobs.frameworks.trainjob.rules import runtime_findings, trainjob_findings
 
 __all__ = [
+    "FRAMEWORK",
     "ClusterTrainingRuntime",
     "Runtime",
     "TrainJob",
+    "TrainJobFramework",
     "TrainingRuntime",
     "builtin_runtimes",
     "jobset_manifests",

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Final
 
-from trainjobs.frameworks.base import deep_copy
+from trainjobs.k8s.data import deep_copy
 from trainjobs.k8s.quantity import QuantityError, parse_quantity
 
 __all__ = [

@@ -18,16 +18,7 @@ from dataclasses import replace
 from typing import Any, ClassVar, Final
 
 from trainjobs.errors import Finding
-from trainjobs.frameworks.base import (
-    Framework,
-    GangFacts,
-    GangMember,
-    JobResource,
-    Manifest,
-    PodTemplate,
-    TemplateRef,
-    deep_copy,
-)
+from trainjobs.frameworks.base import Framework
 from trainjobs.frameworks.trainjob.builtins import resolve_runtime
 from trainjobs.frameworks.trainjob.jobset import (
     DATASET,
@@ -39,13 +30,18 @@ from trainjobs.frameworks.trainjob.jobset import (
     master_address,
 )
 from trainjobs.frameworks.trainjob.model import (
+    CLUSTER_RUNTIME_KIND,
     DEFAULT_MANAGED_BY,
+    RUNTIME_KIND_REF,
     TRAINJOB_KIND,
     Runtime,
     TrainJob,
 )
 from trainjobs.frameworks.trainjob.pods import pods_findings, pods_manifests
 from trainjobs.frameworks.trainjob.rules import trainjob_findings
+from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
+from trainjobs.plan import GangFacts, GangMember, KindRef, PodSet, RunPolicyFacts
+from trainjobs.plan.expansion import Expansion
 
 __all__ = ["FRAMEWORK", "PATCH_MANAGER", "TrainJobFramework"]
 
@@ -65,13 +61,7 @@ _PATCHABLE_POD: Final = (
 """The pod spec fields ``runtimePatches`` may set (Trainer v2.3.0 ``PodSpecPatch``)."""
 
 
-def _as_trainjob(job: JobResource) -> TrainJob:
-    if not isinstance(job, TrainJob):
-        raise TypeError(f"not a TrainJob: {type(job).__name__}")
-    return job
-
-
-class TrainJobFramework(Framework):
+class TrainJobFramework(Framework[TrainJob]):
     """Kubeflow Trainer v2.3.0's TrainJob."""
 
     name = "trainjob"
@@ -85,6 +75,43 @@ class TrainJobFramework(Framework):
     status_conditions: ClassVar[dict[str, str]] = {"succeeded": "Complete"}
     success_rule = "when the JobSet's success policy is met (default: every Job completes)"
     reconciled_managed_by = DEFAULT_MANAGED_BY
+    definition_kinds: ClassVar[tuple[KindRef, ...]] = (CLUSTER_RUNTIME_KIND, RUNTIME_KIND_REF)
+    # Trainer v2.3.0 pkg/webhooks/trainjob_webhook.go runs each ML-policy plugin's
+    # Validate (pkg/runtime/framework/plugins/{torch,mpi,jobset}) against the runtime;
+    # trainingruntime_webhook.go checks a runtime's replicated jobs.
+    webhook_rules = frozenset(
+        {
+            "trainjob.reserved_env",
+            "trainjob.env_injection_target",
+            "trainjob.torchtune_model",
+            "trainjob.torchtune_nodes",
+            "trainjob.torchtune_lora_nodes",
+            "trainjob.torchtune_qlora",
+            "trainjob.torchtune_immutable",
+            "trainjob.mpi_nodes",
+            "trainjob.initializer_runtime",
+            "trainjob.patch_manager",
+            "trainjob.patch_job",
+            "trainjob.patch_container",
+            "trainjob.patch_env",
+            "trainjob.runtime_kind",
+            "trainjob.runtime_replicas",
+            "trainjob.runtime_container",
+        }
+    )
+    # The TrainJob is stored; the controller then fails it (an MPI implementation it
+    # lacks) or cannot create its JobSet, which JobSet v0.12.0's webhook refuses (a name
+    # too long for its pods, dependsOn / successPolicy naming no earlier job).
+    controller_rules = frozenset(
+        {
+            "trainjob.mpi_implementation",
+            "trainjob.name",
+            "trainjob.pod_name_length",
+            "trainjob.runtime_depends_on",
+            "trainjob.runtime_depends_first",
+            "trainjob.runtime_success_target",
+        }
+    )
 
     def __init__(self, declared: Sequence[Runtime] = ()) -> None:
         self.declared: tuple[Runtime, ...] = tuple(declared)
@@ -94,39 +121,40 @@ class TrainJobFramework(Framework):
         """The framework resolving ``runtimeRef`` among ``declared`` first."""
         return TrainJobFramework(tuple(declared))
 
-    def runtime(self, job: JobResource) -> tuple[Runtime | None, list[Finding]]:
-        """The runtime ``job`` names, or None and the finding saying why."""
-        return resolve_runtime(_as_trainjob(job), self.declared)
+    def with_definitions(self, definitions: Iterable[Any]) -> TrainJobFramework:
+        return self.with_runtimes(d for d in definitions if isinstance(d, Runtime))
 
-    def default(self, job: JobResource) -> JobResource:
+    def runtime(self, job: TrainJob) -> tuple[Runtime | None, list[Finding]]:
+        """The runtime ``job`` names, or None and the finding saying why."""
+        return resolve_runtime(job, self.declared)
+
+    def default(self, job: TrainJob) -> TrainJob:
         # The operator target re-emits the TrainJob as written; the controller's defaults
         # are applied where the expansion reads them.
-        return _as_trainjob(job)
+        return job
 
-    def validate(self, job: JobResource) -> list[Finding]:
-        trainjob = _as_trainjob(job)
-        runtime, findings = self.runtime(trainjob)
+    def validate(self, job: TrainJob) -> list[Finding]:
+        runtime, findings = self.runtime(job)
         if runtime is None:
             return findings
-        return trainjob_findings(trainjob, runtime)
+        return trainjob_findings(job, runtime)
 
-    def jobset_objects(self, job: JobResource) -> tuple[list[Manifest], list[Finding]]:
+    def jobset(self, job: TrainJob) -> tuple[list[Manifest], list[Finding]]:
         """The ``jobset`` target: what the Trainer controller creates, and its findings."""
-        trainjob = _as_trainjob(job)
-        runtime, findings = self.runtime(trainjob)
+        runtime, findings = self.runtime(job)
         if runtime is None:
             return [], findings
-        return jobset_manifests(trainjob, runtime)
+        return jobset_manifests(job, runtime)
 
-    def _jobset(self, job: JobResource) -> Manifest | None:
-        objects, _ = self.jobset_objects(job)
+    def _jobset(self, job: TrainJob) -> Manifest | None:
+        objects, _ = self.jobset(job)
         return objects[-1] if objects and objects[-1]["kind"] == "JobSet" else None
 
-    def pod_templates(self, job: JobResource) -> Iterable[TemplateRef]:
+    def pod_templates(self, job: TrainJob) -> Iterable[PodSet]:
         jobset = self._jobset(job)
         for index, rjob in enumerate((jobset or {}).get("spec", {}).get("replicatedJobs") or []):
             job_spec = rjob["template"]["spec"]
-            yield TemplateRef(
+            yield PodSet(
                 role=rjob["name"],
                 path=f"spec.runtimeRef (its spec.template.spec.replicatedJobs[{index}]"
                 ".template.spec.template)",
@@ -134,14 +162,13 @@ class TrainJobFramework(Framework):
                 replicas=rjob.get("replicas", 1) * job_spec.get("parallelism", 1),
             )
 
-    def with_templates(self, job: JobResource, templates: Mapping[str, PodTemplate]) -> JobResource:
-        trainjob = _as_trainjob(job)
-        before = {ref.role: ref.template for ref in self.pod_templates(trainjob)}
-        jobset = self._jobset(trainjob) or {}
+    def with_templates(self, job: TrainJob, templates: Mapping[str, PodTemplate]) -> TrainJob:
+        before = {ref.role: ref.template for ref in self.pod_templates(job)}
+        jobset = self._jobset(job) or {}
         ancestors = {
             r["name"]: _ancestor(r) for r in jobset.get("spec", {}).get("replicatedJobs") or []
         }
-        document = trainjob.to_manifest()
+        document = job.to_manifest()
         spec = document["spec"]
         patches: list[dict[str, Any]] = []
         for role, template in templates.items():
@@ -162,17 +189,18 @@ class TrainJobFramework(Framework):
             spec["runtimePatches"] = [*others, own]
         return TrainJob.model_validate(document)
 
-    def expand_pods(self, job: JobResource) -> list[Manifest]:
-        objects, _ = self.jobset_objects(job)
+    def expansion(self, job: TrainJob) -> Expansion:
+        # JobSet makes batch Jobs, not one Pod per replica: every object comes finished.
+        objects, _ = self.jobset(job)
         if not objects:
-            return []
-        return [*objects[:-1], *pods_manifests(objects[-1])]
+            return Expansion()
+        return Expansion(objects=[*objects[:-1], *pods_manifests(objects[-1])])
 
-    def pods_findings(self, job: JobResource) -> list[Finding]:
-        objects, findings = self.jobset_objects(job)
+    def pods_findings(self, job: TrainJob) -> list[Finding]:
+        objects, findings = self.jobset(job)
         if not objects:
             return findings
-        runtime = _as_trainjob(job).spec.runtime_ref.name
+        runtime = job.spec.runtime_ref.name
         # The fields are the runtime's; the user's TrainJob names it at spec.runtimeRef.
         located = [
             replace(
@@ -184,7 +212,18 @@ class TrainJobFramework(Framework):
         ]
         return [*findings, *located]
 
-    def gang_facts(self, job: JobResource) -> GangFacts:
+    def run_policy(self, job: TrainJob) -> RunPolicyFacts:
+        # A TrainJob keeps suspend and the deadline in its spec; retries are the
+        # runtime's Jobs' backoffLimit, not the TrainJob's.
+        return RunPolicyFacts(
+            suspend=job.spec.suspend,
+            active_deadline_seconds=job.spec.active_deadline_seconds,
+        )
+
+    def scheduling_policy(self, job: TrainJob) -> dict[str, Any] | None:
+        return None
+
+    def gang_facts(self, job: TrainJob) -> GangFacts:
         members = tuple(GangMember(ref.role, ref.replicas) for ref in self.pod_templates(job))
         return GangFacts(
             members,
@@ -193,12 +232,11 @@ class TrainJobFramework(Framework):
             "(coscheduling or volcano): set it in the runtime",
         )
 
-    def addresses(self, job: JobResource) -> dict[str, str]:
-        trainjob = _as_trainjob(job)
-        runtime, _ = self.runtime(trainjob)
+    def addresses(self, job: TrainJob) -> dict[str, str]:
+        runtime, _ = self.runtime(job)
         kind = runtime.spec.ml_policy.kind if runtime and runtime.spec.ml_policy else ""
         if kind in ("torch", "jax", "xgboost"):
-            return {"master": f"{master_address(trainjob)}:{TRAINER_PORT}"}
+            return {"master": f"{master_address(job)}:{TRAINER_PORT}"}
         return {}
 
 

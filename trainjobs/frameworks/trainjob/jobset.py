@@ -43,7 +43,6 @@ from fractions import Fraction
 from typing import Any, Final
 
 from trainjobs.errors import Finding, Severity
-from trainjobs.frameworks.base import Manifest, deep_copy
 from trainjobs.frameworks.trainjob._merge import (
     by_mount_path,
     by_name,
@@ -59,6 +58,7 @@ from trainjobs.frameworks.trainjob.model import (
     Runtime,
     TrainJob,
 )
+from trainjobs.k8s.data import Manifest, deep_copy
 from trainjobs.k8s.generated import placeholder
 
 __all__ = [

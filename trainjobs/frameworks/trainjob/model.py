@@ -22,8 +22,9 @@ from typing import Annotated, Any, Final, Literal
 from pydantic import BeforeValidator, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from trainjobs.frameworks.base import JobResource, K8sModel, KindRef
+from trainjobs.frameworks.base import JobResource, K8sModel
 from trainjobs.k8s.structural import kubernetes_type
+from trainjobs.plan import KindRef
 
 __all__ = [
     "API_GROUP",

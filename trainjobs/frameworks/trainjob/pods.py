@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from trainjobs.errors import Finding, Severity
-from trainjobs.frameworks.base import Manifest, deep_copy
+from trainjobs.k8s.data import Manifest, deep_copy
 
 __all__ = ["JOBSET_LABELS", "job_name", "jobset_uid", "pods_findings", "pods_manifests"]
 
