@@ -242,8 +242,17 @@ def test_every_finding_of_a_check_has_a_stage() -> None:
 def test_only_the_training_operator_kinds_with_a_webhook_say_so() -> None:
     # Training Operator v1.9.4 pkg/webhooks/webhooks.go SupportedSchemeWebhook; v1.8.1's
     # MXJob webhook only warns; the MPI Operator and the seed operators have none.
+    # Trainer v2.3.0 validates a TrainJob against its runtime (pkg/webhooks).
     with_webhook = {fw.kind.kind for fw in REGISTRY if fw.webhook_rules}
-    assert with_webhook == {"TFJob", "PyTorchJob", "XGBoostJob", "PaddleJob", "JAXJob", "MXJob"}
+    assert with_webhook == {
+        "TFJob",
+        "PyTorchJob",
+        "XGBoostJob",
+        "PaddleJob",
+        "JAXJob",
+        "MXJob",
+        "TrainJob",
+    }
 
 
 def test_a_stage_already_set_is_kept_and_the_render_shows_it_only_when_asked() -> None:

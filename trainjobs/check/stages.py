@@ -115,8 +115,10 @@ def _crd_refuses(finding: Finding, framework: Framework[Any] | None) -> bool:
 
 
 def _pod_level(target: Target | None) -> str:
-    # On the trainer target, too, the pods are made later (TrainJob → JobSet → Jobs).
-    return "when the operator creates the pods" if target in ("operator", "trainer") else ""
+    # On the trainer and jobset targets, too, the pods are made later (JobSet → Jobs).
+    return (
+        "when the operator creates the pods" if target in ("operator", "trainer", "jobset") else ""
+    )
 
 
 def _with(what: str, when: str) -> str:

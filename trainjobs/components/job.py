@@ -125,7 +125,7 @@ class TrainingJobArgs:
     namespace: pulumi.Input[str] | None = None
     """Namespace of the job's objects, replacing ``metadata.namespace``; default the job's."""
     target: Target | None = None
-    """``operator``, ``pods`` or ``trainer``; default the job's ``trainjobs.target``
+    """``operator``, ``pods``, ``trainer`` or ``jobset``; default the job's ``trainjobs.target``
     (itself default ``operator``)."""
     backend: PlatformComponent | None = None
     """A backend component (``RedisBackend`` …) the pods rendezvous through; default none."""

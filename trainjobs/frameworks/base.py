@@ -185,6 +185,11 @@ class Framework(ABC, Generic[JobT]):
     """The ``runPolicy.managedBy`` value under which the operator runs a job itself
     (unset counts too); the pods target refuses any other. None: the operator never
     reads the field."""
+    definition_kinds: ClassVar[tuple[KindRef, ...]] = ()
+    """Kinds of the documents a job of this kind refers to by name and a job file or
+    stack may declare beside it (Trainer v2's TrainingRuntime and
+    ClusterTrainingRuntime); ``spec.load`` accepts them and hands them to
+    :meth:`with_definitions`. Default none."""
     listens_on_all_addresses: ClassVar[bool] = False
     """True when the runtime's servers bind their port on every address (TensorFlow's
     gRPC server binds ``0.0.0.0:<port>``), so replicas sharing one machine cannot share
@@ -258,6 +263,18 @@ class Framework(ABC, Generic[JobT]):
         saying why it cannot be. Frameworks listing ``trainer`` in ``targets`` override it.
         """
         raise NotImplementedError(f"{self.name} has no trainer target")
+
+    def jobset(self, job: JobT) -> tuple[list[Manifest], list[Finding]]:
+        """The (defaulted) job as the objects its operator creates on a JobSet cluster,
+        the ``jobset`` target (the JobSet last); and findings. Frameworks listing
+        ``jobset`` in ``targets`` override it.
+        """
+        raise NotImplementedError(f"{self.name} has no jobset target")
+
+    def with_definitions(self, definitions: Iterable[Any]) -> Framework[JobT]:
+        """The framework that resolves a job's references among ``definitions`` (models
+        of :attr:`definition_kinds` declared in the same render) first. Default: itself."""
+        return self
 
     def run_policy(self, job: JobT) -> RunPolicyFacts:
         """Suspend, deadlines and retries of the (defaulted) job; default: Kubeflow's

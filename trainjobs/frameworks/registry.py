@@ -21,6 +21,7 @@ from trainjobs.frameworks import (
     paddle_edl,
     pytorch,
     tensorflow,
+    trainjob,
     xgboost,
 )
 from trainjobs.frameworks.base import Framework
@@ -75,6 +76,7 @@ _PLUGINS: tuple[Framework[Any], ...] = (
     xgboost.FRAMEWORK,
     paddle.FRAMEWORK,
     jax.FRAMEWORK,
+    trainjob.FRAMEWORK,
     mxnet.FRAMEWORK,
     paddle_edl.FRAMEWORK,
     caffe2.FRAMEWORK,

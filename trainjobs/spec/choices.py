@@ -17,10 +17,11 @@ __all__ = [
     "is_target",
 ]
 
-Target = Literal["operator", "pods", "trainer"]
+Target = Literal["operator", "pods", "trainer", "jobset"]
 """What a job renders to: its operator's custom resource, the pods and services that
-operator would create, or a Kubeflow Trainer TrainJob."""
-TARGETS: tuple[Target, ...] = ("operator", "pods", "trainer")
+operator would create, a Kubeflow Trainer TrainJob, or (for a TrainJob) the JobSet the
+Trainer controller would create."""
+TARGETS: tuple[Target, ...] = ("operator", "pods", "trainer", "jobset")
 DEFAULT_TARGET: Target = "operator"
 """The target of a job when neither it nor its stack names one."""
 

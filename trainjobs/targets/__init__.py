@@ -2,7 +2,8 @@
 
 ``operator`` emits the custom resource its operator consumes; ``pods`` the Pods,
 Services and Jobs the operator would have created, so no operator is needed;
-``trainer`` a Kubeflow Trainer v2 TrainJob and its runtime. One module each.
+``trainer`` a Kubeflow Trainer v2 TrainJob and its runtime; ``jobset`` the JobSet the
+Trainer controller would make of a TrainJob. One module each.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from trainjobs.k8s.data import Manifest
 from trainjobs.plan import JobPlan
 from trainjobs.spec.entry import JobEntry, Target
 from trainjobs.targets.base import TargetPlugin
+from trainjobs.targets.jobset import JobSetTarget
 from trainjobs.targets.operator import OperatorTarget
 from trainjobs.targets.pods import PodsTarget
 from trainjobs.targets.trainer import TrainerTarget
@@ -22,7 +24,7 @@ from trainjobs.targets.trainer import TrainerTarget
 __all__ = ["TARGETS", "TargetPlugin", "expand"]
 
 TARGETS: dict[str, TargetPlugin] = {
-    t.name: t for t in (OperatorTarget(), PodsTarget(), TrainerTarget())
+    t.name: t for t in (OperatorTarget(), PodsTarget(), TrainerTarget(), JobSetTarget())
 }
 
 

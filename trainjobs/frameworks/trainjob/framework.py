@@ -129,9 +129,11 @@ class TrainJobFramework(Framework[TrainJob]):
         return resolve_runtime(job, self.declared)
 
     def default(self, job: TrainJob) -> TrainJob:
-        # The operator target re-emits the TrainJob as written; the controller's defaults
-        # are applied where the expansion reads them.
-        return job
+        # The operator target re-emits the TrainJob as written, its namespace made
+        # explicit as in every render; the controller's defaults are applied where the
+        # expansion reads them.
+        metadata = job.metadata.model_copy(update={"namespace": job.metadata.ns})
+        return job.model_copy(update={"metadata": metadata})
 
     def validate(self, job: TrainJob) -> list[Finding]:
         runtime, findings = self.runtime(job)
@@ -152,12 +154,13 @@ class TrainJobFramework(Framework[TrainJob]):
 
     def pod_templates(self, job: TrainJob) -> Iterable[PodSet]:
         jobset = self._jobset(job)
-        for index, rjob in enumerate((jobset or {}).get("spec", {}).get("replicatedJobs") or []):
+        for rjob in (jobset or {}).get("spec", {}).get("replicatedJobs") or []:
             job_spec = rjob["template"]["spec"]
             yield PodSet(
                 role=rjob["name"],
-                path=f"spec.runtimeRef (its spec.template.spec.replicatedJobs[{index}]"
-                ".template.spec.template)",
+                # The template is the runtime's, not in the TrainJob: findings about it
+                # point at the field that names the runtime (a field path, for checks).
+                path="spec.runtimeRef",
                 template=job_spec.get("template") or {},
                 replicas=rjob.get("replicas", 1) * job_spec.get("parallelism", 1),
             )

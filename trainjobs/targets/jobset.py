@@ -1,0 +1,30 @@
+"""The ``jobset`` target: the objects Kubeflow Trainer's controller would create.
+
+For a TrainJob that is the JobSet (and, by ML policy, the MPI ssh Secret and hostfile
+ConfigMap, the PodGroup): only the JobSet controller is needed on the cluster, not the
+Trainer. The framework states the objects (``Framework.jobset``); this module adds
+nothing to them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from trainjobs.errors import Finding
+from trainjobs.frameworks.base import Framework
+from trainjobs.k8s.data import Manifest
+from trainjobs.plan import JobPlan
+from trainjobs.spec.entry import JobEntry
+from trainjobs.targets.base import TargetPlugin
+
+__all__ = ["JobSetTarget"]
+
+
+class JobSetTarget(TargetPlugin):
+    name = "jobset"
+    description = "the JobSet (and its Secret, ConfigMap, PodGroup) the Trainer controller makes"
+
+    def render(
+        self, entry: JobEntry, framework: Framework[Any], plan: JobPlan
+    ) -> tuple[list[Manifest], list[Finding]]:
+        return framework.jobset(plan.resource)
