@@ -59,8 +59,8 @@ def test_every_finding_at_once_with_paths() -> None:
     with pytest.raises(SpecError) as err:
         parse_documents([bad], source="jobs.yaml")
     assert _messages(err.value) == [
-        "error: jobs.yaml: jobs[0].trainjobs.target: input should be 'operator', 'pods' or "
-        "'trainer' "
+        "error: jobs.yaml: jobs[0].trainjobs.target: input should be 'operator', 'pods', "
+        "'trainer' or 'jobset' "
         "(got 'cluster'); fix: use one of the values listed",
         "error: jobs.yaml: jobs[0].metadata.nmespace: unknown field (got 'x'); "
         "fix: did you mean 'namespace'?",

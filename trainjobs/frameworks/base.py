@@ -11,7 +11,7 @@ Plugins subclass :class:`Framework` (or the shared Kubeflow v1 engine in
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -271,10 +271,33 @@ class Framework(ABC, Generic[JobT]):
         """
         raise NotImplementedError(f"{self.name} has no jobset target")
 
-    def with_definitions(self, definitions: Iterable[Any]) -> Framework[JobT]:
+    def definition_model(self, kind: str) -> type[K8sModel]:
+        """The model of the documents of ``kind``, one of :attr:`definition_kinds`.
+        Frameworks declaring kinds override it."""
+        raise NotImplementedError(f"{self.name} declares no definition kinds")
+
+    def definition_findings(self, definition: Any) -> list[Finding]:
+        """The operator's rules for a declared definition, paths relative to its
+        document. Default none."""
+        return []
+
+    def uses_definition(self, job: JobT, definition: Any) -> bool:
+        """Whether ``job`` refers to the declared ``definition``; default False."""
+        return False
+
+    def with_definitions(
+        self, definitions: Sequence[Any], carried: Sequence[Any] = ()
+    ) -> Framework[JobT]:
         """The framework that resolves a job's references among ``definitions`` (models
-        of :attr:`definition_kinds` declared in the same render) first. Default: itself."""
+        of :attr:`definition_kinds` declared in the same render) first, and whose
+        operator target emits ``carried`` beside the job (each declared definition is
+        carried by one job only). Default: itself."""
         return self
+
+    def definition_manifests(self, job: JobT) -> list[Manifest]:
+        """The declared definitions the operator target emits with ``job`` (those
+        :meth:`with_definitions` was given as carried). Default none."""
+        return []
 
     def run_policy(self, job: JobT) -> RunPolicyFacts:
         """Suspend, deadlines and retries of the (defaulted) job; default: Kubeflow's

@@ -43,6 +43,13 @@ class Registry:
                 raise ValueError(f"{key} is claimed by two frameworks")
             self._by_name[plugin.name] = plugin
             self._by_kind[key] = plugin
+        self._definitions: dict[tuple[str, str], Framework[Any]] = {}
+        for plugin in plugins:
+            for ref in plugin.definition_kinds:
+                key = (ref.api_version, ref.kind)
+                if key in self._by_kind or key in self._definitions:
+                    raise ValueError(f"{key} is claimed by two frameworks")
+                self._definitions[key] = plugin
 
     def __iter__(self) -> Iterator[Framework[Any]]:
         return iter(self._by_name.values())
@@ -62,6 +69,15 @@ class Registry:
 
     def by_kind(self, api_version: str, kind: str) -> Framework[Any] | None:
         return self._by_kind.get((api_version, kind))
+
+    def defining(self, api_version: str, kind: str) -> Framework[Any] | None:
+        """The framework one of whose :attr:`~Framework.definition_kinds` this is (a
+        Trainer runtime: the trainjob framework), or None."""
+        return self._definitions.get((api_version, kind))
+
+    def definition_kinds(self) -> list[str]:
+        """Every accepted ``apiVersion kind`` of a definition document, for error hints."""
+        return [f"{api} {kind}" for api, kind in self._definitions]
 
     def kinds(self) -> list[str]:
         """Every accepted ``apiVersion kind``, for error hints."""

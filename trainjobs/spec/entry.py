@@ -28,6 +28,7 @@ from trainjobs.spec.choices import DEFAULT_TARGET, TARGETS, Target
 __all__ = [
     "OPTIONS_KEY",
     "TARGETS",
+    "DefinitionEntry",
     "JobEntry",
     "JobOptions",
     "PlatformEntry",
@@ -160,6 +161,23 @@ class JobEntry:
         if self.options.queue is not None:
             refs.append(Reference("queue", self.options.queue, f"{base}.queue"))
         return refs
+
+
+@dataclass(frozen=True)
+class DefinitionEntry:
+    """A document a job refers to by name, declared beside it (a Trainer runtime).
+
+    Attributes:
+        resource: its model, as the user wrote it.
+        framework: the framework whose ``definition_kinds`` include its kind.
+        path: where it sits in the input (``jobs[0]``), prefix of every finding.
+        source: the file it came from, or ``""``.
+    """
+
+    resource: Any
+    framework: Framework[Any]
+    path: str
+    source: str = ""
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -30,6 +30,7 @@ from pydantic import ValidationError
 
 from trainjobs import limits
 from trainjobs.errors import NO_VALUE, Finding, Severity, SpecError
+from trainjobs.frameworks.base import Framework
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.yamlio import InputError, YamlSyntaxError, load_all, read_bounded
 from trainjobs.platform import API_VERSION, PLATFORM, Category
@@ -38,6 +39,7 @@ from trainjobs.spec.choices import DEFAULT_TARGET, is_target
 from trainjobs.spec.entry import (
     OPTIONS_KEY,
     TARGETS,
+    DefinitionEntry,
     JobEntry,
     JobOptions,
     PlatformEntry,
@@ -160,11 +162,83 @@ class Parsed:
     jobs: list[JobEntry] = field(default_factory=list)
     platform: list[PlatformEntry] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    definitions: list[DefinitionEntry] = field(default_factory=list)
+    """Documents jobs refer to by name (Trainer runtimes), declared beside them."""
 
     def add(self, other: Parsed) -> None:
         self.jobs += other.jobs
         self.platform += other.platform
         self.findings += other.findings
+        self.definitions += other.definitions
+
+    def bound(self) -> tuple[JobEntry, ...]:
+        """The jobs, each with a framework that knows the definitions declared beside
+        it; an error for a definition declared twice or with no job of its framework.
+        Each definition is carried (emitted on the operator target) by the first job
+        that uses it (else the first of its framework), so two jobs sharing one never
+        emit it twice."""
+        if not self.definitions:
+            return tuple(self.jobs)
+        seen: dict[tuple[str, str, str], DefinitionEntry] = {}
+        unique: list[DefinitionEntry] = []
+        for d in self.definitions:
+            key = (d.resource.kind, d.resource.metadata.namespace or "", d.resource.name)
+            if key in seen:
+                self.findings.append(
+                    Finding(
+                        code="spec.definition_duplicate",
+                        path=f"{d.path}.metadata.name",
+                        message=f"a second {d.resource.kind} named {d.resource.name!r}: "
+                        f"{seen[key].path} declares it already",
+                        value=d.resource.name,
+                        hint="rename one, or remove the copy",
+                        source=d.source,
+                    )
+                )
+                continue
+            seen[key] = d
+            unique.append(d)
+        carriers: dict[int, list[Any]] = {}
+        for d in unique:
+            user = next(
+                (
+                    i
+                    for i, entry in enumerate(self.jobs)
+                    if entry.framework.name == d.framework.name
+                    and entry.framework.uses_definition(entry.job, d.resource)
+                ),
+                None,
+            )
+            if user is None:
+                # Declared for other jobs of the cluster: it travels with the first job
+                # of its framework; with none, there is no unit to carry it.
+                user = next(
+                    (i for i, e in enumerate(self.jobs) if e.framework.name == d.framework.name),
+                    None,
+                )
+            if user is None:
+                self.findings.append(
+                    Finding(
+                        code="spec.definition_unused",
+                        path=f"{d.path}.kind",
+                        message=f"a {d.resource.kind} is rendered with the jobs that use it, "
+                        f"and this render has no {d.framework.kind.kind}",
+                        value=d.resource.kind,
+                        hint=f"add the {d.framework.kind.kind} that uses it, or apply it "
+                        "with kubectl",
+                        source=d.source,
+                    )
+                )
+                continue
+            carriers.setdefault(user, []).append(d.resource)
+        jobs = []
+        for i, entry in enumerate(self.jobs):
+            mine = [d.resource for d in unique if d.framework.name == entry.framework.name]
+            if mine:
+                framework = entry.framework.with_definitions(mine, carriers.get(i, []))
+                entry = replace(entry, framework=framework)
+            jobs.append(entry)
+        return tuple(jobs)
 
 
 Expect = Category | Literal["job"]
@@ -227,14 +301,23 @@ def parse_entry(
     placeholders = _placeholder_findings(body, path, source)
     if placeholders:
         return Parsed(findings=placeholders)
+    definer = _definer(body)
     if _is_platform(body):
         parsed = _parse_platform(body, path, source)
         got: Expect = parsed.platform[0].plugin.category if parsed.platform else "job"
+    elif definer is not None:
+        body.pop(OPTIONS_KEY, None)
+        parsed = _parse_definition(body, definer, path, source)
+        got = "job"
     else:
         jobs, findings = _parse_job_document(body, path, source)
         parsed = Parsed(jobs=jobs, findings=findings)
         got = "job"
-    if expect is not None and (parsed.jobs or parsed.platform) and got != expect:
+    if (
+        expect is not None
+        and (parsed.jobs or parsed.platform or parsed.definitions)
+        and got != expect
+    ):
         parsed = Parsed(
             findings=[
                 Finding(
@@ -248,6 +331,29 @@ def parse_entry(
             ]
         )
     return parsed
+
+
+def _definer(body: Mapping[str, Any]) -> Framework[Any] | None:
+    """The framework whose definition kinds include the document's kind, or None."""
+    api_version, kind = body.get("apiVersion"), body.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        return None
+    return REGISTRY.defining(api_version, kind)
+
+
+def _parse_definition(
+    body: dict[str, Any], framework: Framework[Any], path: str, source: str
+) -> Parsed:
+    model = framework.definition_model(str(body.get("kind")))
+    try:
+        resource = model.model_validate(body)
+    except ValidationError as exc:
+        return Parsed(findings=_located(findings_from_validation_error(exc, model), source, path))
+    findings = _located(framework.definition_findings(resource), source, path)
+    if any(f.severity is Severity.ERROR for f in findings):
+        return Parsed(findings=findings)
+    entry = DefinitionEntry(resource, framework, path, source)
+    return Parsed(definitions=[entry], findings=findings)
 
 
 def _kind_of_value(value: Any) -> str:
@@ -360,7 +466,11 @@ def _parse_platform(body: dict[str, Any], path: str, source: str) -> Parsed:
 def _unknown_kind(api_version: Any, kind: Any, path: str, source: str) -> Finding:
     platform = api_version == API_VERSION
     known = [f"{API_VERSION} {k}" for k in PLATFORM.kinds()] if platform else REGISTRY.kinds()
-    everything = [*REGISTRY.kinds(), *(f"{API_VERSION} {k}" for k in PLATFORM.kinds())]
+    everything = [
+        *REGISTRY.kinds(),
+        *REGISTRY.definition_kinds(),
+        *(f"{API_VERSION} {k}" for k in PLATFORM.kinds()),
+    ]
     if not api_version or not kind:
         missing = "apiVersion" if not api_version else "kind"
         served = [k.split()[0] for k in everything if k.split()[1] == kind]
@@ -377,10 +487,14 @@ def _unknown_kind(api_version: Any, kind: Any, path: str, source: str) -> Findin
             source=source,
         )
     same_kind = [k for k in everything if k.split()[1] == kind]
-    near = [k for k in everything if k.split()[1].lower() == str(kind).lower()]
+    # A suggestion stays in the API group the document names: a TrainJob of
+    # trainer.kubeflow.org is no misspelt TrainingJob of paddlepaddle.org.
+    group = _group(str(api_version))
+    in_group = [k for k in everything if _group(k.split()[0]) == group]
+    near = [k for k in in_group if k.split()[1].lower() == str(kind).lower()]
     if not near:
         # A misspelling: the closest kind beats a list that grows with every plugin.
-        by_kind = {k.split()[1]: k for k in (known if platform else everything)}
+        by_kind = {k.split()[1]: k for k in in_group}
         close = difflib.get_close_matches(str(kind), list(by_kind), n=1, cutoff=0.8)
         near = [by_kind[close[0]]] if close else []
     if same_kind:
@@ -400,6 +514,12 @@ def _unknown_kind(api_version: Any, kind: Any, path: str, source: str) -> Findin
         hint=hint,
         source=source,
     )
+
+
+def _group(api_version: str) -> str:
+    """The API group of ``apiVersion`` (``kubeflow.org/v1`` → ``kubeflow.org``; ``v1``,
+    the core group, → ``""``)."""
+    return api_version.rpartition("/")[0]
 
 
 def _file_finding(code: str, path: str, message: str, hint: str, source: str) -> Finding:
@@ -617,8 +737,9 @@ def parse_documents(
         )
         if _too_many_errors(parsed, source):
             break
+    jobs = parsed.bound()
     _raise_if_errors(parsed.findings)
-    return StackSpec(jobs=tuple(parsed.jobs), platform=tuple(parsed.platform), source=source)
+    return StackSpec(jobs=jobs, platform=tuple(parsed.platform), source=source)
 
 
 def _names_list(
@@ -770,9 +891,10 @@ def parse_stack(
             stopped = _too_many_errors(parsed, source)
             if stopped:
                 break
+    jobs = parsed.bound()
     _raise_if_errors(parsed.findings)
     return StackSpec(
-        jobs=tuple(parsed.jobs),
+        jobs=jobs,
         platform=tuple(parsed.platform),
         target=target,
         k8s_version=k8s_version,

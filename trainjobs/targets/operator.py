@@ -1,4 +1,5 @@
-"""The ``operator`` target: the custom resource its operator consumes."""
+"""The ``operator`` target: the custom resource its operator consumes (and the
+definitions declared beside it that it carries, e.g. a Trainer runtime)."""
 
 from __future__ import annotations
 
@@ -21,4 +22,7 @@ class OperatorTarget(TargetPlugin):
     def render(
         self, entry: JobEntry, framework: Framework[Any], plan: JobPlan
     ) -> tuple[list[Manifest], list[Finding]]:
-        return [framework.operator_manifest(plan.resource)], []
+        # Definitions declared beside the job (a Trainer runtime) come with the first
+        # job that uses them, so two jobs sharing one never emit it twice.
+        carried = framework.definition_manifests(plan.resource)
+        return [*carried, framework.operator_manifest(plan.resource)], []

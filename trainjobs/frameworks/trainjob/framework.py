@@ -34,11 +34,13 @@ from trainjobs.frameworks.trainjob.model import (
     DEFAULT_MANAGED_BY,
     RUNTIME_KIND_REF,
     TRAINJOB_KIND,
+    ClusterTrainingRuntime,
     Runtime,
+    TrainingRuntime,
     TrainJob,
 )
-from trainjobs.frameworks.trainjob.pods import pods_findings, pods_manifests
-from trainjobs.frameworks.trainjob.rules import trainjob_findings
+from trainjobs.frameworks.trainjob.pods import claim_volumes, pods_findings, pods_manifests
+from trainjobs.frameworks.trainjob.rules import runtime_findings, trainjob_findings
 from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
 from trainjobs.plan import GangFacts, GangMember, KindRef, PodSet, RunPolicyFacts
 from trainjobs.plan.expansion import Expansion
@@ -59,6 +61,9 @@ _PATCHABLE_POD: Final = (
     "terminationGracePeriodSeconds",
 )
 """The pod spec fields ``runtimePatches`` may set (Trainer v2.3.0 ``PodSpecPatch``)."""
+_RUNTIME_TYPES: Final = (TrainingRuntime, ClusterTrainingRuntime)
+_KUEUE_LABELS: Final = ("kueue.x-k8s.io/queue-name", "kueue.x-k8s.io/priority-class")
+"""Labels by which Kueue (v0.19.2) admits a workload: its LocalQueue and priority."""
 
 
 class TrainJobFramework(Framework[TrainJob]):
@@ -113,16 +118,48 @@ class TrainJobFramework(Framework[TrainJob]):
         }
     )
 
-    def __init__(self, declared: Sequence[Runtime] = ()) -> None:
+    def __init__(self, declared: Sequence[Runtime] = (), carried: Sequence[Runtime] = ()) -> None:
         self.declared: tuple[Runtime, ...] = tuple(declared)
         """Runtimes of the same render, looked up before the built-ins; default none."""
+        self.carried: tuple[Runtime, ...] = tuple(carried)
+        """Declared runtimes the operator target emits with this job; default none."""
 
-    def with_runtimes(self, declared: Iterable[Runtime]) -> TrainJobFramework:
-        """The framework resolving ``runtimeRef`` among ``declared`` first."""
-        return TrainJobFramework(tuple(declared))
+    def with_runtimes(
+        self, declared: Iterable[Runtime], carried: Iterable[Runtime] = ()
+    ) -> TrainJobFramework:
+        """The framework resolving ``runtimeRef`` among ``declared`` first, emitting
+        ``carried`` with the TrainJob on the operator target."""
+        return TrainJobFramework(tuple(declared), tuple(carried))
 
-    def with_definitions(self, definitions: Iterable[Any]) -> TrainJobFramework:
-        return self.with_runtimes(d for d in definitions if isinstance(d, Runtime))
+    def with_definitions(
+        self, definitions: Sequence[Any], carried: Sequence[Any] = ()
+    ) -> TrainJobFramework:
+        return self.with_runtimes(
+            (d for d in definitions if isinstance(d, _RUNTIME_TYPES)),
+            (d for d in carried if isinstance(d, _RUNTIME_TYPES)),
+        )
+
+    def definition_model(self, kind: str) -> type[TrainingRuntime | ClusterTrainingRuntime]:
+        return TrainingRuntime if kind == RUNTIME_KIND_REF.kind else ClusterTrainingRuntime
+
+    def definition_findings(self, definition: Any) -> list[Finding]:
+        return runtime_findings(definition) if isinstance(definition, _RUNTIME_TYPES) else []
+
+    def uses_definition(self, job: TrainJob, definition: Any) -> bool:
+        if not isinstance(definition, _RUNTIME_TYPES):
+            return False
+        found, _ = resolve_runtime(job, (definition,))
+        return found is definition
+
+    def definition_manifests(self, job: TrainJob) -> list[Manifest]:
+        out = []
+        for runtime in self.carried:
+            manifest = runtime.to_manifest()
+            if isinstance(runtime, TrainingRuntime):
+                # Namespaced, like every object of a render: made explicit.
+                manifest["metadata"] = {**manifest["metadata"], "namespace": runtime.namespace}
+            out.append(manifest)
+        return out
 
     def runtime(self, job: TrainJob) -> tuple[Runtime | None, list[Finding]]:
         """The runtime ``job`` names, or None and the finding saying why."""
@@ -146,7 +183,14 @@ class TrainJobFramework(Framework[TrainJob]):
         runtime, findings = self.runtime(job)
         if runtime is None:
             return [], findings
-        return jobset_manifests(job, runtime)
+        objects, findings = jobset_manifests(job, runtime)
+        queue = {k: v for k, v in (job.metadata.labels or {}).items() if k in _KUEUE_LABELS}
+        if queue and objects and objects[-1]["kind"] == "JobSet":
+            # Without the Trainer, Kueue admits the JobSet (its jobset integration): the
+            # queue label the TrainJob carries goes on the JobSet instead.
+            metadata = objects[-1]["metadata"]
+            metadata["labels"] = {**(metadata.get("labels") or {}), **queue}
+        return objects, findings
 
     def _jobset(self, job: TrainJob) -> Manifest | None:
         objects, _ = self.jobset(job)
@@ -156,12 +200,18 @@ class TrainJobFramework(Framework[TrainJob]):
         jobset = self._jobset(job)
         for rjob in (jobset or {}).get("spec", {}).get("replicatedJobs") or []:
             job_spec = rjob["template"]["spec"]
+            template = deep_copy(job_spec.get("template") or {})
+            # The pods get the volumes of the JobSet's volumeClaimPolicies too.
+            pod_spec = template.setdefault("spec", {})
+            claims = claim_volumes(jobset or {}, pod_spec)
+            if claims:
+                pod_spec["volumes"] = [*(pod_spec.get("volumes") or []), *claims]
             yield PodSet(
                 role=rjob["name"],
                 # The template is the runtime's, not in the TrainJob: findings about it
                 # point at the field that names the runtime (a field path, for checks).
                 path="spec.runtimeRef",
-                template=job_spec.get("template") or {},
+                template=template,
                 replicas=rjob.get("replicas", 1) * job_spec.get("parallelism", 1),
             )
 
@@ -173,23 +223,33 @@ class TrainJobFramework(Framework[TrainJob]):
         }
         document = job.to_manifest()
         spec = document["spec"]
-        patches: list[dict[str, Any]] = []
         for role, template in templates.items():
             old = before.get(role)
-            if old is None or template == old:
-                continue
-            if ancestors.get(role) == "trainer":
+            if old is not None and template != old and ancestors.get(role) == "trainer":
                 _trainer_changes(spec, old, template)
-            patch = _pod_patch(role, old, template, ancestors.get(role))
+        others = [p for p in spec.get("runtimePatches") or [] if p["manager"] != PATCH_MANAGER]
+        # trainjobs' one patch holds every change of every capability (a node pool, then
+        # a queue …): it is written afresh against the runtime without it each time.
+        base_doc = {**document, "spec": {**spec, "runtimePatches": others or None}}
+        base_job = TrainJob.model_validate(base_doc)
+        base = {ref.role: ref.template for ref in self.pod_templates(base_job)}
+        wanted = {**before, **templates}
+        patches: list[dict[str, Any]] = []
+        for role, old in base.items():
+            new = wanted.get(role, old)
+            if new == old:
+                continue
+            claims = claim_volumes(jobset, (new.get("spec") or {}))
+            patch = _pod_patch(role, _without(old, claims), _without(new, claims))
             if patch is not None:
                 patches.append(patch)
-        if patches:
-            own = {
-                "manager": PATCH_MANAGER,
-                "trainingRuntimeSpec": {"template": {"spec": {"replicatedJobs": patches}}},
-            }
-            others = [p for p in spec.get("runtimePatches") or [] if p["manager"] != PATCH_MANAGER]
-            spec["runtimePatches"] = [*others, own]
+        own = {
+            "manager": PATCH_MANAGER,
+            "trainingRuntimeSpec": {"template": {"spec": {"replicatedJobs": patches}}},
+        }
+        spec["runtimePatches"] = [*others, own] if patches else others or None
+        if spec["runtimePatches"] is None:
+            del spec["runtimePatches"]
         return TrainJob.model_validate(document)
 
     def expansion(self, job: TrainJob) -> Expansion:
@@ -263,9 +323,16 @@ def _trainer_changes(spec: dict[str, Any], old: Mapping[str, Any], new: Mapping[
         trainer["env"] = [*(trainer.get("env") or []), *added]
 
 
-def _pod_patch(
-    role: str, old: Mapping[str, Any], new: Mapping[str, Any], ancestor: str | None
-) -> dict[str, Any] | None:
+def _without(template: Mapping[str, Any], volumes: list[dict[str, Any]]) -> Mapping[str, Any]:
+    """``template`` without the claim ``volumes`` JobSet adds itself (a patch must not)."""
+    spec = template.get("spec") or {}
+    if not volumes or not spec.get("volumes"):
+        return template
+    kept = [v for v in spec["volumes"] if v not in volumes]
+    return {**template, "spec": {**spec, "volumes": kept or None}}
+
+
+def _pod_patch(role: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any] | None:
     old_spec, new_spec = old.get("spec") or {}, new.get("spec") or {}
     pod: dict[str, Any] = {}
     for key in _PATCHABLE_POD:

@@ -32,7 +32,14 @@ from typing import Any, Final
 from trainjobs.errors import Finding, Severity
 from trainjobs.k8s.data import Manifest, deep_copy
 
-__all__ = ["JOBSET_LABELS", "job_name", "jobset_uid", "pods_findings", "pods_manifests"]
+__all__ = [
+    "JOBSET_LABELS",
+    "claim_volumes",
+    "job_name",
+    "jobset_uid",
+    "pods_findings",
+    "pods_manifests",
+]
 
 _PREFIX: Final = "jobset.sigs.k8s.io"
 NAME_KEY: Final = f"{_PREFIX}/jobset-name"
@@ -220,19 +227,29 @@ def _job(jobset: Mapping[str, Any], rjob: Mapping[str, Any], index: int) -> Mani
             {"key": NO_SCHEDULE_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"},
         ]
     spec["suspend"] = bool(jobset["spec"].get("suspend"))
+    claims = claim_volumes(jobset, pod_spec)
+    if claims:
+        pod_spec["volumes"] = [*(pod_spec.get("volumes") or []), *claims]
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": metadata, "spec": spec}
+
+
+def claim_volumes(jobset: Mapping[str, Any], pod_spec: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The volumes JobSet adds to a pod spec for its ``volumeClaimPolicies``: one per
+    claim template a container mounts, the PVC ``<claim>-<jobset>``."""
+    name = str(jobset["metadata"]["name"])
     used = _mounts(pod_spec)
+    out = []
     for policy in jobset["spec"].get("volumeClaimPolicies") or []:
         for claim in policy.get("templates") or []:
             claim_name = (claim.get("metadata") or {}).get("name")
             if claim_name in used:
-                pod_spec["volumes"] = [
-                    *(pod_spec.get("volumes") or []),
+                out.append(
                     {
                         "name": claim_name,
                         "persistentVolumeClaim": {"claimName": f"{claim_name}-{name}"},
-                    },
-                ]
-    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": metadata, "spec": spec}
+                    }
+                )
+    return out
 
 
 def _claims(jobset: Mapping[str, Any]) -> list[Manifest]:
