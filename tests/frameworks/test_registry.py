@@ -69,8 +69,11 @@ def _differences(model: type[BaseModel], schema: dict[str, Any], path: str) -> l
         schema = schema["items"]
     crd_fields = set(schema.get("properties", {}))
     wire = {(info.alias or name): info for name, info in model.model_fields.items()}
+    # An excluded field is never written: one the model refuses with its replacement
+    # (TrainJob's v2.0/v2.1 podSpecOverrides …) need not be in the CRD.
+    written = {key for key, info in wire.items() if not info.exclude}
     problems = [f"{path}.{f}: in the CRD, not in {model.__name__}" for f in crd_fields - set(wire)]
-    problems += [f"{path}.{f}: in {model.__name__}, not in the CRD" for f in set(wire) - crd_fields]
+    problems += [f"{path}.{f}: in {model.__name__}, not in the CRD" for f in written - crd_fields]
     for name in sorted(crd_fields & set(wire)):
         sub = _model_of(wire[name].annotation)
         if sub is not None:

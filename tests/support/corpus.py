@@ -21,6 +21,7 @@ from typing import Any
 from tests.support.paths import example_job_files, stack_files
 from trainjobs.check import run
 from trainjobs.errors import SpecError
+from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.yamlio import load_all
 from trainjobs.platform import API_VERSION, PLATFORM
@@ -55,8 +56,11 @@ KNOB_VALUES = range(1, 6)
 
 
 def is_job(doc: Any) -> bool:
-    """Whether a document is a job (not one of trainjobs' own platform kinds)."""
-    return isinstance(doc, dict) and doc.get("apiVersion") != API_VERSION
+    """Whether a document is a job (not one of trainjobs' own platform kinds, nor a
+    definition a job names, such as a Trainer runtime)."""
+    if not isinstance(doc, dict) or doc.get("apiVersion") == API_VERSION:
+        return False
+    return REGISTRY.defining(str(doc.get("apiVersion")), str(doc.get("kind"))) is None
 
 
 @dataclass(frozen=True, eq=False)

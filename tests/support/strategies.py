@@ -75,8 +75,11 @@ def with_names(docs: list[dict[str, Any]], name: str) -> None:
 
 
 def with_namespace(docs: list[dict[str, Any]], namespace: str) -> None:
-    """Move the jobs, and the namespaced platform resources beside them, to ``namespace``."""
+    """Move the jobs, and the namespaced platform resources beside them, to ``namespace``
+    (a queue's LocalQueues go with them)."""
     for doc in docs:
+        if doc.get("kind") == "GpuQueue" and (doc.get("spec") or {}).get("namespaces"):
+            doc["spec"] = {**doc["spec"], "namespaces": [namespace]}
         if not is_job(doc) and "namespace" not in doc["metadata"]:
             plugin = PLATFORM.by_kind(str(doc.get("kind")))
             if plugin is None or plugin.default_namespace is None:

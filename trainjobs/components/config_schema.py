@@ -78,10 +78,12 @@ _SCALARS: dict[str, dict[str, Any]] = {
 
 
 def _job_entry() -> dict[str, Any]:
-    kinds = sorted({f.kind.kind for f in REGISTRY})
+    # A job list may hold the definitions its jobs name too (Trainer runtimes).
+    kinds = sorted({k.kind for f in REGISTRY for k in (f.kind, *f.definition_kinds)})
     options = {"$ref": "#/$defs/JobOptions"}
     return {
-        "description": "A job: the upstream custom resource as its operator accepts it, or "
+        "description": "A job: the upstream custom resource as its operator accepts it (or a "
+        "document it names, such as a Trainer runtime), or "
         "{file: path} naming a file of them (relative to the stack file's folder); "
         f"trainjobs' own options beside it under {OPTIONS_KEY}:.",
         "anyOf": [

@@ -13,11 +13,13 @@ trainer's ``node`` container, and one ``runtimePatches`` entry (manager
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import difflib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from functools import cache
 from typing import Any, ClassVar, Final
 
-from trainjobs.errors import Finding
+from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks.base import Framework
 from trainjobs.frameworks.trainjob.builtins import resolve_runtime
 from trainjobs.frameworks.trainjob.jobset import (
@@ -28,6 +30,7 @@ from trainjobs.frameworks.trainjob.jobset import (
     _ancestor,
     jobset_manifests,
     master_address,
+    too_many_nodes,
 )
 from trainjobs.frameworks.trainjob.model import (
     CLUSTER_RUNTIME_KIND,
@@ -41,6 +44,7 @@ from trainjobs.frameworks.trainjob.model import (
 )
 from trainjobs.frameworks.trainjob.pods import claim_volumes, pods_findings, pods_manifests
 from trainjobs.frameworks.trainjob.rules import runtime_findings, trainjob_findings
+from trainjobs.k8s.crds import load_crd
 from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
 from trainjobs.plan import GangFacts, GangMember, KindRef, PodSet, RunPolicyFacts
 from trainjobs.plan.expansion import Expansion
@@ -62,8 +66,11 @@ _PATCHABLE_POD: Final = (
 )
 """The pod spec fields ``runtimePatches`` may set (Trainer v2.3.0 ``PodSpecPatch``)."""
 _RUNTIME_TYPES: Final = (TrainingRuntime, ClusterTrainingRuntime)
-_KUEUE_LABELS: Final = ("kueue.x-k8s.io/queue-name", "kueue.x-k8s.io/priority-class")
+_KUEUE_QUEUE: Final = "kueue.x-k8s.io/queue-name"
+_KUEUE_LABELS: Final = (_KUEUE_QUEUE, "kueue.x-k8s.io/priority-class")
 """Labels by which Kueue (v0.19.2) admits a workload: its LocalQueue and priority."""
+_KUEUE_POD_GROUP: Final = "kueue.x-k8s.io/pod-group-name"
+_KUEUE_POD_GROUP_COUNT: Final = "kueue.x-k8s.io/pod-group-total-count"
 
 
 class TrainJobFramework(Framework[TrainJob]):
@@ -176,7 +183,9 @@ class TrainJobFramework(Framework[TrainJob]):
         runtime, findings = self.runtime(job)
         if runtime is None:
             return findings
-        return trainjob_findings(job, runtime)
+        too_many = too_many_nodes(job, runtime.spec.ml_policy)
+        unknown = list(_unknown_fields(job.to_manifest()["spec"], _crd_spec(), "spec"))
+        return [*unknown, *(too_many or trainjob_findings(job, runtime))]
 
     def jobset(self, job: TrainJob) -> tuple[list[Manifest], list[Finding]]:
         """The ``jobset`` target: what the Trainer controller creates, and its findings."""
@@ -257,12 +266,18 @@ class TrainJobFramework(Framework[TrainJob]):
         objects, _ = self.jobset(job)
         if not objects:
             return Expansion()
-        return Expansion(objects=[*objects[:-1], *pods_manifests(objects[-1])])
+        made = pods_manifests(objects[-1])
+        return Expansion(objects=[*objects[:-1], *(_kueue_job(m) for m in made)])
 
     def pods_findings(self, job: TrainJob) -> list[Finding]:
         objects, findings = self.jobset(job)
         if not objects:
             return findings
+        if job.suspended and not any(
+            m["kind"] == "Job" and _KUEUE_QUEUE in m["metadata"].get("labels", {})
+            for m in self.expansion(job).objects
+        ):
+            findings = [*findings, _suspended_jobs(job)]
         runtime = job.spec.runtime_ref.name
         # The fields are the runtime's; the user's TrainJob names it at spec.runtimeRef.
         located = [
@@ -301,6 +316,122 @@ class TrainJobFramework(Framework[TrainJob]):
         if kind in ("torch", "jax", "xgboost"):
             return {"master": f"{master_address(job)}:{TRAINER_PORT}"}
         return {}
+
+
+@cache
+def _crd_spec() -> Mapping[str, Any]:
+    crd = load_crd(TrainJobFramework.crd_file)
+    (version,) = crd["spec"]["versions"]
+    spec: Mapping[str, Any] = version["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    return spec
+
+
+def _unknown_fields(value: Any, schema: Mapping[str, Any], path: str) -> Iterator[Finding]:
+    """Fields the CRD's structural schema does not have, or of another type, at the
+    user's path.
+
+    The model keeps Kubernetes types (resources, env, volumes …) as plain data, and
+    those values end up in the runtime's pod templates, whose check would name the
+    runtime: the API server would prune such a field from the TrainJob, so the user
+    meant something else."""
+    wanted = _wrong_type(value, schema)
+    if wanted:
+        yield Finding(
+            code="trainjob.field_type",
+            path=path,
+            message=f"must be {wanted}, as the TrainJob CRD says",
+            value=value,
+            hint=f"write {wanted} here",
+        )
+        return
+    if isinstance(value, list) and isinstance(schema.get("items"), Mapping):
+        for index, item in enumerate(value):
+            yield from _unknown_fields(item, schema["items"], f"{path}[{index}]")
+        return
+    if not isinstance(value, Mapping):
+        return
+    properties = schema.get("properties")
+    if isinstance(properties, Mapping):
+        for key, item in value.items():
+            if key in properties:
+                yield from _unknown_fields(item, properties[key], f"{path}.{key}")
+            elif not schema.get("x-kubernetes-preserve-unknown-fields"):
+                close = difflib.get_close_matches(str(key), list(properties), n=1, cutoff=0.75)
+                yield Finding(
+                    code="trainjob.unknown_field",
+                    path=f"{path}.{key}",
+                    message="unknown field: the TrainJob CRD has no such field, and the API "
+                    "server would drop it",
+                    value=item,
+                    hint=f"did you mean {close[0]!r}?" if close else "remove it",
+                )
+    elif isinstance(schema.get("additionalProperties"), Mapping):
+        for key, item in value.items():
+            yield from _unknown_fields(item, schema["additionalProperties"], f"{path}.{key}")
+
+
+_TYPES: Final = {
+    "string": ("a string", (str,)),
+    "integer": ("a whole number", (int,)),
+    "number": ("a number", (int, float)),
+    "boolean": ("true or false", (bool,)),
+    "object": ("a mapping", (Mapping,)),
+    "array": ("a list", (list,)),
+}
+
+
+def _wrong_type(value: Any, schema: Mapping[str, Any]) -> str:
+    """What ``value`` should be by ``schema``'s type, or ``""`` when it is that."""
+    if schema.get("x-kubernetes-int-or-string"):
+        ok = isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+        return "" if ok else "a number or a string"
+    found = _TYPES.get(str(schema.get("type")))
+    if found is None:
+        return ""
+    name, types = found
+    if isinstance(value, bool) and bool not in types:
+        return name
+    return "" if isinstance(value, types) else name
+
+
+def _kueue_job(manifest: Manifest) -> Manifest:
+    """A Job of the pods target as Kueue (v0.19.2) admits it.
+
+    A queue puts its labels on the pod templates (Kueue's pod groups), but Kueue's pod
+    integration skips pods a batch Job owns: its batch/Job integration admits the Job
+    instead, by the queue label on the Job, created suspended and resumed on admission
+    (pkg/controller/jobs/job, pkg/controller/jobs/pod ``IsPodOwnerManagedByKueue``).
+    """
+    if manifest["kind"] != "Job":
+        return manifest
+    pod_meta = manifest["spec"].get("template", {}).get("metadata") or {}
+    labels = pod_meta.get("labels") or {}
+    queue = {k: labels[k] for k in _KUEUE_LABELS if k in labels}
+    if not queue:
+        return manifest
+    for key in (*_KUEUE_LABELS, _KUEUE_POD_GROUP):
+        labels.pop(key, None)
+    annotations = pod_meta.get("annotations") or {}
+    annotations.pop(_KUEUE_POD_GROUP_COUNT, None)
+    if not annotations:
+        pod_meta.pop("annotations", None)
+    metadata = manifest["metadata"]
+    metadata["labels"] = {**(metadata.get("labels") or {}), **queue}
+    manifest["spec"]["suspend"] = True
+    return manifest
+
+
+def _suspended_jobs(job: TrainJob) -> Finding:
+    return Finding(
+        code="trainjob.pods_suspended",
+        path="spec.suspend",
+        message="the TrainJob is suspended, so its Jobs are created suspended (as JobSet "
+        "creates them), and on the pods target neither the Trainer nor a queue resumes them",
+        value=True,
+        hint="remove suspend, give the job a queue (trainjobs: {queue: …}), or resume each "
+        'Job with: kubectl patch job <name> --type=merge -p \'{"spec":{"suspend":false}}\'',
+        severity=Severity.WARNING,
+    )
 
 
 def _container(template: Mapping[str, Any], name: str) -> Mapping[str, Any]:

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Final
 
+from trainjobs import limits
 from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks.trainjob._merge import (
     by_mount_path,
@@ -822,13 +823,35 @@ def _quantities_as_strings(spec: dict[str, Any]) -> None:
                             values[name] = format_like(value, raw)
 
 
+def too_many_nodes(job: TrainJob, ml: MLPolicy | None) -> list[Finding]:
+    """An error when the node count passes the pods-per-job limit: checked before the
+    hostfile and the Jobs are built, one line and one pod per node."""
+    trainer = job.spec.trainer
+    own = trainer is not None and trainer.num_nodes is not None
+    nodes = trainer.num_nodes if trainer is not None and trainer.num_nodes is not None else None
+    if nodes is None:
+        nodes = ml.num_nodes if ml is not None and ml.num_nodes is not None else 1
+    if nodes <= limits.POD_COUNT.value():
+        return []
+    return [
+        Finding(
+            code="replicas.too_many",
+            path="spec.trainer.numNodes" if own else "spec.runtimeRef",
+            message=f"the job would run {nodes:,} nodes; {limits.POD_COUNT.exceeded()}",
+            value=nodes,
+            hint="check numNodes for a typo, or split the job; if it is right, raise the "
+            f"limit with {limits.POD_COUNT.env}=N",
+        )
+    ]
+
+
 def jobset_manifests(job: TrainJob, runtime: Runtime) -> tuple[list[Manifest], list[Finding]]:
     """The objects the Trainer v2.3.0 controller creates for ``job`` run on ``runtime``:
     the MPI Secret and hostfile ConfigMap (MPI policy), the PodGroup (gang policy) and the
     JobSet, in apply order; and findings for what this target cannot do as the controller
     would (errors: nothing should be applied)."""
     ml = runtime.spec.ml_policy
-    findings = _target_findings(job, ml)
+    findings = [*too_many_nodes(job, ml), *_target_findings(job, ml)]
     if any(f.severity is Severity.ERROR for f in findings):
         return [], findings
     spec, labels, annotations = _template(job, runtime)
