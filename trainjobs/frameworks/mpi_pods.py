@@ -17,7 +17,6 @@ from trainjobs.frameworks._mpi import (
     MODE_READ_ONLY,
     MODE_SCRIPT,
     config_name,
-    containers,
     launcher_name,
     nvidia_hidden_env,
     object_metadata,
@@ -35,6 +34,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
 )
 from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.generated import placeholder
+from trainjobs.k8s.pods import spec_containers as containers
 
 if TYPE_CHECKING:
     from trainjobs.frameworks.mpi import MPIJob

@@ -18,7 +18,6 @@ from trainjobs.frameworks._mpi import (
     MODE_READ_ONLY,
     MODE_SCRIPT,
     config_name,
-    containers,
     launcher_name,
     nvidia_hidden_env,
     object_metadata,
@@ -33,6 +32,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     env_var,
 )
 from trainjobs.k8s.data import Manifest
+from trainjobs.k8s.pods import spec_containers as containers
 
 if TYPE_CHECKING:
     from trainjobs.frameworks.mpi_v1 import MPIJobV1
