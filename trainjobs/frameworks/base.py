@@ -328,6 +328,7 @@ class Framework(ABC, Generic[JobT]):
             labels=dict(job.metadata.labels or {}),
             annotations=dict(job.metadata.annotations or {}),
             addresses=self.addresses(job),
+            status_conditions=dict(self.status_conditions),
             listens_on_all_addresses=self.listens_on_all_addresses,
             editor=self,
         )

@@ -85,6 +85,9 @@ class JobPlan:
         scheduling_policy: ``spec.runPolicy.schedulingPolicy`` as plain data; None unset.
         run_policy: suspend, deadlines and retries, whatever the kind calls them.
         addresses: addresses a user needs from outside (``{"master": "…:23456"}``).
+        status_conditions: the condition types the operator sets on the custom resource
+            when the job runs and when it has succeeded (``{"running": "Running", …}``);
+            what ``trainjobs: {wait: …}`` waits for. Default none.
         listens_on_all_addresses: True when the runtime's servers bind their port on
             every address, so replicas on one machine need ports of their own
             (``run-local``); default False.
@@ -103,6 +106,7 @@ class JobPlan:
     labels: Mapping[str, str] = field(default_factory=dict)
     annotations: Mapping[str, str] = field(default_factory=dict)
     addresses: Mapping[str, str] = field(default_factory=dict)
+    status_conditions: Mapping[str, str] = field(default_factory=dict)
     listens_on_all_addresses: bool = False
     editor: ResourceEditor | None = field(default=None, compare=False, repr=False)
 

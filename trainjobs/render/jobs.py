@@ -165,9 +165,7 @@ def render_job(
     options = entry.options
     ordered = sorted([*manifests, *extra], key=apply_rank)
     ordered = [with_ignored(m, options.ignore) for m in ordered]
-    lifecycles, waits = job_lifecycle(
-        ordered, framework, options.wait, options.wait_timeout, entry.path
-    )
+    lifecycles, waits = job_lifecycle(ordered, plan, options.wait, options.wait_timeout, entry.path)
     findings += [f.located(entry.source) for f in waits]
     if any(f.severity is Severity.ERROR for f in findings):
         return None, findings
