@@ -230,7 +230,7 @@ class MPI(Framework[MPIJob]):
         return job.model_copy(update={"spec": spec})
 
     def expansion(self, job: MPIJob) -> Expansion:
-        return Expansion(objects=mpi_pods.expand(job))
+        return mpi_pods.expand(job)
 
     def trainer_plan(self, job: MPIJob) -> tuple[TrainerPlan | None, list[Finding]]:
         """The runtime's ``mpi`` policy (slots, SSH path, launcher as node) with two
