@@ -226,7 +226,7 @@ class MPIv1(KubeflowV1Framework[MPIJobV1]):
                 yield ref
 
     def expansion(self, job: MPIJobV1) -> Expansion:
-        return Expansion(objects=mpi_v1_pods.expand(job, self.labels))
+        return mpi_v1_pods.expand(job, self.labels)
 
     def success_policy(self, job: MPIJobV1) -> SuccessPolicy:
         return SuccessPolicy(roles=("Launcher",), summary="the Launcher succeeds")

@@ -65,8 +65,13 @@ class PodPlan:
         host_network_dns: True when a host-network pod gets ``dnsPolicy:
             ClusterFirstWithHostNet`` so it still resolves the other pods; default False.
         dns_searches: DNS search domains appended to ``dnsConfig.searches``.
-        main_command: the command the first container gets when it sets neither command
-            nor args; empty (default): none.
+        main_command: the command the first container gets when it sets no command (and,
+            with ``main_command_if`` ``neither``, no args either); empty (default): none.
+        main_args: the args that go with ``main_command``; empty (default): none.
+        main_command_if: ``neither`` (default): only when the container sets neither
+            command nor args; ``no_command``: whenever it sets no command.
+        service_account: the pod's ``serviceAccountName`` when the template sets none;
+            None (default): unset.
         main_mounts: volume mounts appended to the first container.
         volumes: volumes appended to the pod.
     """
@@ -86,6 +91,9 @@ class PodPlan:
     host_network_dns: bool = False
     dns_searches: tuple[str, ...] = ()
     main_command: tuple[str, ...] = ()
+    main_args: tuple[str, ...] = ()
+    main_command_if: Literal["neither", "no_command"] = "neither"
+    service_account: str | None = None
     main_mounts: Sequence[Mapping[str, Any]] = ()
     volumes: Sequence[Mapping[str, Any]] = ()
 

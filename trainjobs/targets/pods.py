@@ -82,10 +82,14 @@ def pod_manifest(pod: PodPlan, template: Mapping[str, Any], namespace: str) -> M
         spec.pop("schedulerName", None)
         if pod.scheduler_name:
             spec["schedulerName"] = pod.scheduler_name
+    if pod.service_account is not None and not spec.get("serviceAccountName"):
+        spec["serviceAccountName"] = pod.service_account
     _place(spec, pod)
     found = [c for c in spec.get("containers") or [] if isinstance(c, dict)]
-    if found and pod.main_command and not found[0].get("command") and not found[0].get("args"):
+    if found and pod.main_command and _takes_command(found[0], pod):
         found[0]["command"] = list(pod.main_command)
+        if pod.main_args:
+            found[0]["args"] = list(pod.main_args)
     if pod.env:
         receivers = [c for i, c in enumerate(found) if pod.env_into in (None, i, c.get("name"))]
         for count, container in enumerate(receivers):
@@ -102,6 +106,12 @@ def pod_manifest(pod: PodPlan, template: Mapping[str, Any], namespace: str) -> M
         mounts = [*(found[0].get("volumeMounts") or []), *map(deep_copy, pod.main_mounts)]
         found[0]["volumeMounts"] = mounts
     return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
+
+
+def _takes_command(container: Mapping[str, Any], pod: PodPlan) -> bool:
+    if container.get("command"):
+        return False
+    return pod.main_command_if == "no_command" or not container.get("args")
 
 
 def _place(spec: dict[str, Any], pod: PodPlan) -> None:
