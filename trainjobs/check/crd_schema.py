@@ -40,8 +40,22 @@ def _index(root: Path) -> dict[tuple[str, str], list[Path]]:
         group, kind = _GROUP.search(head), _KIND.search(head)
         if group and kind:
             index.setdefault((group.group(1), kind.group(1)), []).append(path)
-    preferred = {root / fw.crd_file for fw in REGISTRY if fw.crd_file}
-    return {key: sorted(paths, key=lambda p: p not in preferred) for key, paths in index.items()}
+    return index
+
+
+def _candidates(api_version: str, kind: str) -> list[Path]:
+    """The files that may define ``kind``, the one its framework names first.
+
+    Only the framework of this kind is asked for its file: asking every framework
+    would import them all, which is most of ``trainjobs check``'s start-up.
+    """
+    root = crd_dir()
+    paths = _index(root).get((api_version.rpartition("/")[0], kind), [])
+    framework = REGISTRY.by_kind(api_version, kind) if paths else None
+    if framework is None or not framework.crd_file:
+        return paths
+    preferred = root / framework.crd_file
+    return sorted(paths, key=lambda p: p != preferred)
 
 
 @cache
@@ -55,8 +69,8 @@ def _versions(path: Path) -> dict[str, Any]:
 
 def schema_for(api_version: str, kind: str) -> dict[str, Any] | None:
     """The openAPIV3Schema of ``api_version``/``kind`` from the shipped CRDs, or None."""
-    group, _, version = api_version.rpartition("/")
-    for path in _index(crd_dir()).get((group, kind), []):
+    version = api_version.rpartition("/")[2]
+    for path in _candidates(api_version, kind):
         schema = _versions(path).get(version)
         if schema is not None:
             return dict(schema)
