@@ -9,11 +9,24 @@ import importlib.util
 import os
 import re
 from functools import cache
+from pathlib import Path
 
-__all__ = ["SCHEMA_DIR", "SCHEMA_PACKAGE", "available_versions"]
+__all__ = ["SCHEMA_DIR", "SCHEMA_PACKAGE", "available_versions", "schema_root"]
 
 SCHEMA_PACKAGE = "kubernetes_validate"
 SCHEMA_DIR = "kubernetes-json-schema"
+
+
+@cache
+def schema_root() -> Path:
+    """The folder of kubernetes-validate's schemas (one folder per version), found
+    without importing the package (which imports jsonschema)."""
+    spec = importlib.util.find_spec(SCHEMA_PACKAGE)
+    for folder in (spec.submodule_search_locations if spec else None) or ():
+        root = Path(folder, SCHEMA_DIR)
+        if root.is_dir():
+            return root
+    raise ModuleNotFoundError(f"{SCHEMA_PACKAGE} with its {SCHEMA_DIR} folder is not installed")
 
 
 @cache
