@@ -35,7 +35,13 @@ if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
     from jsonschema.protocols import Validator
 
-__all__ = ["DRAFT7_KEYWORDS", "DRAFT202012_KEYWORDS", "CompiledSchema", "compile_schema"]
+__all__ = [
+    "DRAFT7_KEYWORDS",
+    "DRAFT202012_KEYWORDS",
+    "CompiledSchema",
+    "compile_schema",
+    "without_descriptions",
+]
 
 DRAFT7_KEYWORDS = frozenset(
     "$ref additionalItems additionalProperties allOf anyOf const contains dependencies enum "  # noqa: SIM905
@@ -55,6 +61,40 @@ DRAFT202012_KEYWORDS = (DRAFT7_KEYWORDS - {"additionalItems", "dependencies"}) |
     "unevaluatedProperties",
 }
 """The keywords of draft 2020-12 (``jsonschema.Draft202012Validator.VALIDATORS``)."""
+
+# Where a schema holds schemas: one (``not``), a list of them (``allOf``; ``items`` in
+# draft 7's tuple form) or a map of them (``properties``).
+_ONE_SCHEMA = frozenset(
+    "additionalItems additionalProperties contains else if items not propertyNames then "  # noqa: SIM905
+    "unevaluatedItems unevaluatedProperties".split()
+)
+_SCHEMA_LISTS = frozenset(["allOf", "anyOf", "oneOf", "prefixItems", "items"])
+_SCHEMA_MAPS = frozenset(
+    ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"]
+)
+
+
+def without_descriptions(schema: Any) -> Any:
+    """``schema`` with the ``description`` of every schema in it left out: an annotation
+    that asserts nothing and is three quarters of a Kubernetes schema's bytes.
+
+    Only schemas lose it: a property named ``description`` stays, as does any
+    ``description`` inside a value (an ``enum``, a ``default``)."""
+    if not isinstance(schema, Mapping):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "description" and isinstance(value, str):
+            continue
+        if key in _SCHEMA_MAPS and isinstance(value, Mapping):
+            value = {name: without_descriptions(sub) for name, sub in value.items()}
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            value = [without_descriptions(sub) for sub in value]
+        elif key in _ONE_SCHEMA:
+            value = without_descriptions(value)
+        out[key] = value
+    return out
+
 
 # A path is built as a linked list (key, parent) so descending costs one small
 # tuple; it is turned into a list only when an error is reported.

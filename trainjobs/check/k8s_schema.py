@@ -26,6 +26,7 @@ from trainjobs.check.compiled import (
     DRAFT202012_KEYWORDS,
     CompiledSchema,
     compile_schema,
+    without_descriptions,
 )
 from trainjobs.check.k8s_versions import available_versions, schema_root
 from trainjobs.check.schema_cache import cached
@@ -94,12 +95,16 @@ def _reached(kind_schema: Any, definitions: Mapping[str, Any]) -> dict[str, Any]
 
 def _kind_part(source: bytes) -> dict[str, Any]:
     """From a kind's file and the definitions file (NUL between them): the kind's
-    schema, and the definitions document holding only what the kind reaches."""
+    schema, and the definitions document holding only what the kind reaches; neither
+    with descriptions."""
     kind_text, _, definitions_text = source.partition(b"\0")
     schema = json.loads(kind_text)
     document = json.loads(definitions_text)
     reached = _reached(schema, document.get("$defs") or {})
-    return {"schema": schema, "definitions": {**document, "$defs": reached}}
+    return {
+        "schema": without_descriptions(schema),
+        "definitions": without_descriptions({**document, "$defs": reached}),
+    }
 
 
 @cache
@@ -212,7 +217,13 @@ def plain_message(message: str, instance: Any = None) -> str:
 
 def has_schema(manifest: Mapping[str, Any], version: str) -> bool:
     """Whether a schema for this object's apiVersion/kind is bundled."""
-    name = _filename(str(manifest.get("apiVersion", "")), str(manifest.get("kind", "")))
+    return _bundled(
+        version, _filename(str(manifest.get("apiVersion", "")), str(manifest.get("kind", "")))
+    )
+
+
+@cache
+def _bundled(version: str, name: str) -> bool:
     try:
         return _path(version, name).is_file()
     except UnknownKind:
