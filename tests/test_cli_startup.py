@@ -28,6 +28,7 @@ from trainjobs.platform.registry import _PLUGINS as PLATFORM_KINDS
 # Each costs tens to hundreds of milliseconds to import and is needed only once a
 # command runs.
 HEAVY = (
+    "rich",
     "pydantic",
     "jsonschema",
     "kubernetes_validate",
@@ -61,7 +62,8 @@ def test_help_loads_none_of_the_heavy_modules() -> None:
 # What a check of a valid job needs none of: jsonschema is for a node the compiled
 # checks leave to it or an error to report, kubernetes-validate's package for its
 # own validate (its schema files are read without importing it).
-NOT_FOR_A_VALID_JOB = ("jsonschema", "referencing", "kubernetes_validate", "pulumi")
+# rich only colours a terminal (the probe's output is not one).
+NOT_FOR_A_VALID_JOB = ("jsonschema", "referencing", "kubernetes_validate", "pulumi", "rich")
 
 
 def _loaded_by(argv: list[str], cache: Path) -> set[str]:

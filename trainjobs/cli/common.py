@@ -8,8 +8,6 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from rich.text import Text
-
 from trainjobs import terminal
 from trainjobs.check.k8s_versions import available_versions
 from trainjobs.errors import Finding, Severity, SpecError
@@ -46,6 +44,8 @@ EXIT_CODES = (
 
 def progress_over(paths: Sequence[str], verb: str, quiet: bool) -> Iterator[str]:
     """``paths`` with a progress bar on stderr when there are several and it is a terminal."""
+    if len(paths) < 2 or quiet:
+        return iter(paths)  # no bar to draw: no console (rich) to make
     return terminal.progress(
         paths,
         f"{verb} {len(paths)} stacks",
@@ -90,12 +90,14 @@ def print_findings(findings: Sequence[Finding], out: TextIO, quiet: bool = False
     A finding is one line: a newline, ESC or other control character from the
     input in it is shown escaped, never sent to the terminal raw.
     """
-    console = terminal.console(out)
-    for finding in findings:
-        if quiet and finding.severity is not Severity.ERROR:
-            continue
-        text = printable(str(finding))
-        console.print(Text(text, style=_SEVERITY_STYLES.get(finding.severity, "")))
+    terminal.write_lines(
+        out,
+        (
+            (printable(str(finding)), _SEVERITY_STYLES.get(finding.severity, ""))
+            for finding in findings
+            if not quiet or finding.severity is Severity.ERROR
+        ),
+    )
 
 
 def add_quiet(p: argparse.ArgumentParser) -> None:
