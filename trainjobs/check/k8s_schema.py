@@ -93,11 +93,10 @@ def _reached(kind_schema: Any, definitions: Mapping[str, Any]) -> dict[str, Any]
     return reached
 
 
-def _kind_part(source: bytes) -> dict[str, Any]:
-    """From a kind's file and the definitions file (NUL between them): the kind's
-    schema, and the definitions document holding only what the kind reaches; neither
-    with descriptions."""
-    kind_text, _, definitions_text = source.partition(b"\0")
+def _kind_part(kind_text: bytes, definitions_text: bytes) -> dict[str, Any]:
+    """From a kind's file and the definitions file: the kind's schema, and the
+    definitions document holding only what the kind reaches; neither with
+    descriptions."""
     schema = json.loads(kind_text)
     document = json.loads(definitions_text)
     reached = _reached(schema, document.get("$defs") or {})
@@ -109,13 +108,23 @@ def _kind_part(source: bytes) -> dict[str, Any]:
 
 @cache
 def _kind(version: str, filename: str) -> dict[str, Any]:
-    """``{"schema": the kind's schema, "definitions": the definitions it reaches}``."""
+    """``{"schema": the kind's schema, "definitions": the definitions it reaches}``.
+
+    The cache entry is keyed by the kind file's bytes and the definitions file's path,
+    size and modification time: reading and hashing its 1.3 MB on every run would cost
+    more than the rest of the lookup."""
     try:
         kind_bytes = _path(version, filename).read_bytes()
     except FileNotFoundError:
         raise UnknownKind(filename) from None
-    source = kind_bytes + b"\0" + _path(version, "_definitions.json").read_bytes()
-    part: dict[str, Any] = cached("k8s-kind", source, _kind_part)
+    definitions = _path(version, "_definitions.json")
+    stat = definitions.stat()
+    identity = f"{definitions}\0{stat.st_size}\0{stat.st_mtime_ns}".encode()
+
+    def build(_: bytes) -> dict[str, Any]:
+        return _kind_part(kind_bytes, definitions.read_bytes())
+
+    part: dict[str, Any] = cached("k8s-kind", kind_bytes + b"\0" + identity, build)
     return part
 
 

@@ -7,8 +7,9 @@ the user's cache directory as JSON, and read back by later runs in a few
 milliseconds.
 
 An entry's name is a hash of the trainjobs version, :data:`FORMAT`, what the entry
-is (``what``) and the source's bytes: a changed CRD, another kubernetes-validate or
-another trainjobs never reads an old entry. The cache only saves time: when it cannot
+is (``what``) and its source: a file's bytes, or for a file too large to read on
+every run its path, size and modification time. A changed CRD, another
+kubernetes-validate or another trainjobs never reads an old entry. The cache only saves time: when it cannot
 be read (missing, corrupt, another entry's content) the part is built from the
 source, and when it cannot be written (read-only home, no home) nothing is kept.
 Nothing is ever fetched.
@@ -89,8 +90,9 @@ def cached(what: str, source: bytes, build: Callable[[bytes], Any]) -> Any:
     """``build(source)``, from the cache when an earlier run kept it.
 
     ``what`` names the part built (e.g. ``crd-versions``), so two parts of one source
-    are two entries; ``build`` must return plain JSON data and depend on nothing but
-    ``source`` (and this trainjobs).
+    are two entries; ``build`` must return plain JSON data, and ``source`` must
+    identify everything it reads (the bytes themselves, or a file's path, size and
+    modification time).
     """
     digest = hashlib.sha256()
     for part in (_trainjobs_version(), str(FORMAT), what):
