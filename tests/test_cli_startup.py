@@ -8,6 +8,7 @@ Import cost is what a user waits for before any command starts; the benchmark
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -104,3 +105,20 @@ def test_the_help_texts_name_the_real_defaults(capsys: pytest.CaptureFixture[str
     with pytest.raises(SystemExit):
         build_parser().parse_args(["edl-scale", "--help"])
     assert f"else {DEFAULT_MAX_LOAD})" in " ".join(capsys.readouterr().out.split())
+
+
+def test_the_collector_paused_for_loading_comes_back_as_it_was() -> None:
+    from trainjobs.cli.common import _modules_loading
+
+    assert gc.isenabled()
+    try:
+        with _modules_loading():
+            assert not gc.isenabled()
+        assert gc.isenabled()
+        gc.disable()
+        with _modules_loading():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # a caller that turned it off keeps it off
+    finally:
+        gc.enable()
+        gc.unfreeze()
