@@ -9,10 +9,10 @@ milliseconds.
 An entry's name is a hash of the trainjobs version, :data:`FORMAT`, what the entry
 is (``what``) and its source: a file's bytes, or for a file too large to read on
 every run its path, size and modification time. A changed CRD, another
-kubernetes-validate or another trainjobs never reads an old entry. The cache only saves time: when it cannot
-be read (missing, corrupt, another entry's content) the part is built from the
-source, and when it cannot be written (read-only home, no home) nothing is kept.
-Nothing is ever fetched.
+kubernetes-validate or another trainjobs never reads an old entry. The cache only
+saves time: when it cannot be read (missing, corrupt, another entry's content) the
+part is built from the source, and when it cannot be written (read-only home, no
+home) nothing is kept. Nothing is ever fetched.
 
 Where: ``$XDG_CACHE_HOME/trainjobs/schemas``, else ``~/.cache/trainjobs/schemas``;
 ``TRAINJOBS_NO_CACHE=1`` turns it off.
