@@ -121,4 +121,4 @@ def test_the_collector_paused_for_loading_comes_back_as_it_was() -> None:
         assert not gc.isenabled()  # a caller that turned it off keeps it off
     finally:
         gc.enable()
-        gc.unfreeze()
+        gc.unfreeze()  # what the first pause froze goes back to the collector
