@@ -14,8 +14,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +36,20 @@ class ChildRun:
     returncode: int
 
 
-def run_child(argv: Sequence[str], output: Path | None = None) -> ChildRun:
-    """Run ``argv`` to its end, its stdout into ``output`` (a new file each run) or
-    nowhere; its own CPU time and peak RSS, from the kernel."""
+def run_child(
+    argv: Sequence[str], output: Path | None = None, env: dict[str, str] | None = None
+) -> ChildRun:
+    """Run ``argv`` to its end (with ``env`` added to this environment), its stdout
+    into ``output`` (a new file each run) or nowhere; its own CPU time and peak RSS,
+    from the kernel."""
     started = time.perf_counter()
     with open(output or os.devnull, "w") as stdout:
-        child = subprocess.Popen(list(argv), stdout=stdout, stderr=subprocess.DEVNULL)
+        child = subprocess.Popen(
+            list(argv),
+            stdout=stdout,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, **(env or {})},
+        )
         _, status, usage = os.wait4(child.pid, 0)
     child.returncode = os.waitstatus_to_exitcode(status)
     return ChildRun(
@@ -52,13 +60,21 @@ def run_child(argv: Sequence[str], output: Path | None = None) -> ChildRun:
     )
 
 
-def least(argv: Sequence[str], repeat: int, output: Path | None = None) -> ChildRun:
-    """The run of least CPU of ``repeat``; every run must succeed."""
-    runs = [run_child(argv, output) for _ in range(repeat)]
+def least(
+    argv: Sequence[str],
+    repeat: int,
+    output: Path | None = None,
+    env: Callable[[], dict[str, str]] | None = None,
+) -> ChildRun:
+    """The run of least CPU of ``repeat`` (its wall time the least of them too, since on
+    a shared machine the two are stretched by different runs); every run must succeed.
+    ``env``, when given, makes the environment added for each run."""
+    runs = [run_child(argv, output, env() if env else None) for _ in range(repeat)]
     failed = [r for r in runs if r.returncode != 0]
     if failed:
         raise RuntimeError(f"{' '.join(argv)} exited {failed[0].returncode}")
-    return min(runs, key=lambda r: r.cpu)
+    best = min(runs, key=lambda r: r.cpu)
+    return replace(best, wall=min(r.wall for r in runs))
 
 
 def tfjob(workers: int) -> str:
@@ -158,26 +174,36 @@ def bench_cli(rows: list[Any], sizes: Sequence[int], row: Any) -> None:
                     growth <= 1.5,
                 )
             )
-        bare = least([sys.executable, "-c", "pass"], 5)
-        helped = least([*TRAINJOBS, "--help"], 5)
+        bare = least([sys.executable, "-c", "pass"], 7)
+        helped = least([*TRAINJOBS, "--help"], 7)
         rows.append(
             row(
                 "CLI: trainjobs --help",
-                f"{helped.cpu * 1000:.0f} ms CPU (bare python {bare.cpu * 1000:.0f} ms)",
-                f"{helped.cpu / bare.cpu:.1f}× a bare interpreter",
+                f"{helped.wall * 1000:.0f} ms wall, {helped.cpu * 1000:.0f} ms CPU "
+                f"(bare python {bare.wall * 1000:.0f} ms)",
+                f"{helped.wall / bare.wall:.1f}× a bare interpreter",
                 "< 200 ms",
-                helped.cpu < 0.2,
+                helped.wall < 0.2,
             )
         )
+        # `trainjobs check` as a user types it (the summary line printed). The schemas it
+        # reads are kept in the user's cache (check.schema_cache): the first run ever
+        # parses them (a new, empty cache each run), every later run reads them.
         small = folder / "small.yaml"
         small.write_text(tfjob(2))
-        checked = least([*TRAINJOBS, "check", str(small), "-q"], 3)
+        argv = [*TRAINJOBS, "check", str(small)]
+        fresh = itertools.count()
+        first = least(argv, 3, env=lambda: {"XDG_CACHE_HOME": str(folder / f"cold{next(fresh)}")})
+        warm_cache = {"XDG_CACHE_HOME": str(folder / "warm")}
+        run_child(argv, env=warm_cache)
+        checked = least(argv, 7, env=lambda: warm_cache)
         rows.append(
             row(
                 "CLI: trainjobs check of one small job",
-                f"{checked.cpu * 1000:.0f} ms CPU",
-                f"{checked.cpu / bare.cpu:.1f}× a bare interpreter",
+                f"{checked.wall * 1000:.0f} ms wall, {checked.cpu * 1000:.0f} ms CPU; "
+                f"first run {first.wall * 1000:.0f} ms",
+                f"{checked.wall / bare.wall:.1f}× bare, {checked.wall / helped.wall:.1f}× --help",
                 "< 200 ms",
-                checked.cpu < 0.2,
+                checked.wall < 0.2,
             )
         )

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
@@ -10,3 +12,13 @@ from tests.support.snapshots import YamlSnapshot
 def yaml_snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
     """``assert text == yaml_snapshot``: one ``.yaml`` file per test case."""
     return snapshot.use_extension(YamlSnapshot)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _schema_cache_of_this_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The schema cache (``check.schema_cache``) in a folder of this session's, not the
+    user's: every session starts cold, as a new user does, and leaves nothing behind."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
+        patch.delenv("TRAINJOBS_NO_CACHE", raising=False)
+        yield

@@ -51,3 +51,26 @@ def test_a_progress_bar_on_a_terminal_is_shown() -> None:
         2,
     ]
     assert "rendering 2 stacks" in stream.getvalue()
+
+
+def test_plain_lines_are_what_a_plain_console_prints() -> None:
+    samples = [
+        "ok: 1 job, 1 object, 0 errors, 0 warnings",
+        "  leading and trailing spaces  ",
+        "[bold]not markup[/bold] :smile: not an emoji http://x.example/a?b=c",
+        "wide 漢字 and combining é and an escaped \\x1b[31m and \\t tab",
+        "x" * 500,
+        "",
+    ]
+    plain, ruled = io.StringIO(), io.StringIO()
+    terminal.write_lines(plain, [(text, "bold red") for text in samples], {})
+    out = terminal.console(ruled, {})
+    for text in samples:
+        out.print(Text(text, style="bold red"))
+    assert plain.getvalue() == ruled.getvalue()
+
+
+def test_lines_on_a_terminal_are_coloured() -> None:
+    stream = _Tty()
+    terminal.write_lines(stream, [("replace", "magenta")], {"TERM": "xterm-256color"})
+    assert "\x1b[" in stream.getvalue() and "replace" in stream.getvalue()

@@ -9,20 +9,36 @@ import importlib.util
 import os
 import re
 from functools import cache
+from pathlib import Path
 
-__all__ = ["SCHEMA_DIR", "SCHEMA_PACKAGE", "available_versions"]
+__all__ = ["SCHEMA_DIR", "SCHEMA_PACKAGE", "available_versions", "schema_root"]
 
 SCHEMA_PACKAGE = "kubernetes_validate"
 SCHEMA_DIR = "kubernetes-json-schema"
 
 
 @cache
+def _package_folders() -> tuple[str, ...]:
+    """Where the package is, found without importing it (which imports jsonschema)."""
+    spec = importlib.util.find_spec(SCHEMA_PACKAGE)
+    return tuple((spec.submodule_search_locations if spec else None) or ())
+
+
+@cache
+def schema_root() -> Path:
+    """The folder of kubernetes-validate's schemas (one folder per version)."""
+    for folder in _package_folders():
+        root = Path(folder, SCHEMA_DIR)
+        if root.is_dir():
+            return root
+    raise ModuleNotFoundError(f"{SCHEMA_PACKAGE} with its {SCHEMA_DIR} folder is not installed")
+
+
+@cache
 def available_versions() -> tuple[str, ...]:
     """Kubernetes minor versions with bundled schemas, e.g. ``("1.25", …, "1.37")``."""
-    spec = importlib.util.find_spec(SCHEMA_PACKAGE)
-    folders = spec.submodule_search_locations if spec else None
     found = set()
-    for folder in folders or ():
+    for folder in _package_folders():
         root = os.path.join(folder, SCHEMA_DIR)
         for name in os.listdir(root) if os.path.isdir(root) else ():
             match = re.match(r"^v(\d+\.\d+)\.\d+-local-strict$", name)

@@ -8,8 +8,6 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from rich.text import Text
-
 from trainjobs import terminal
 from trainjobs.cli.common import (
     EXIT_BAD_INPUT,
@@ -52,13 +50,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     print_findings(warnings, sys.stdout)
     objects = sum(len(r.objects) for r in renderings)
     jobs = sum(len(r.jobs) for r in renderings)
-    terminal.console(sys.stdout).print(
-        Text(
-            f"ok: {jobs} job{'s' * (jobs != 1)}, {objects} object{'s' * (objects != 1)}, "
-            f"0 errors, {len(warnings)} warning{'s' * (len(warnings) != 1)}",
-            style="green",
-        )
+    summary = (
+        f"ok: {jobs} job{'s' * (jobs != 1)}, {objects} object{'s' * (objects != 1)}, "
+        f"0 errors, {len(warnings)} warning{'s' * (len(warnings) != 1)}"
     )
+    terminal.write_lines(sys.stdout, [(summary, "green")])
     return EXIT_OK
 
 

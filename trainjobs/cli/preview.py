@@ -8,13 +8,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
 from trainjobs import terminal
 from trainjobs.cli.common import EXIT_CHANGES, EXIT_OK, add_paths_and_checks, progress_over
 from trainjobs.errors import Finding, SpecError, TrainjobsError
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from trainjobs import preview
 
 __all__ = ["add_commands", "cmd_diff", "cmd_preview"]

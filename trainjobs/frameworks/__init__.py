@@ -1,8 +1,32 @@
-"""Framework plugins: each training runtime's custom resource and operator behaviour."""
+"""Framework plugins and their registry.
 
-from trainjobs.frameworks.base import Framework, JobResource
-from trainjobs.frameworks.registry import REGISTRY, Registry
-from trainjobs.k8s.data import Manifest
-from trainjobs.plan import KindRef
+The names below are read from their modules on first use (``trainjobs._lazy``):
+importing any module of this package runs this file, and ``Framework`` and its kin
+bring in pydantic, which ``trainjobs --help`` and the registry's own import do
+without.
+"""
 
-__all__ = ["REGISTRY", "Framework", "JobResource", "KindRef", "Manifest", "Registry"]
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from trainjobs._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from trainjobs.frameworks.base import Framework, JobResource
+    from trainjobs.frameworks.registry import REGISTRY, Plugin, Registry
+    from trainjobs.k8s.data import Manifest
+    from trainjobs.plan import KindRef
+
+_HOMES = {
+    "Framework": "trainjobs.frameworks.base",
+    "JobResource": "trainjobs.frameworks.base",
+    "KindRef": "trainjobs.plan",
+    "Manifest": "trainjobs.k8s.data",
+    "REGISTRY": "trainjobs.frameworks.registry",
+    "Plugin": "trainjobs.frameworks.registry",
+    "Registry": "trainjobs.frameworks.registry",
+}
+
+__all__ = ["REGISTRY", "Framework", "JobResource", "KindRef", "Manifest", "Plugin", "Registry"]
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _HOMES)

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING
 
 from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks._container_rules import image_findings, no_containers
-from trainjobs.frameworks._seed import containers, mount_findings
+from trainjobs.frameworks._seed import mount_findings
 from trainjobs.k8s.data import PodTemplate
+from trainjobs.k8s.pods import containers
 
 if TYPE_CHECKING:
     from trainjobs.frameworks.caffe2 import Caffe2BackendSpec, Caffe2Job

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks._container_rules import default_container_findings, image_findings
-from trainjobs.frameworks._seed import containers, mount_findings
+from trainjobs.frameworks._seed import mount_findings
+from trainjobs.k8s.pods import containers
 
 if TYPE_CHECKING:
     from trainjobs.frameworks.mindspore import MSJob, MSReplicaSpec

@@ -26,7 +26,6 @@ __all__ = [
     "MODE_READ_ONLY",
     "MODE_SCRIPT",
     "config_name",
-    "containers",
     "launcher_name",
     "nvidia_hidden_env",
     "object_metadata",
@@ -80,11 +79,6 @@ def pod_restart_policy(policy: str | None, default: str) -> str:
 def nvidia_hidden_env() -> list[dict[str, Any]]:
     """Empty ``NVIDIA_*`` variables: a launcher that only starts ranks sees no GPU."""
     return [env_var("NVIDIA_VISIBLE_DEVICES", ""), env_var("NVIDIA_DRIVER_CAPABILITIES", "")]
-
-
-def containers(pod_spec: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The pod spec's containers (mappings only; the schema check reports the rest)."""
-    return [c for c in pod_spec.get("containers") or [] if isinstance(c, dict)]
 
 
 def template_parts(template: PodTemplate) -> tuple[dict[str, Any], dict[str, Any]]:

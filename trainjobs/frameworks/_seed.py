@@ -14,7 +14,7 @@ from typing import Any
 
 from trainjobs.errors import Finding
 
-__all__ = ["compact_json", "containers", "mount_findings", "stable_base36", "stable_digits"]
+__all__ = ["compact_json", "mount_findings", "stable_base36", "stable_digits"]
 
 _BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 
@@ -46,12 +46,6 @@ def stable_base36(key: str, width: int = 4) -> str:
 def compact_json(value: Any) -> str:
     """JSON the way Go's ``json.Marshal`` writes it: no spaces, keys in the given order."""
     return json.dumps(value, separators=(",", ":"))
-
-
-def containers(template: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The containers of a pod template (malformed entries left out)."""
-    spec = template.get("spec") or {}
-    return [c for c in spec.get("containers") or [] if isinstance(c, dict)]
 
 
 def mount_findings(template: Mapping[str, Any], path: str) -> list[Finding]:

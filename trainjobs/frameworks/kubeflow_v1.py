@@ -31,6 +31,7 @@ from trainjobs.frameworks._container_rules import (
 from trainjobs.frameworks.base import Framework, JobResource, K8sModel
 from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
 from trainjobs.k8s.names import LABEL_MAX, dns1035_label_problem
+from trainjobs.k8s.pods import containers
 from trainjobs.plan import PodSet, Replica, ReplicaRestartPolicy, RunRules
 from trainjobs.plan.expansion import Expansion, PodPlan, ServicePlan
 
@@ -192,12 +193,6 @@ def go_json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False).translate(_GO_JSON_ESCAPES)
 
 
-def _containers(template: Mapping[str, Any]) -> list[dict[str, Any]]:
-    spec = template.get("spec") or {}
-    containers = spec.get("containers") or []
-    return [c for c in containers if isinstance(c, dict)]
-
-
 # Training Operator v1.9.4 pkg/webhooks/webhooks.go SupportedSchemeWebhook: TF, PyTorch,
 # XGBoost, Paddle and JAX get a validating webhook; MPIJob v1 gets `scaffold` (none).
 # Each webhook (pkg/webhooks/<kind>/*_webhook.go) checks the name (NameIsDNS1035Label),
@@ -321,7 +316,7 @@ class KubeflowV1Framework(Framework[V1JobT]):
         spec = job.replica_specs.get(rtype)
         if spec is None:
             return default
-        for container in _containers(spec.template):
+        for container in containers(spec.template):
             if container.get("name") == self.default_container:
                 for port in container.get("ports") or []:
                     if port.get("name") == self.default_port_name:
@@ -364,10 +359,10 @@ class KubeflowV1Framework(Framework[V1JobT]):
 
     def _default_replica(self, spec: ReplicaSpec) -> ReplicaSpec:
         template = deep_copy(spec.template)
-        containers = _containers(template)
+        found = containers(template)
         target = next(
-            (c for c in containers if c.get("name") == self.default_container),
-            containers[0] if containers else None,
+            (c for c in found if c.get("name") == self.default_container),
+            found[0] if found else None,
         )
         if target is not None:
             ports = target.setdefault("ports", [])
@@ -460,7 +455,7 @@ class KubeflowV1Framework(Framework[V1JobT]):
         name winning (the operator collects them in a map, core/service.go
         GetPortsFromJob); in first-seen order where Go's map order is random."""
         ports: dict[str, Any] = {}
-        for container in _containers(spec.template):
+        for container in containers(spec.template):
             if container.get("name") == self.default_container:
                 for port in container.get("ports") or []:
                     ports[str(port.get("name") or "")] = port.get("containerPort")
@@ -521,12 +516,12 @@ class KubeflowV1Framework(Framework[V1JobT]):
         ]
 
     def _validate_template(self, spec: ReplicaSpec, path: str) -> list[Finding]:
-        containers = _containers(spec.template)
-        if not containers:
+        found = containers(spec.template)
+        if not found:
             return [no_containers(path, f"add a container named {self.default_container!r}")]
         why = "the operator reads ports and exit codes from that container"
-        findings = default_container_findings(containers, path, self.default_container, why)
-        findings += image_findings(containers, path, PINNED_IMAGE_HINT)
+        findings = default_container_findings(found, path, self.default_container, why)
+        findings += image_findings(found, path, PINNED_IMAGE_HINT)
         return findings + template_restart_policy(spec.template, path)
 
     def pod_templates(self, job: V1JobT) -> Iterable[PodSet]:

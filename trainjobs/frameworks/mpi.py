@@ -47,12 +47,13 @@ from trainjobs.frameworks._container_rules import (
     no_containers,
     template_restart_policy,
 )
-from trainjobs.frameworks._mpi import containers, launcher_name, worker_name
+from trainjobs.frameworks._mpi import launcher_name, worker_name
 from trainjobs.frameworks.base import Framework, JobResource, K8sModel
 from trainjobs.frameworks.kubeflow_v1 import ReplicaSpec, RunPolicy
 from trainjobs.frameworks.mpi_pods import ROOT_SSH_PATH
 from trainjobs.k8s.data import PodTemplate
 from trainjobs.k8s.names import DNS1035_LABEL, LABEL_MAX
+from trainjobs.k8s.pods import spec_containers as containers
 from trainjobs.plan import GangFacts, GangMember, KindRef, PodSet, Replica, RunRules, SuccessPolicy
 from trainjobs.plan.expansion import Expansion
 from trainjobs.plan.trainer import ReplicatedJob, TrainerPlan, as_node
@@ -229,7 +230,7 @@ class MPI(Framework[MPIJob]):
         return job.model_copy(update={"spec": spec})
 
     def expansion(self, job: MPIJob) -> Expansion:
-        return Expansion(objects=mpi_pods.expand(job))
+        return mpi_pods.expand(job)
 
     def trainer_plan(self, job: MPIJob) -> tuple[TrainerPlan | None, list[Finding]]:
         """The runtime's ``mpi`` policy (slots, SSH path, launcher as node) with two

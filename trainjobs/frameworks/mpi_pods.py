@@ -17,7 +17,6 @@ from trainjobs.frameworks._mpi import (
     MODE_READ_ONLY,
     MODE_SCRIPT,
     config_name,
-    containers,
     launcher_name,
     nvidia_hidden_env,
     object_metadata,
@@ -35,6 +34,8 @@ from trainjobs.frameworks.kubeflow_v1 import (
 )
 from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.generated import placeholder
+from trainjobs.k8s.pods import spec_containers as containers
+from trainjobs.plan.expansion import Expansion, PodPlan
 
 if TYPE_CHECKING:
     from trainjobs.frameworks.mpi import MPIJob
@@ -70,17 +71,15 @@ _SSH_ITEMS = (
 )
 
 
-def expand(job: MPIJob) -> list[Manifest]:
+def expand(job: MPIJob) -> Expansion:
     """Service, ConfigMap, Secret, worker Pods and the launcher Job of ``job``.
 
     A suspended job gets no worker pods and a suspended launcher Job, as the
     operator does it.
     """
-    objects = [_service(job), _config_map(job), _ssh_secret(job)]
-    if not _suspended(job):
-        objects += [_worker(job, i) for i in range(job.replicas("Worker"))]
-    objects.append(_launcher_job(job))
-    return objects
+    workers = [] if _suspended(job) else [_worker(job, i) for i in range(job.replicas("Worker"))]
+    first = [_service(job), _config_map(job), _ssh_secret(job)]
+    return Expansion(pods=workers, objects=[_launcher_job(job)], first=first)
 
 
 def host(job: MPIJob, pod: str) -> str:
@@ -191,7 +190,8 @@ def _ssh_secret(job: MPIJob) -> Manifest:
     }
 
 
-def _mount_ssh(job: MPIJob, pod_spec: dict[str, Any], main: dict[str, Any]) -> None:
+def _ssh_volume(job: MPIJob) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The ssh Secret's volume and its mount in the MPI container."""
     mount_path = job.spec.ssh_auth_mount_path or ROOT_SSH_PATH
     secret: dict[str, Any] = {
         "secretName": ssh_secret_name(job.name),
@@ -199,11 +199,13 @@ def _mount_ssh(job: MPIJob, pod_spec: dict[str, Any], main: dict[str, Any]) -> N
     }
     if mount_path == ROOT_SSH_PATH:
         secret["defaultMode"] = SSH_MODE
-    pod_spec["volumes"] = [*(pod_spec.get("volumes") or []), {"name": SSH_VOLUME, "secret": secret}]
-    main["volumeMounts"] = [
-        *(main.get("volumeMounts") or []),
-        {"name": SSH_VOLUME, "mountPath": mount_path},
-    ]
+    return {"name": SSH_VOLUME, "secret": secret}, {"name": SSH_VOLUME, "mountPath": mount_path}
+
+
+def _mount_ssh(job: MPIJob, pod_spec: dict[str, Any], main: dict[str, Any]) -> None:
+    volume, mount = _ssh_volume(job)
+    pod_spec["volumes"] = [*(pod_spec.get("volumes") or []), volume]
+    main["volumeMounts"] = [*(main.get("volumeMounts") or []), mount]
 
 
 def _place(job: MPIJob, pod_spec: dict[str, Any], hostname: str) -> None:
@@ -214,9 +216,8 @@ def _place(job: MPIJob, pod_spec: dict[str, Any], hostname: str) -> None:
         pod_spec["dnsPolicy"] = "ClusterFirstWithHostNet"
 
 
-def _worker(job: MPIJob, index: int) -> Manifest:
+def _worker(job: MPIJob, index: int) -> PodPlan:
     replica = job.spec.mpi_replica_specs["Worker"]
-    template_meta, spec = template_parts(replica.template)
     name = worker_name(job.name, index)
     # With the launcher as rank host 0, workers count from 1.
     shift = 1 if job.spec.run_launcher_as_worker else 0
@@ -226,22 +227,25 @@ def _worker(job: MPIJob, index: int) -> Manifest:
         LABEL_JOB_ROLE: "worker",
         LABEL_REPLICA_INDEX: str(index + shift),
     }
-    _place(job, spec, name)
-    dns = dict(spec.get("dnsConfig") or {})
-    # cluster.local is hard-coded by the operator too.
-    dns["searches"] = [
-        *(dns.get("searches") or []),
-        f"{job.name}.{job.namespace}.svc.cluster.local",
-    ]
-    spec["dnsConfig"] = dns
-    spec["restartPolicy"] = pod_restart_policy(replica.restart_policy, "Never")
-    main = containers(spec)[0]
-    if not main.get("command") and not main.get("args"):
-        main["command"] = ["/usr/sbin/sshd", "-De"]
-    main["env"] = [*(main.get("env") or []), env_var("K_MPI_JOB_ROLE", "worker")]
-    _mount_ssh(job, spec, main)
-    metadata = {"name": name, "namespace": job.namespace, **with_labels(template_meta, own)}
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
+    volume, mount = _ssh_volume(job)
+    return PodPlan(
+        role="Worker",
+        name=name,
+        labels=own,
+        env=[env_var("K_MPI_JOB_ROLE", "worker")],
+        env_into=0,
+        restart_policy=pod_restart_policy(replica.restart_policy, "Never"),
+        copy_finalizers=False,
+        hostname=name,
+        subdomain=job.name,
+        # Lets a host-network pod still resolve the other pods' short names.
+        host_network_dns=True,
+        # cluster.local is hard-coded by the operator too.
+        dns_searches=(f"{job.name}.{job.namespace}.svc.cluster.local",),
+        main_command=("/usr/sbin/sshd", "-De"),
+        main_mounts=(mount,),
+        volumes=(volume,),
+    )
 
 
 def _launcher_job(job: MPIJob) -> Manifest:

@@ -37,7 +37,7 @@ from pydantic import Field
 from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks import mpi_v1_pods
 from trainjobs.frameworks._container_rules import no_containers, template_restart_policy
-from trainjobs.frameworks._mpi import containers, launcher_name, worker_name
+from trainjobs.frameworks._mpi import launcher_name, worker_name
 from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
     V1_CONTROLLER_RULES,
@@ -47,6 +47,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     V1Job,
 )
 from trainjobs.frameworks.mpi_v1_pods import KUBECTL_DELIVERY_IMAGE
+from trainjobs.k8s.pods import spec_containers as containers
 from trainjobs.plan import KindRef, PodSet, Replica, RunRules, SuccessPolicy
 from trainjobs.plan.expansion import Expansion
 
@@ -225,7 +226,7 @@ class MPIv1(KubeflowV1Framework[MPIJobV1]):
                 yield ref
 
     def expansion(self, job: MPIJobV1) -> Expansion:
-        return Expansion(objects=mpi_v1_pods.expand(job, self.labels))
+        return mpi_v1_pods.expand(job, self.labels)
 
     def success_policy(self, job: MPIJobV1) -> SuccessPolicy:
         return SuccessPolicy(roles=("Launcher",), summary="the Launcher succeeds")

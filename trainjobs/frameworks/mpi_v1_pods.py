@@ -18,13 +18,10 @@ from trainjobs.frameworks._mpi import (
     MODE_READ_ONLY,
     MODE_SCRIPT,
     config_name,
-    containers,
     launcher_name,
     nvidia_hidden_env,
     object_metadata,
     pod_restart_policy,
-    template_parts,
-    with_labels,
     worker_name,
 )
 from trainjobs.frameworks.kubeflow_v1 import (
@@ -33,6 +30,8 @@ from trainjobs.frameworks.kubeflow_v1 import (
     env_var,
 )
 from trainjobs.k8s.data import Manifest
+from trainjobs.k8s.pods import spec_containers as containers
+from trainjobs.plan.expansion import Expansion, PodPlan
 
 if TYPE_CHECKING:
     from trainjobs.frameworks.mpi_v1 import MPIJobV1
@@ -63,25 +62,25 @@ LabelsOf = Callable[["MPIJobV1", str, int], dict[str, str]]
 """The engine's four replica labels (``KubeflowV1Framework.labels``)."""
 
 
-def expand(job: MPIJobV1, labels: LabelsOf) -> list[Manifest]:
+def expand(job: MPIJobV1, labels: LabelsOf) -> Expansion:
     """ServiceAccount, ConfigMap, Role, RoleBinding, worker Pods and the launcher Pod."""
     gpu = launcher_is_gpu(job)
-    objects: list[Manifest] = []
+    first: list[Manifest] = []
     if not _launcher_spec(job).get("serviceAccountName"):
-        objects.append(
+        first.append(
             {
                 "apiVersion": "v1",
                 "kind": "ServiceAccount",
                 "metadata": object_metadata(launcher_name(job.name), job.namespace, job.name),
             }
         )
-    objects += [_config_map(job, gpu), _role(job), _role_binding(job)]
-    objects += [_worker(job, i, labels(job, "Worker", i)) for i in range(job.replicas("Worker"))]
+    first += [_config_map(job, gpu), _role(job), _role_binding(job)]
+    pods = [_worker(job, i, labels(job, "Worker", i)) for i in range(job.replicas("Worker"))]
     launcher_labels = labels(job, "Launcher", 0)
     del launcher_labels[LABEL_REPLICA_INDEX]
     launcher_labels[LABEL_JOB_ROLE] = "master"
-    objects.append(_launcher(job, gpu, launcher_labels))
-    return objects
+    pods.append(_launcher(job, gpu, launcher_labels))
+    return Expansion(pods=pods, first=first)
 
 
 def launcher_is_gpu(job: MPIJobV1) -> bool:
@@ -194,24 +193,22 @@ def _config_volume(job: MPIJobV1, files: list[tuple[str, int]]) -> dict[str, Any
     return {"name": CONFIG_VOLUME, "configMap": {"name": config_name(job.name), "items": items}}
 
 
-def _worker(job: MPIJobV1, index: int, own: dict[str, str]) -> Manifest:
+def _worker(job: MPIJobV1, index: int, own: dict[str, str]) -> PodPlan:
     replica = job.spec.mpi_replica_specs["Worker"]
-    template_meta, spec = template_parts(replica.template)
-    spec["restartPolicy"] = pod_restart_policy(replica.restart_policy, "Never")
-    main = containers(spec)[0]
-    if not main.get("command"):
+    return PodPlan(
+        role="Worker",
+        name=worker_name(job.name, index),
+        labels=own,
+        restart_policy=pod_restart_policy(replica.restart_policy, "Never"),
+        copy_finalizers=False,
         # An idle pod the launcher execs ranks into.
-        main["command"] = ["sleep"]
-        main["args"] = ["365d"]
-    # Open MPI checks for the rsh agent's path on every rank, workers included.
-    main["volumeMounts"] = [
-        *(main.get("volumeMounts") or []),
-        {"name": CONFIG_VOLUME, "mountPath": CONFIG_MOUNT_PATH},
-    ]
-    spec["volumes"] = [*(spec.get("volumes") or []), _config_volume(job, [(KUBEXEC, MODE_SCRIPT)])]
-    name = worker_name(job.name, index)
-    metadata = {"name": name, "namespace": job.namespace, **with_labels(template_meta, own)}
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
+        main_command=("sleep",),
+        main_args=("365d",),
+        main_command_if="no_command",
+        # Open MPI checks for the rsh agent's path on every rank, workers included.
+        main_mounts=({"name": CONFIG_VOLUME, "mountPath": CONFIG_MOUNT_PATH},),
+        volumes=(_config_volume(job, [(KUBEXEC, MODE_SCRIPT)]),),
+    )
 
 
 def _kubectl_delivery(job: MPIJobV1) -> dict[str, Any]:
@@ -246,27 +243,23 @@ def _launcher_env(existing: list[dict[str, Any]], gpu: bool) -> list[dict[str, A
     return env
 
 
-def _launcher(job: MPIJobV1, gpu: bool, own: dict[str, str]) -> Manifest:
+def _launcher(job: MPIJobV1, gpu: bool, own: dict[str, str]) -> PodPlan:
     replica = job.spec.mpi_replica_specs["Launcher"]
-    template_meta, spec = template_parts(replica.template)
-    name = launcher_name(job.name)
-    if not spec.get("serviceAccountName"):
-        spec["serviceAccountName"] = name
-    spec["initContainers"] = [*(spec.get("initContainers") or []), _kubectl_delivery(job)]
-    main = containers(spec)[0]
-    env = list(main.get("env") or [])
-    main["env"] = [*env, *_launcher_env(env, gpu)]
-    main["volumeMounts"] = [
-        *(main.get("volumeMounts") or []),
-        {"name": KUBECTL_VOLUME, "mountPath": KUBECTL_MOUNT_PATH},
-        {"name": CONFIG_VOLUME, "mountPath": CONFIG_MOUNT_PATH},
-    ]
-    spec["restartPolicy"] = pod_restart_policy(replica.restart_policy, "Never")
+    written = containers(_launcher_spec(job))
     files = [(KUBEXEC, MODE_SCRIPT), (HOSTFILE, MODE_READ_ONLY), (DISCOVER_HOSTS, MODE_SCRIPT)]
-    spec["volumes"] = [
-        *(spec.get("volumes") or []),
-        {"name": KUBECTL_VOLUME, "emptyDir": {}},
-        _config_volume(job, files),
-    ]
-    metadata = {"name": name, "namespace": job.namespace, **with_labels(template_meta, own)}
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
+    return PodPlan(
+        role="Launcher",
+        name=launcher_name(job.name),
+        labels=own,
+        env=_launcher_env(list(written[0].get("env") or []) if written else [], gpu),
+        env_into=0,
+        init_containers=[_kubectl_delivery(job)],
+        restart_policy=pod_restart_policy(replica.restart_policy, "Never"),
+        copy_finalizers=False,
+        service_account=launcher_name(job.name),
+        main_mounts=(
+            {"name": KUBECTL_VOLUME, "mountPath": KUBECTL_MOUNT_PATH},
+            {"name": CONFIG_VOLUME, "mountPath": CONFIG_MOUNT_PATH},
+        ),
+        volumes=({"name": KUBECTL_VOLUME, "emptyDir": {}}, _config_volume(job, files)),
+    )

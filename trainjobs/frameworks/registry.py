@@ -1,79 +1,131 @@
 """The framework registry: every plugin, listed once.
 
-Adding a framework: write its module in this package and add its ``FRAMEWORK``
-to ``_PLUGINS`` below. Nothing else in trainjobs changes.
+Adding a framework: write its module in this package and add one :class:`Plugin`
+line to ``_PLUGINS`` below: its name, the ``apiVersion`` and ``kind`` it claims and
+the module whose ``FRAMEWORK`` it is. Nothing else in trainjobs changes.
+
+A module is imported the first time its framework is asked for (``by_name``,
+``by_kind``, iterating the registry), not when the registry is: importing one builds
+its pydantic models, tens of milliseconds each, and ``trainjobs check`` of one TFJob
+needs only TensorFlow's. ``tests/frameworks/test_registry_lazy.py`` holds every line
+to what its module declares.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import Any
+import importlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from trainjobs.frameworks import (
-    caffe2,
-    jax,
-    mindspore,
-    mindspore_v2,
-    mpi,
-    mpi_v1,
-    mxnet,
-    paddle,
-    paddle_edl,
-    pytorch,
-    tensorflow,
-    trainjob,
-    xgboost,
-)
-from trainjobs.frameworks.base import Framework
+if TYPE_CHECKING:
+    from trainjobs.frameworks.base import Framework
 
-__all__ = ["REGISTRY", "Registry"]
+__all__ = ["REGISTRY", "Plugin", "Registry"]
+
+
+@dataclass(frozen=True)
+class Plugin:
+    """Where a framework plugin is, known before it is imported.
+
+    Attributes:
+        name: the framework's ``name`` (``tensorflow``); no default.
+        api_version: the ``apiVersion`` of its custom resource (``kubeflow.org/v1``).
+        kind: the ``kind`` of its custom resource (``TFJob``).
+        module: the dotted name of the module whose ``FRAMEWORK`` is the plugin.
+        definitions: the ``(apiVersion, kind)`` of its ``definition_kinds`` (documents
+            its jobs name, such as Trainer runtimes); default none.
+    """
+
+    name: str
+    api_version: str
+    kind: str
+    module: str
+    definitions: tuple[tuple[str, str], ...] = ()
+
+    def load(self) -> Framework[Any]:
+        """Import the module; its ``FRAMEWORK``, which must be what this line says."""
+        framework: Framework[Any] = importlib.import_module(self.module).FRAMEWORK
+        claimed = (framework.name, framework.kind.api_version, framework.kind.kind)
+        defined = tuple((ref.api_version, ref.kind) for ref in framework.definition_kinds)
+        if claimed != (self.name, self.api_version, self.kind) or defined != self.definitions:
+            # A bug in this file, not in the user's input: the line and its module disagree.
+            raise RuntimeError(
+                f"the registry line {self} does not match {self.module}.FRAMEWORK, "
+                f"which is {claimed}; fix the line in trainjobs/frameworks/registry.py"
+            )
+        return framework
 
 
 class Registry:
-    """Frameworks by name and by (apiVersion, kind)."""
+    """Frameworks by name and by (apiVersion, kind).
 
-    def __init__(self, plugins: Sequence[Framework[Any]]) -> None:
-        self._by_name: dict[str, Framework[Any]] = {}
-        self._by_kind: dict[tuple[str, str], Framework[Any]] = {}
+    Accepts plugins already imported (a :class:`Framework`) or to be imported on first
+    use (a :class:`Plugin`). ``len``, ``kinds`` and ``names`` import nothing; ``by_name``
+    and ``by_kind`` import the one framework asked for; iterating imports them all.
+    """
+
+    def __init__(self, plugins: Iterable[Framework[Any] | Plugin]) -> None:
+        self._by_name: dict[str, Framework[Any] | Plugin] = {}
+        self._by_kind: dict[tuple[str, str], str] = {}
         for plugin in plugins:
-            if plugin.name in self._by_name:
-                raise ValueError(f"framework {plugin.name!r} is registered twice")
-            key = (plugin.kind.api_version, plugin.kind.kind)
+            if isinstance(plugin, Plugin):
+                name, key = plugin.name, (plugin.api_version, plugin.kind)
+            else:
+                name, key = plugin.name, (plugin.kind.api_version, plugin.kind.kind)
+            if name in self._by_name:
+                raise ValueError(f"framework {name!r} is registered twice")
             if key in self._by_kind:
                 raise ValueError(f"{key} is claimed by two frameworks")
-            self._by_name[plugin.name] = plugin
-            self._by_kind[key] = plugin
-        self._definitions: dict[tuple[str, str], Framework[Any]] = {}
-        for plugin in plugins:
-            for ref in plugin.definition_kinds:
-                key = (ref.api_version, ref.kind)
+            self._by_name[name] = plugin
+            self._by_kind[key] = name
+        self._definitions: dict[tuple[str, str], str] = {}
+        for plugin in self._by_name.values():
+            if isinstance(plugin, Plugin):
+                keys = list(plugin.definitions)
+            else:
+                keys = [(ref.api_version, ref.kind) for ref in plugin.definition_kinds]
+            for key in keys:
                 if key in self._by_kind or key in self._definitions:
                     raise ValueError(f"{key} is claimed by two frameworks")
-                self._definitions[key] = plugin
+                self._definitions[key] = plugin.name
+
+    def _load(self, name: str) -> Framework[Any]:
+        plugin = self._by_name[name]
+        if isinstance(plugin, Plugin):
+            loaded = plugin.load()
+            self._by_name[name] = loaded
+            return loaded
+        return plugin
 
     def __iter__(self) -> Iterator[Framework[Any]]:
-        return iter(self._by_name.values())
+        return iter([self._load(name) for name in self._by_name])
 
     def __len__(self) -> int:
         return len(self._by_name)
 
     def by_name(self, name: str) -> Framework[Any] | None:
-        return self._by_name.get(name)
+        return self._load(name) if name in self._by_name else None
+
+    def by_kind(self, api_version: str, kind: str) -> Framework[Any] | None:
+        name = self._by_kind.get((api_version, kind))
+        return None if name is None else self._load(name)
 
     def named(self, name: str) -> Framework[Any]:
         """The framework registered as ``name``; KeyError naming the known ones if none."""
-        found = self._by_name.get(name)
-        if found is None:
+        if name not in self._by_name:
             raise KeyError(f"no framework {name!r}; known: {', '.join(self._by_name)}")
-        return found
+        return self._load(name)
 
-    def by_kind(self, api_version: str, kind: str) -> Framework[Any] | None:
-        return self._by_kind.get((api_version, kind))
+    def names(self) -> list[str]:
+        """Every framework's name, in registry order."""
+        return list(self._by_name)
 
     def defining(self, api_version: str, kind: str) -> Framework[Any] | None:
         """The framework one of whose :attr:`~Framework.definition_kinds` this is (a
         Trainer runtime: the trainjob framework), or None."""
-        return self._definitions.get((api_version, kind))
+        name = self._definitions.get((api_version, kind))
+        return None if name is None else self._load(name)
 
     def definition_kinds(self) -> list[str]:
         """Every accepted ``apiVersion kind`` of a definition document, for error hints."""
@@ -84,20 +136,23 @@ class Registry:
         return [f"{api} {kind}" for api, kind in self._by_kind]
 
 
-_PLUGINS: tuple[Framework[Any], ...] = (
-    tensorflow.FRAMEWORK,
-    pytorch.FRAMEWORK,
-    mpi.FRAMEWORK,
-    mpi_v1.FRAMEWORK,
-    xgboost.FRAMEWORK,
-    paddle.FRAMEWORK,
-    jax.FRAMEWORK,
-    trainjob.FRAMEWORK,
-    mxnet.FRAMEWORK,
-    paddle_edl.FRAMEWORK,
-    caffe2.FRAMEWORK,
-    mindspore.FRAMEWORK,
-    mindspore_v2.FRAMEWORK,
+_TRAINER = "trainer.kubeflow.org/v1alpha1"
+_RUNTIMES = ((_TRAINER, "ClusterTrainingRuntime"), (_TRAINER, "TrainingRuntime"))
+
+_PLUGINS: tuple[Plugin, ...] = (
+    Plugin("tensorflow", "kubeflow.org/v1", "TFJob", "trainjobs.frameworks.tensorflow"),
+    Plugin("pytorch", "kubeflow.org/v1", "PyTorchJob", "trainjobs.frameworks.pytorch"),
+    Plugin("mpi", "kubeflow.org/v2beta1", "MPIJob", "trainjobs.frameworks.mpi"),
+    Plugin("mpi-v1", "kubeflow.org/v1", "MPIJob", "trainjobs.frameworks.mpi_v1"),
+    Plugin("xgboost", "kubeflow.org/v1", "XGBoostJob", "trainjobs.frameworks.xgboost"),
+    Plugin("paddle", "kubeflow.org/v1", "PaddleJob", "trainjobs.frameworks.paddle"),
+    Plugin("jax", "kubeflow.org/v1", "JAXJob", "trainjobs.frameworks.jax"),
+    Plugin("trainjob", _TRAINER, "TrainJob", "trainjobs.frameworks.trainjob", _RUNTIMES),
+    Plugin("mxnet", "kubeflow.org/v1", "MXJob", "trainjobs.frameworks.mxnet"),
+    Plugin("paddle-edl", "paddlepaddle.org/v1", "TrainingJob", "trainjobs.frameworks.paddle_edl"),
+    Plugin("caffe2", "kubeflow.org/v1alpha1", "Caffe2Job", "trainjobs.frameworks.caffe2"),
+    Plugin("mindspore", "kubeflow.org/v1", "MSJob", "trainjobs.frameworks.mindspore"),
+    Plugin("mindspore-v2", "mindspore.gitee.com/v1", "MSJob", "trainjobs.frameworks.mindspore_v2"),
 )
 
 REGISTRY = Registry(_PLUGINS)

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-__all__ = ["crd_dir", "crd_files", "load_crd"]
+__all__ = ["crd_dir", "crd_files", "load_crd", "parse_crd"]
 
 try:
     _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[assignment]
@@ -38,11 +38,15 @@ def crd_files() -> list[Path]:
     return sorted(crd_dir().rglob("*.yaml"))
 
 
+def parse_crd(source: bytes | str) -> dict[str, Any]:
+    """A CRD file's text as a manifest."""
+    crd: dict[str, Any] = yaml.load(source, Loader=_Loader)
+    return crd
+
+
 @cache
 def _parsed(path: Path) -> dict[str, Any]:
-    with path.open() as handle:
-        crd: dict[str, Any] = yaml.load(handle, Loader=_Loader)
-    return crd
+    return parse_crd(path.read_bytes())
 
 
 def load_crd(relative: str) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-__all__ = ["CONTAINER_LISTS", "containers", "each_container"]
+__all__ = ["CONTAINER_LISTS", "containers", "each_container", "spec_containers"]
 
 CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
 """Every list of containers a PodSpec holds."""
@@ -19,6 +19,11 @@ def containers(template: Mapping[str, Any], key: str = "containers") -> list[dic
     """The containers (or the ``key`` list: ``initContainers`` …) of a pod template."""
     spec = template.get("spec") or {}
     return [c for c in spec.get(key) or [] if isinstance(c, dict)]
+
+
+def spec_containers(pod_spec: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The containers of a pod spec (not a template)."""
+    return containers({"spec": pod_spec})
 
 
 def each_container(

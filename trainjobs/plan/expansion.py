@@ -50,7 +50,8 @@ class PodPlan:
         name: the pod's name.
         labels: the operator's labels; they win over the template's of the same key.
         env: env entries appended to the receiving containers (fresh for this pod).
-        env_into: the container that receives ``env``; None (default): every container.
+        env_into: the container that receives ``env``, by name or index; None (default):
+            every container.
         init_containers: init containers appended after the user's.
         restart_policy: the pod's ``restartPolicy``; None (default): the template's.
         template_metadata: ``merge`` (default): the template's labels (the operator's
@@ -59,18 +60,42 @@ class PodPlan:
         copy_finalizers: whether the template's finalizers travel; default True.
         scheduler_name: ``keep`` (default) the template's ``schedulerName``, or the name
             the operator sets in its place; the empty string removes it.
+        hostname: the pod's ``hostname``; None (default): unset.
+        subdomain: the pod's ``subdomain`` (its headless Service); None: unset.
+        host_network_dns: True when a host-network pod gets ``dnsPolicy:
+            ClusterFirstWithHostNet`` so it still resolves the other pods; default False.
+        dns_searches: DNS search domains appended to ``dnsConfig.searches``.
+        main_command: the command the first container gets when it sets no command (and,
+            with ``main_command_if`` ``neither``, no args either); empty (default): none.
+        main_args: the args that go with ``main_command``; empty (default): none.
+        main_command_if: ``neither`` (default): only when the container sets neither
+            command nor args; ``no_command``: whenever it sets no command.
+        service_account: the pod's ``serviceAccountName`` when the template sets none;
+            None (default): unset.
+        main_mounts: volume mounts appended to the first container.
+        volumes: volumes appended to the pod.
     """
 
     role: str
     name: str
     labels: Mapping[str, str]
     env: Sequence[Mapping[str, Any]] = ()
-    env_into: str | None = None
+    env_into: str | int | None = None
     init_containers: Sequence[Mapping[str, Any]] = ()
     restart_policy: str | None = None
     template_metadata: Literal["merge", "drop"] = "merge"
     copy_finalizers: bool = True
     scheduler_name: str = "keep"
+    hostname: str | None = None
+    subdomain: str | None = None
+    host_network_dns: bool = False
+    dns_searches: tuple[str, ...] = ()
+    main_command: tuple[str, ...] = ()
+    main_args: tuple[str, ...] = ()
+    main_command_if: Literal["neither", "no_command"] = "neither"
+    service_account: str | None = None
+    main_mounts: Sequence[Mapping[str, Any]] = ()
+    volumes: Sequence[Mapping[str, Any]] = ()
 
 
 @dataclass(frozen=True)
@@ -79,10 +104,14 @@ class Expansion:
 
     Attributes:
         services: the Services, before the pods that look their names up.
+        first: finished objects the operator creates before the pods (a headless
+            Service it shapes itself, the ConfigMaps and Secrets the pods mount).
         pods: the Pods made from the plan's pod templates.
-        objects: further objects, finished (ConfigMaps, Secrets, batch Jobs …).
+        objects: further objects, finished, created after the pods (a launcher batch
+            Job, an autoscaler …).
     """
 
     services: Sequence[ServicePlan] = ()
     pods: Sequence[PodPlan] = ()
     objects: Sequence[Manifest] = field(default_factory=tuple)
+    first: Sequence[Manifest] = field(default_factory=tuple)

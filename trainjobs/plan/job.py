@@ -49,6 +49,18 @@ class ResourceEditor(Protocol):
         """The resource's replicas and their restart and success rules."""
         ...
 
+    def gang_facts(self, job: Any, /) -> GangFacts:
+        """How the operator gang-schedules the resource."""
+        ...
+
+    def success_policy(self, job: Any, /) -> SuccessPolicy:
+        """Which replicas decide the resource's success."""
+        ...
+
+    def addresses(self, job: Any, /) -> dict[str, str]:
+        """Addresses a user needs from outside."""
+        ...
+
 
 @dataclass(frozen=True)
 class RunPolicyFacts:
@@ -71,6 +83,10 @@ class RunPolicyFacts:
 class JobPlan:
     """One job between parsing and output: identity, roles and the operator's rules.
 
+    The operator's rules that read the whole job (``gang``, ``success``, ``addresses``,
+    ``run_rules``) are worked out when asked: a plan is made right after defaulting,
+    before the job is validated, and those rules may assume a valid job.
+
     Attributes:
         kind: the custom resource kind the job was written as.
         name: the job's name.
@@ -80,11 +96,11 @@ class JobPlan:
         resource: the defaulted custom resource, with every capability's edit applied
             (the ``operator`` target emits it).
         pod_sets: every role of the job with its pod template, count and path.
-        gang: how the operator gang-schedules the job.
-        success: which replicas decide that the job succeeded.
         scheduling_policy: ``spec.runPolicy.schedulingPolicy`` as plain data; None unset.
         run_policy: suspend, deadlines and retries, whatever the kind calls them.
-        addresses: addresses a user needs from outside (``{"master": "…:23456"}``).
+        status_conditions: the condition types the operator sets on the custom resource
+            when the job runs and when it has succeeded (``{"running": "Running", …}``);
+            what ``trainjobs: {wait: …}`` waits for. Default none.
         listens_on_all_addresses: True when the runtime's servers bind their port on
             every address, so replicas on one machine need ports of their own
             (``run-local``); default False.
@@ -96,13 +112,11 @@ class JobPlan:
     namespace: str
     resource: Any
     pod_sets: tuple[PodSet, ...]
-    gang: GangFacts
-    success: SuccessPolicy
     scheduling_policy: Mapping[str, Any] | None
     run_policy: RunPolicyFacts
     labels: Mapping[str, str] = field(default_factory=dict)
     annotations: Mapping[str, str] = field(default_factory=dict)
-    addresses: Mapping[str, str] = field(default_factory=dict)
+    status_conditions: Mapping[str, str] = field(default_factory=dict)
     listens_on_all_addresses: bool = False
     editor: ResourceEditor | None = field(default=None, compare=False, repr=False)
 
@@ -120,6 +134,21 @@ class JobPlan:
         if not templates:
             return self
         return self._with_resource(self._editor.with_templates(self.resource, templates))
+
+    @property
+    def gang(self) -> GangFacts:
+        """How the operator gang-schedules the job."""
+        return self._editor.gang_facts(self.resource)
+
+    @property
+    def success(self) -> SuccessPolicy:
+        """Which replicas decide that the job succeeded."""
+        return self._editor.success_policy(self.resource)
+
+    @property
+    def addresses(self) -> Mapping[str, str]:
+        """Addresses a user needs from outside (``{"master": "mnist-master-0:23456"}``)."""
+        return self._editor.addresses(self.resource)
 
     @property
     def run_rules(self) -> RunRules | None:

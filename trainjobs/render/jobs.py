@@ -8,7 +8,7 @@ from dataclasses import replace
 from trainjobs import limits
 from trainjobs.errors import Finding, Severity
 from trainjobs.k8s.data import Manifest
-from trainjobs.k8s.names import LABEL_MAX, dns1123_label_problem, dns1123_subdomain_problem
+from trainjobs.k8s.names import dns1123_label_problem, labelled_name_problem
 from trainjobs.k8s.order import apply_rank
 from trainjobs.plan import JobPlan
 from trainjobs.render.gang import apply_gang
@@ -40,32 +40,29 @@ def name_findings(job: JobPlan, framework_findings: Sequence[Finding] = ()) -> l
     characters (every object of the job carries it in a label), the namespace a
     DNS-1123 label."""
     reported = {f.path for f in framework_findings}
-    findings = []
-    name_problem = dns1123_subdomain_problem(job.name)
-    if name_problem is None and len(job.name) > LABEL_MAX:
-        name_problem = f"must be at most {LABEL_MAX} characters, has {len(job.name)}"
-    if name_problem and "metadata.name" not in reported:
-        findings.append(
-            Finding(
-                code="name.invalid",
-                path="metadata.name",
-                message=f"the job name {name_problem}",
-                value=job.name,
-                hint="rename the job; every object rendered from it carries its name",
-            )
-        )
-    namespace_problem = dns1123_label_problem(job.namespace)
-    if namespace_problem and "metadata.namespace" not in reported:
-        findings.append(
-            Finding(
-                code="namespace.invalid",
-                path="metadata.namespace",
-                message=f"the namespace {namespace_problem}",
-                value=job.namespace,
-                hint="use the name of a Kubernetes namespace",
-            )
-        )
-    return findings
+    rules = (
+        (
+            "name.invalid",
+            "metadata.name",
+            "the job name",
+            job.name,
+            labelled_name_problem,
+            "rename the job; every object rendered from it carries its name",
+        ),
+        (
+            "namespace.invalid",
+            "metadata.namespace",
+            "the namespace",
+            job.namespace,
+            dns1123_label_problem,
+            "use the name of a Kubernetes namespace",
+        ),
+    )
+    return [
+        Finding(code=code, path=path, message=f"{what} {problem}", value=value, hint=hint)
+        for code, path, what, value, rule, hint in rules
+        if path not in reported and (problem := rule(value))
+    ]
 
 
 def pod_count_findings(plan: JobPlan) -> list[Finding]:
@@ -165,9 +162,7 @@ def render_job(
     options = entry.options
     ordered = sorted([*manifests, *extra], key=apply_rank)
     ordered = [with_ignored(m, options.ignore) for m in ordered]
-    lifecycles, waits = job_lifecycle(
-        ordered, framework, options.wait, options.wait_timeout, entry.path
-    )
+    lifecycles, waits = job_lifecycle(ordered, plan, options.wait, options.wait_timeout, entry.path)
     findings += [f.located(entry.source) for f in waits]
     if any(f.severity is Severity.ERROR for f in findings):
         return None, findings

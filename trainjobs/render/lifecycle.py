@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from trainjobs.errors import Finding
-from trainjobs.frameworks.base import Framework
+from trainjobs.plan import JobPlan
 from trainjobs.plan.trainer import TRAINJOB_KIND
 from trainjobs.spec.entry import OPTIONS_KEY, Wait
 
@@ -80,7 +80,7 @@ def base_lifecycle(manifest: Mapping[str, Any]) -> Lifecycle:
 
 def job_lifecycle(
     manifests: Sequence[Mapping[str, Any]],
-    framework: Framework[Any],
+    plan: JobPlan,
     wait: Wait,
     timeout: str | None,
     path: str,
@@ -89,7 +89,7 @@ def job_lifecycle(
     limit = timeout or DEFAULT_WAIT_TIMEOUT
     # A job's own object: its framework's kind (operator target), or a TrainJob (trainer).
     own_kinds = {
-        (framework.kind.api_version, framework.kind.kind): framework.status_conditions,
+        (plan.kind.api_version, plan.kind.kind): plan.status_conditions,
         (TRAINJOB_KIND.api_version, TRAINJOB_KIND.kind): TRAINJOB_CONDITIONS,
     }
     out: list[Lifecycle] = []

@@ -45,6 +45,7 @@ def pod_objects(framework: Framework[Any], plan: JobPlan) -> list[Manifest]:
     templates = {s.role: s.template for s in plan.pod_sets}
     return [
         *(service_manifest(s, plan.namespace) for s in expansion.services),
+        *expansion.first,
         *(pod_manifest(p, templates[p.role], plan.namespace) for p in expansion.pods),
         *expansion.objects,
     ]
@@ -81,12 +82,16 @@ def pod_manifest(pod: PodPlan, template: Mapping[str, Any], namespace: str) -> M
         spec.pop("schedulerName", None)
         if pod.scheduler_name:
             spec["schedulerName"] = pod.scheduler_name
+    if pod.service_account is not None and not spec.get("serviceAccountName"):
+        spec["serviceAccountName"] = pod.service_account
+    _place(spec, pod)
+    found = [c for c in spec.get("containers") or [] if isinstance(c, dict)]
+    if found and pod.main_command and _takes_command(found[0], pod):
+        found[0]["command"] = list(pod.main_command)
+        if pod.main_args:
+            found[0]["args"] = list(pod.main_args)
     if pod.env:
-        receivers = [
-            c
-            for c in spec.get("containers") or []
-            if isinstance(c, dict) and (pod.env_into is None or c.get("name") == pod.env_into)
-        ]
+        receivers = [c for i, c in enumerate(found) if pod.env_into in (None, i, c.get("name"))]
         for count, container in enumerate(receivers):
             # A pod's env is built fresh for it: only further containers need copies.
             entries = list(pod.env) if count == 0 else [deep_copy(e) for e in pod.env]
@@ -95,7 +100,32 @@ def pod_manifest(pod: PodPlan, template: Mapping[str, Any], namespace: str) -> M
         spec["initContainers"] = [*(spec.get("initContainers") or []), *pod.init_containers]
     if pod.restart_policy is not None:
         spec["restartPolicy"] = pod.restart_policy
+    if pod.volumes:
+        spec["volumes"] = [*(spec.get("volumes") or []), *map(deep_copy, pod.volumes)]
+    if found and pod.main_mounts:
+        mounts = [*(found[0].get("volumeMounts") or []), *map(deep_copy, pod.main_mounts)]
+        found[0]["volumeMounts"] = mounts
     return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
+
+
+def _takes_command(container: Mapping[str, Any], pod: PodPlan) -> bool:
+    if container.get("command"):
+        return False
+    return pod.main_command_if == "no_command" or not container.get("args")
+
+
+def _place(spec: dict[str, Any], pod: PodPlan) -> None:
+    """The pod's own DNS name under its Service, where the operator gives it one."""
+    if pod.hostname is not None:
+        spec["hostname"] = pod.hostname
+    if pod.subdomain is not None:
+        spec["subdomain"] = pod.subdomain
+    if pod.host_network_dns and spec.get("hostNetwork"):
+        spec["dnsPolicy"] = "ClusterFirstWithHostNet"
+    if pod.dns_searches:
+        dns = dict(spec.get("dnsConfig") or {})
+        dns["searches"] = [*(dns.get("searches") or []), *pod.dns_searches]
+        spec["dnsConfig"] = dns
 
 
 def _merged_metadata(template: Mapping[str, Any], pod: PodPlan) -> dict[str, Any]:
