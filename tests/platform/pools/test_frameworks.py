@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from tests.platform.pools.docs import pool_doc
+from tests.support.corpus import is_job
 from tests.support.paths import EXAMPLES, example_job_files
 from trainjobs.check import run
 from trainjobs.errors import SpecError
@@ -42,8 +43,10 @@ def _cases() -> list[tuple[Path, list[dict[str, Any]], str]]:
     cases = []
     for path in example_job_files():
         docs = [d for d in load_all(path.read_text()) if isinstance(d, dict)]
-        jobs = [d for d in docs if d.get("apiVersion") != API_VERSION]
-        (entry,) = parse_documents([{**jobs[0], "trainjobs": {}}]).jobs
+        jobs = [d for d in docs if is_job(d)]
+        # Documents the job names (a Trainer runtime) come with it.
+        named = [d for d in docs if d.get("apiVersion") != API_VERSION and not is_job(d)]
+        (entry,) = parse_documents([*named, {**jobs[0], "trainjobs": {}}]).jobs
         if not list(entry.framework.pod_templates(entry.job)):
             continue  # no templates, no placement: test_no_templates_no_pool
         cases += [(path, docs, target) for target in entry.framework.targets]
@@ -59,8 +62,9 @@ def test_every_replica_type_named_lands_on_the_pool(
     path: Path, docs: list[dict[str, Any]], target: str
 ) -> None:
     platform = [d for d in docs if d.get("apiVersion") == API_VERSION]
-    (doc,) = [d for d in docs if d.get("apiVersion") != API_VERSION]
-    entry = parse_documents([{**doc, "trainjobs": {}}]).jobs[0]
+    (doc,) = [d for d in docs if is_job(d)]
+    platform += [d for d in docs if d.get("apiVersion") != API_VERSION and not is_job(d)]
+    entry = parse_documents([*platform, {**doc, "trainjobs": {}}]).jobs[0]
     roles = [t.role for t in entry.framework.pod_templates(entry.job)]
     # The job keeps its own options (a backend …); every replica type goes to the pool.
     options = {
