@@ -69,6 +69,9 @@ def test_a_declared_runtime_resolves_and_is_emitted_once_for_two_jobs() -> None:
     # The runtime travels with the first TrainJob that uses it, applied before it.
     (first,) = [j for j in rendering.jobs if j.ref.name == "ml/a"]
     assert [o.manifest["kind"] for o in first.objects] == ["TrainingRuntime", "TrainJob"]
+    # The second is applied after the first, whose unit brings the runtime.
+    (second,) = [j for j in rendering.jobs if j.ref.name == "ml/b"]
+    assert first.ref in second.depends_on and not first.depends_on
 
 
 @pytest.mark.parametrize("target", ["jobset", "pods"])

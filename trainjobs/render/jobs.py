@@ -145,6 +145,11 @@ def render_job(
         unit = UnitRef(found.plugin.category, found.key)
         if unit not in depends_on:
             depends_on.append(unit)
+    if chosen == "operator":
+        # A declared definition it uses (a Trainer runtime) comes with another job.
+        for key in entry.after:
+            if UnitRef("job", key) not in depends_on:
+                depends_on.append(UnitRef("job", key))
     own = framework.validate(plan.resource)
     findings += [f.located(entry.source, entry.path) for f in own]
     findings += [f.located(entry.source, entry.path) for f in name_findings(plan, own)]

@@ -121,6 +121,9 @@ class JobEntry:
         options: trainjobs' options for it.
         path: where it sits in the input (``jobs[0]``), prefix of every finding.
         source: the file it came from, or ``""`` for the Python API.
+        after: ``namespace/name`` of the jobs that carry a definition this job uses (a
+            Trainer runtime emitted with the first TrainJob that uses it): on the
+            operator target this job is applied after them. Default none.
     """
 
     job: JobResource
@@ -128,6 +131,7 @@ class JobEntry:
     options: JobOptions = field(default_factory=JobOptions)
     path: str = "jobs[0]"
     source: str = ""
+    after: tuple[str, ...] = ()
 
     @classmethod
     def of(

@@ -231,12 +231,21 @@ class Parsed:
                 )
                 continue
             carriers.setdefault(user, []).append(d.resource)
+        carrier_of = {id(d): i for i, ds in carriers.items() for d in ds}
         jobs = []
         for i, entry in enumerate(self.jobs):
             mine = [d.resource for d in unique if d.framework.name == entry.framework.name]
             if mine:
                 framework = entry.framework.with_definitions(mine, carriers.get(i, []))
-                entry = replace(entry, framework=framework)
+                # Applied after the job whose unit carries a definition it uses.
+                after = [
+                    self.jobs[carrier_of[id(d)]].job
+                    for d in mine
+                    if carrier_of.get(id(d), i) != i
+                    and entry.framework.uses_definition(entry.job, d)
+                ]
+                keys = tuple(dict.fromkeys(f"{j.namespace}/{j.name}" for j in after))
+                entry = replace(entry, framework=framework, after=keys)
             jobs.append(entry)
         return tuple(jobs)
 
