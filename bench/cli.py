@@ -9,6 +9,7 @@ machine, right beside it.
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import subprocess
 import sys
@@ -36,27 +37,44 @@ class ChildRun:
     returncode: int
 
 
+# Linux keeps a process's peak RSS across fork and exec: a child forked from this
+# (large) bench process would report this process's size as its own peak. So each
+# command is forked from a fresh, small interpreter, which reports what the kernel says
+# of the command alone.
+_TRAMPOLINE = """
+import json, os, sys
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+report = {"cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss * 1024}
+sys.stderr.write(json.dumps(report))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def run_child(
     argv: Sequence[str], output: Path | None = None, env: dict[str, str] | None = None
 ) -> ChildRun:
     """Run ``argv`` to its end (with ``env`` added to this environment), its stdout
     into ``output`` (a new file each run) or nowhere; its own CPU time and peak RSS,
-    from the kernel."""
+    from the kernel (through a small interpreter that forks it: see ``_TRAMPOLINE``)."""
     started = time.perf_counter()
     with open(output or os.devnull, "w") as stdout:
-        child = subprocess.Popen(
-            list(argv),
+        done = subprocess.run(
+            [sys.executable, "-c", _TRAMPOLINE, *argv],
             stdout=stdout,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
             env={**os.environ, **(env or {})},
+            check=False,
         )
-        _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - started
+    report = json.loads(done.stderr.decode().rpartition("\n")[2] or "{}")
     return ChildRun(
-        cpu=usage.ru_utime + usage.ru_stime,
-        wall=time.perf_counter() - started,
-        peak_rss=usage.ru_maxrss * 1024,
-        returncode=child.returncode,
+        cpu=float(report.get("cpu", 0.0)),
+        wall=wall,
+        peak_rss=int(report.get("rss", 0)),
+        returncode=done.returncode,
     )
 
 

@@ -23,7 +23,8 @@ from trainjobs.platform.pools.schedulability import (
     unplaced_findings,
 )
 from trainjobs.platform.pools.spec import GpuNodePool
-from trainjobs.platform.queue import GpuQueue, GpuQueueKind, job_demand
+from trainjobs.platform.queue import KIND as QUEUE_KIND
+from trainjobs.platform.queue import GpuQueue, job_demand
 from trainjobs.render import PlatformIndex, RenderedJob, Rendering
 from trainjobs.spec.stack import StackSpec
 
@@ -61,10 +62,9 @@ def _queue_findings(job: RenderedJob, index: PlatformIndex, ref: Reference) -> l
     found, _ = index.resolve(ref, job.job.namespace)
     if found is None or not isinstance(found.resource, GpuQueue):
         return []
-    plugin = found.plugin
-    assert isinstance(plugin, GpuQueueKind)
+    # A GpuQueue document is served by its kind's plugin.
     queue = found.resource
-    quota = plugin.quota(queue, plugin.pool_of(queue, index.resources))
+    quota = QUEUE_KIND.quota(queue, QUEUE_KIND.pool_of(queue, index.resources))
     need = job_demand(job.plan)
     findings = []
     checks = (

@@ -6,7 +6,7 @@ import pulumi
 
 from trainjobs.components.cloud_pools import register_cloud_pool
 from trainjobs.components.platform import PlatformComponent
-from trainjobs.platform.pools.kind import GpuNodePoolKind
+from trainjobs.platform.pools.kind import KIND as POOL_KIND
 
 __all__ = ["GpuNodePool", "GpuQueue"]
 
@@ -26,9 +26,8 @@ class GpuNodePool(PlatformComponent):
     cloud_pool: pulumi.CustomResource | None = None
 
     def register_extra(self) -> None:
-        plugin = self.entry.plugin
-        assert isinstance(plugin, GpuNodePoolKind)
-        request = plugin.cloud_pool(self.entry.resource)
+        # The component is made for GpuNodePool documents only: their kind's own plugin.
+        request = POOL_KIND.cloud_pool(self.entry.resource)
         if request is not None:
             self.cloud_pool = register_cloud_pool(request, self, self.inputs, self.prefix)
 
