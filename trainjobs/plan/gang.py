@@ -3,8 +3,25 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
-__all__ = ["GangFacts", "GangMember"]
+__all__ = [
+    "GROUP_NAME_ANNOTATION",
+    "POD_GROUP_LABEL",
+    "QUEUE_ANNOTATION",
+    "TASK_SPEC_ANNOTATION",
+    "GangFacts",
+    "GangMember",
+]
+
+GROUP_NAME_ANNOTATION: Final = "scheduling.k8s.io/group-name"
+"""A Volcano pod's PodGroup."""
+TASK_SPEC_ANNOTATION: Final = "volcano.sh/task-spec"
+"""A Volcano pod's task within its PodGroup."""
+QUEUE_ANNOTATION: Final = "scheduling.volcano.sh/queue-name"
+"""The Volcano queue of a job or PodGroup."""
+POD_GROUP_LABEL: Final = "scheduling.x-k8s.io/pod-group"
+"""A scheduler-plugins (coscheduling) pod's PodGroup."""
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from trainjobs.k8s.data import PodTemplate, deep_copy
+from trainjobs.plan.gang import QUEUE_ANNOTATION
 from trainjobs.plan.kinds import KindRef
 
 __all__ = [
@@ -36,7 +37,7 @@ NODE_CONTAINER: Final = "node"
 """The container of the trainer job the controller configures."""
 TRAINER_PORT: Final = 29500
 """The rendezvous port the controller injects (PET_MASTER_PORT, JAX coordinator …)."""
-VOLCANO_QUEUE_ANNOTATION: Final = "scheduling.volcano.sh/queue-name"
+VOLCANO_QUEUE_ANNOTATION: Final = QUEUE_ANNOTATION
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,12 @@ from typing import Any, Final, Literal, get_args
 from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
 from trainjobs.k8s.quantity import QuantityError, format_quantity, parse_quantity
 from trainjobs.plan import GangFacts, JobPlan
+from trainjobs.plan.gang import (
+    GROUP_NAME_ANNOTATION,
+    POD_GROUP_LABEL,
+    QUEUE_ANNOTATION,
+    TASK_SPEC_ANNOTATION,
+)
 
 __all__ = [
     "DEFAULT_COSCHEDULER",
@@ -46,10 +52,6 @@ VOLCANO: Final = "volcano"
 DEFAULT_COSCHEDULER: Final = "scheduler-plugins-scheduler"
 """The scheduler name of scheduler-plugins' "as a second scheduler" install."""
 
-GROUP_NAME_ANNOTATION: Final = "scheduling.k8s.io/group-name"
-TASK_SPEC_ANNOTATION: Final = "volcano.sh/task-spec"
-QUEUE_ANNOTATION: Final = "scheduling.volcano.sh/queue-name"
-POD_GROUP_LABEL: Final = "scheduling.x-k8s.io/pod-group"
 
 _API = {
     "volcano": "scheduling.volcano.sh/v1beta1",

@@ -61,6 +61,8 @@ from trainjobs.frameworks.trainjob.model import (
 )
 from trainjobs.k8s.data import Manifest, deep_copy
 from trainjobs.k8s.generated import placeholder
+from trainjobs.plan.gang import GROUP_NAME_ANNOTATION, POD_GROUP_LABEL, QUEUE_ANNOTATION
+from trainjobs.plan.trainer import ANCESTOR_LABEL, NODE_CONTAINER, TRAINER_PORT
 
 __all__ = [
     "ANCESTOR_LABEL",
@@ -75,19 +77,16 @@ __all__ = [
 ]
 
 JOBSET_API_VERSION: Final = "jobset.x-k8s.io/v1alpha2"
-ANCESTOR_LABEL: Final = "trainer.kubeflow.org/trainjob-ancestor-step"
 TRAINER: Final = "trainer"
 DATASET: Final = "dataset-initializer"
 MODEL: Final = "model-initializer"
-NODE: Final = "node"
+NODE: Final = NODE_CONTAINER
 """The trainer job's container the controller configures, and the MPI node job's name."""
 LAUNCHER: Final = "launcher"
-TRAINER_PORT: Final = 29500
 COMPLETION_INDEX_FIELD: Final = "metadata.annotations['batch.kubernetes.io/job-completion-index']"
 STORAGE_URI: Final = "STORAGE_URI"
-COSCHEDULING_LABEL: Final = "scheduling.x-k8s.io/pod-group"
-VOLCANO_GROUP_ANNOTATION: Final = "scheduling.k8s.io/group-name"
-VOLCANO_QUEUE_ANNOTATION: Final = "scheduling.volcano.sh/queue-name"
+COSCHEDULING_LABEL: Final = POD_GROUP_LABEL
+VOLCANO_GROUP_ANNOTATION: Final = GROUP_NAME_ANNOTATION
 DEFAULT_SCHEDULE_TIMEOUT: Final = 60
 
 MPI_SSH_VOLUME: Final = "mpi-ssh-auth"
@@ -672,8 +671,8 @@ def _pod_group(build: _Build) -> Manifest | None:
         assert policy.volcano is not None
         build.pod_annotations[VOLCANO_GROUP_ANNOTATION] = job.name
         api_version = "scheduling.volcano.sh/v1beta1"
-        if VOLCANO_QUEUE_ANNOTATION in build.annotations:
-            spec["queue"] = build.annotations[VOLCANO_QUEUE_ANNOTATION]
+        if QUEUE_ANNOTATION in build.annotations:
+            spec["queue"] = build.annotations[QUEUE_ANNOTATION]
         for rjob in build.spec["replicatedJobs"]:
             priority = _pod_spec(rjob).get("priorityClassName")
             if priority is not None:  # the last one set wins, as in the controller's loop

@@ -25,6 +25,7 @@ from pydantic_core import PydanticCustomError
 from trainjobs.frameworks.base import JobResource, K8sModel
 from trainjobs.k8s.structural import kubernetes_type
 from trainjobs.plan import KindRef
+from trainjobs.plan.trainer import API_GROUP, API_VERSION, RUNTIME_KIND, TRAINJOB_KIND
 
 __all__ = [
     "API_GROUP",
@@ -53,10 +54,7 @@ __all__ = [
     "TrainingRuntimeSpec",
 ]
 
-API_GROUP: Final = "trainer.kubeflow.org"
-API_VERSION: Final = f"{API_GROUP}/v1alpha1"
-TRAINJOB_KIND = KindRef(API_VERSION, "TrainJob", "trainjobs")
-CLUSTER_RUNTIME_KIND = KindRef(API_VERSION, "ClusterTrainingRuntime", "clustertrainingruntimes")
+CLUSTER_RUNTIME_KIND = RUNTIME_KIND
 RUNTIME_KIND_REF = KindRef(API_VERSION, "TrainingRuntime", "trainingruntimes")
 RUNTIME_KINDS: Final = (CLUSTER_RUNTIME_KIND.kind, RUNTIME_KIND_REF.kind)
 DEFAULT_MANAGED_BY: Final = "trainer.kubeflow.org/trainjob-controller"
