@@ -68,6 +68,8 @@ def test_output_validates_against_the_schema() -> None:
             "replaces": True,
             "rule": "core/v1 Pod + containerForceNewProperties",
             "ruleField": ".spec.containers[*].image",
+            "refusedBy": None,
+            "refusedField": None,
         }
     ]
     assert first["jobs"][0]["restarts"] is True

@@ -46,6 +46,8 @@ def _object_json(plan: ObjectPlan, old_label: str, new_label: str) -> dict[str, 
                 "replaces": f.replaces,
                 "rule": f.rule.cites if f.rule else None,
                 "ruleField": f.rule_field or None,
+                "refusedBy": f.refused_by.cites if f.refused_by else None,
+                "refusedField": f.refused_field or None,
             }
             for f in plan.fields
         ],

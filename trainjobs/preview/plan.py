@@ -16,7 +16,7 @@ from typing import Literal
 from trainjobs.k8s.yamlio import dump_one
 from trainjobs.preview.changes import FieldChange, Same, align_keys, field_changes, same_value
 from trainjobs.preview.objects import Key, PreviewObject, Side, ordered_keys, title_of
-from trainjobs.preview.rules import ReplaceRule, replacing_rule
+from trainjobs.preview.rules import ReplaceRule, refusing_rule, replacing_rule
 from trainjobs.preview.secrets import mask_secrets
 
 __all__ = [
@@ -43,11 +43,15 @@ SYMBOLS: dict[Action, str] = {
 
 @dataclass(frozen=True)
 class FieldPlan:
-    """One changed field and, when it forces a replacement, the rule and field that say so."""
+    """One changed field and, when it forces a replacement, the rule and field that say so;
+    ``refused_by``/``refused_field``: the CRD rule and field by which the API server
+    refuses the change (an immutable field of an existing job)."""
 
     change: FieldChange
     rule: ReplaceRule | None = None
     rule_field: str = ""
+    refused_by: ReplaceRule | None = None
+    refused_field: str = ""
 
     @property
     def replaces(self) -> bool:
@@ -93,6 +97,11 @@ class ObjectPlan:
     @property
     def replacing(self) -> tuple[FieldPlan, ...]:
         return tuple(f for f in self.fields if f.replaces)
+
+    @property
+    def refused(self) -> tuple[FieldPlan, ...]:
+        """Changed fields the API server refuses to change in place."""
+        return tuple(f for f in self.fields if f.refused_by is not None)
 
     def unified_diff(self, old_label: str = "a", new_label: str = "b") -> str:
         """The change as a unified diff of the two YAML texts (empty when the same)."""
@@ -146,7 +155,13 @@ def _plan_one(
     fields: list[FieldPlan] = []
     for change in field_changes(old.manifest, new.manifest, same):
         found = replacing_rule(old.manifest, change)
-        fields.append(FieldPlan(change, *found) if found else FieldPlan(change))
+        refused = None if found else refusing_rule(old.manifest, change)
+        if found:
+            fields.append(FieldPlan(change, *found))
+        elif refused:
+            fields.append(FieldPlan(change, refused_by=refused[0], refused_field=refused[1]))
+        else:
+            fields.append(FieldPlan(change))
     if not fields:
         return ObjectPlan(key, "same", old, new)
     action: Action = "replace" if any(f.replaces for f in fields) else "update"

@@ -36,7 +36,7 @@ _VERBS: dict[Action, str] = {
 
 
 def _fields(plan: ObjectPlan, limit: int = 2) -> str:
-    fields = plan.replacing if plan.action == "replace" else plan.fields
+    fields = plan.replacing if plan.action == "replace" else (plan.refused or plan.fields)
     texts = [f.change.text for f in fields]
     more = f" (+{len(texts) - limit})" if len(texts) > limit else ""
     return ", ".join(texts[:limit]) + more
@@ -52,7 +52,7 @@ def _table(changes: Sequence[ObjectPlan], out: Console) -> None:
                 printable(kind),
                 printable(namespace or "-"),
                 printable(name),
-                plan.action,
+                f"{plan.action} (refused)" if plan.refused else plan.action,
                 printable(_fields(plan)),
             )
         )

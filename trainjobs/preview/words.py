@@ -145,6 +145,13 @@ def explain_object(plan: ObjectPlan) -> str:
         return f"deletes {plan.title}{tail}"
     if plan.action == "replace":
         return f"recreates {plan.title}: {_paths(plan)} changed"
+    if plan.action == "update" and plan.refused:
+        fields = ", ".join(f.change.text for f in plan.refused)
+        return (
+            f"cannot update {plan.title}: the API server refuses a change to {fields} "
+            f"once the {plan.kind} exists (its CRD makes the field immutable); delete the "
+            f"{plan.kind} first, or give it a new name"
+        )
     if plan.action == "update":
         return f"updates {plan.title} in place: {_paths(plan)} changed"
     return f"leaves {plan.title} as it is"
@@ -230,6 +237,12 @@ def _own_resource_lines(job: str, plan: ObjectPlan) -> list[str]:
         return [
             f"changing {_nouns([plan], True)} of job {job} recreates its {plan.kind}; "
             f"its operator starts every Pod again, so {RESTART}"
+        ]
+    if plan.action == "update" and plan.refused:
+        return [
+            f"changing {_nouns([plan], False)} of job {job} cannot be applied: the API server "
+            f"refuses it on an existing {plan.kind}, so `pulumi up` fails; delete the job "
+            "first (its Pods restart from the beginning), or rename it"
         ]
     if plan.action == "update":
         # The Training Operator reconciles replica counts, but never recreates a
