@@ -7,6 +7,10 @@ from pathlib import Path
 import pytest
 
 from tests.hostile.harness import assert_refused, run_cli
+from trainjobs.check import run
+from trainjobs.errors import SpecError
+from trainjobs.k8s.yamlio import dump_all
+from trainjobs.spec import load_path
 
 # A null where a container belongs, in a job wired to a backend: the backend's env and
 # mounts were added to every container, and None has no .get (exit 3).
@@ -38,3 +42,35 @@ def test_a_container_that_is_not_a_mapping_is_a_finding(
     job.write_text(NULL_CONTAINER_WITH_BACKEND.replace("CONTAINER", container))
     outcome = run_cli([command, str(job)], cwd=tmp_path)
     assert_refused(outcome, "containers")
+
+
+def test_a_mount_without_name_or_path_is_left_to_the_schema(tmp_path: Path) -> None:
+    # Found by the fuzzer: an MSJob (a seed kind, whose rules check mounts themselves)
+    # with `volumeMounts: [{}]` got "add a volume named None".
+    job = {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "MSJob",
+        "metadata": {"name": "m"},
+        "spec": {
+            "replicaSpecs": [
+                {
+                    "replicaType": "MASTER",
+                    "replicas": 1,
+                    "template": {
+                        "spec": {
+                            "containers": [
+                                {"name": "mindspore", "image": "m:1", "volumeMounts": [{}, {}]}
+                            ]
+                        }
+                    },
+                }
+            ]
+        },
+    }
+    path = tmp_path / "job.yaml"
+    path.write_text(dump_all([job]))
+    with pytest.raises(SpecError) as info:
+        run(load_path(path))
+    lines = [str(f) for f in info.value.findings]
+    assert not [line for line in lines if "None" in line], lines
+    assert any("'name' is a required property" in line for line in lines), lines

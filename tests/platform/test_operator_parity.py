@@ -107,8 +107,37 @@ def test_jobset_is_the_release_manifest() -> None:
 def test_trainer_is_the_manager_overlay_with_jobset() -> None:
     upstream = _upstream("trainer-v2.3.0")
     _drop_cert_manager_annotation(upstream)
-    ours = _render("Trainer", {})
+    # The manager overlay alone; the runtimes overlay is checked below.
+    ours = _render("Trainer", {"installRuntimes": False})
     key = ("ConfigMap", "kubeflow-system", "kubeflow-trainer-config")
     _parse_config(ours, key)
     _parse_config(upstream, key)
     _assert_same(ours, upstream)
+
+
+def test_trainer_installs_the_runtimes_upstream_ships() -> None:
+    # manifests/overlays/runtimes of v2.3.0: the ClusterTrainingRuntimes of
+    # manifests/base/runtimes (copied byte for byte under tests/data/trainer-upstream).
+    without = _render("Trainer", {"installRuntimes": False})
+    ours = _render("Trainer", {})
+    added = {k: v for k, v in ours.items() if k not in without}
+    assert {k[0] for k in added} == {"ClusterTrainingRuntime"}
+    names = sorted(k[2] for k in added)
+    assert "torch-distributed" in names and "deepspeed-distributed" in names
+    upstream_dir = UPSTREAM.parent / "trainer-upstream"
+    shipped = [
+        d
+        for f in sorted(upstream_dir.glob("manifests_base_runtimes_*.yaml"))
+        # The data-cache runtime sits beside them but is not in the runtimes overlay.
+        if "data-cache" not in f.name
+        for d in load_all(f.read_text())
+        if d and d.get("kind") == "ClusterTrainingRuntime"
+    ]
+    assert sorted(d["metadata"]["name"] for d in shipped) == names
+    for document in shipped:
+        rendered = added[_key(document)]
+        assert rendered["spec"]["mlPolicy"] == document["spec"]["mlPolicy"]
+        assert (
+            rendered["metadata"]["labels"]["trainer.kubeflow.org/framework"]
+            == (document["metadata"]["labels"]["trainer.kubeflow.org/framework"])
+        )

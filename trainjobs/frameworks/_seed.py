@@ -67,7 +67,8 @@ def mount_findings(template: Mapping[str, Any], path: str) -> list[Finding]:
                 if not isinstance(mount, dict):
                     continue
                 name, where = mount.get("name"), mount.get("mountPath")
-                if where in paths:
+                # A mount without a name or path is the schema check's to report.
+                if where is not None and where in paths:
                     findings.append(
                         Finding(
                             code="template.mount_path",
@@ -78,7 +79,7 @@ def mount_findings(template: Mapping[str, Any], path: str) -> list[Finding]:
                         )
                     )
                 paths.add(where)
-                if name not in declared:
+                if name is not None and name not in declared:
                     findings.append(
                         Finding(
                             code="template.volume_mount",

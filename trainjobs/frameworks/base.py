@@ -271,6 +271,11 @@ class Framework(ABC, Generic[JobT]):
         """
         raise NotImplementedError(f"{self.name} has no jobset target")
 
+    def shipped_definitions(self) -> list[Manifest]:
+        """The definitions the operator's own install ships (Trainer's built-in
+        ClusterTrainingRuntimes), which an install of it in a stack renders; default none."""
+        return []
+
     def definition_model(self, kind: str) -> type[K8sModel]:
         """The model of the documents of ``kind``, one of :attr:`definition_kinds`.
         Frameworks declaring kinds override it."""

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Severity
+from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.yamlio import dump_one
 from trainjobs.platform.base import PlatformResource
@@ -118,6 +119,16 @@ class TrainerSpec(OperatorSpec):
             "true (default): install the JobSet v0.12.0 controller beside Trainer, as the "
             "upstream manager overlay does. false: JobSet is installed already (a JobSet "
             "operator in this stack, or by the cluster's admins)."
+        ),
+    )
+    install_runtimes: bool = Field(
+        default=True,
+        alias="installRuntimes",
+        description=(
+            "true (default): install the ClusterTrainingRuntimes Trainer v2.3.0 ships "
+            "(torch-distributed, deepspeed-distributed, jax-distributed, mlx-distributed, "
+            "xgboost-distributed, the torchtune ones), as upstream's runtimes overlay does. "
+            "false: none (declare your own TrainingRuntimes beside the jobs)."
         ),
     )
     jobset_image: str = Field(
@@ -240,6 +251,8 @@ class TrainerKind(OperatorKind[Trainer]):
             deployment(NAME, ns, LABELS, self._pod_spec(spec), replicas=None),
             *self._webhooks(ns),
         ]
+        if spec.install_runtimes:
+            objects += REGISTRY.named("trainjob").shipped_definitions()
         if spec.install_jobset:
             objects += jobset_objects(ns, spec.jobset_image)
         return objects

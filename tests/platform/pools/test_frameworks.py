@@ -39,17 +39,20 @@ def _pod_specs(manifests: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 def _cases() -> list[tuple[Path, list[dict[str, Any]], str]]:
-    """Each example file whose job has pod templates, on every target of its framework."""
+    """Each job of each example file that has pod templates, on every target of its
+    framework; ``docs`` holds that job and the file's other documents (no other job)."""
     cases = []
     for path in example_job_files():
-        docs = [d for d in load_all(path.read_text()) if isinstance(d, dict)]
-        jobs = [d for d in docs if is_job(d)]
+        every = [d for d in load_all(path.read_text()) if isinstance(d, dict)]
+        others = [d for d in every if not is_job(d)]
         # Documents the job names (a Trainer runtime) come with it.
-        named = [d for d in docs if d.get("apiVersion") != API_VERSION and not is_job(d)]
-        (entry,) = parse_documents([*named, {**jobs[0], "trainjobs": {}}]).jobs
-        if not list(entry.framework.pod_templates(entry.job)):
-            continue  # no templates, no placement: test_no_templates_no_pool
-        cases += [(path, docs, target) for target in entry.framework.targets]
+        named = [d for d in others if d.get("apiVersion") != API_VERSION]
+        for job in (d for d in every if is_job(d)):
+            (entry,) = parse_documents([*named, {**job, "trainjobs": {}}]).jobs
+            if not list(entry.framework.pod_templates(entry.job)):
+                continue  # no templates, no placement: test_no_templates_no_pool
+            docs = [*others, job]
+            cases += [(path, docs, target) for target in entry.framework.targets]
     return cases
 
 

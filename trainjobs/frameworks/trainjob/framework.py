@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Final
 
 from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks.base import Framework
-from trainjobs.frameworks.trainjob.builtins import resolve_runtime
+from trainjobs.frameworks.trainjob.builtins import builtin_runtimes, resolve_runtime
 from trainjobs.frameworks.trainjob.jobset import (
     DATASET,
     MODEL,
@@ -145,6 +145,10 @@ class TrainJobFramework(Framework[TrainJob]):
             (d for d in definitions if isinstance(d, _RUNTIME_TYPES)),
             (d for d in carried if isinstance(d, _RUNTIME_TYPES)),
         )
+
+    def shipped_definitions(self) -> list[Manifest]:
+        """The eight ClusterTrainingRuntimes Trainer v2.3.0's install ships."""
+        return [runtime.to_manifest() for runtime in builtin_runtimes()]
 
     def definition_model(self, kind: str) -> type[TrainingRuntime | ClusterTrainingRuntime]:
         return TrainingRuntime if kind == RUNTIME_KIND_REF.kind else ClusterTrainingRuntime
