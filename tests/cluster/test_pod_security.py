@@ -115,6 +115,11 @@ def _pods(manifests: list[Doc]) -> list[Doc]:
         if m["kind"] == "Pod":
             pods.append(copy.deepcopy(m))
             continue
+        if m["kind"] in ("ClusterTrainingRuntime", "TrainingRuntime"):
+            # A runtime's templates are not Pods yet: the Trainer controller completes
+            # them per TrainJob (the initializer volume, the node env); the TrainJob's own
+            # pods are checked where a job renders them (its pods target).
+            continue
         own = (m["metadata"].get("annotations") or {}).get(IGNORE_ANNOTATION)
         for where, found in _templates(m.get("spec")):
             template = copy.deepcopy(found)
