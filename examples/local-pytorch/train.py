@@ -54,6 +54,10 @@ def main() -> None:
     params = [p for t in model.parameters() for p in t.detach().flatten().tolist()]
     result = {"rank": rank, "world": world, "loss_before": before, "loss_after": after}
     print("result " + json.dumps({**result, "params": params}), flush=True)
+    # Every rank reaches the end before any tears down: rank 0 holds the rendezvous
+    # store, and tearing down while others still talk to it can abort the process.
+    dist.barrier()
+    del model
     dist.destroy_process_group()
 
 
