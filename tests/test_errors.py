@@ -1,6 +1,13 @@
 from __future__ import annotations
 
-from trainjobs.errors import Finding, Severity, SpecError, format_path
+from trainjobs.errors import (
+    NO_VALUE,
+    Finding,
+    Rule,
+    Severity,
+    SpecError,
+    format_path,
+)
 
 
 def test_finding_renders_path_value_rule_and_fix() -> None:
@@ -63,3 +70,23 @@ def test_an_env_vars_value_is_never_repeated_in_a_finding() -> None:
         assert "hunter2" not in shown
         assert "<redacted>" in shown
     assert "img:1" in str(Finding("x", "spec.containers[0].image", "bad", "img:1", "fix it"))
+
+
+def test_a_rule_fills_its_templates_at_each_place() -> None:
+    rule = Rule(
+        "x.missing", "the runtime {runtime!r} has no job {name!r}", hint="use one of {known}"
+    )
+    found = rule.at("spec.a[0].name", "b", runtime="rt", name="b", known="a, c")
+    assert found == Finding(
+        code="x.missing",
+        path="spec.a[0].name",
+        message="the runtime 'rt' has no job 'b'",
+        value="b",
+        hint="use one of a, c",
+    )
+
+
+def test_a_rule_without_a_value_or_hint() -> None:
+    found = Rule("x.warn", "only {n} nodes", severity=Severity.WARNING).at("spec", n=2)
+    assert found.value is NO_VALUE and found.hint == "" and found.severity is Severity.WARNING
+    assert found.message == "only 2 nodes"

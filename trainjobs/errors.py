@@ -17,6 +17,7 @@ from typing import Any
 __all__ = [
     "NO_VALUE",
     "Finding",
+    "Rule",
     "Severity",
     "SpecError",
     "Stage",
@@ -234,6 +235,38 @@ class Finding:
 
     def __str__(self) -> str:
         return self.render()
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule trainjobs checks, declared once beside the code that checks it: its stable
+    code and its message and fix as ``str.format`` templates. A module declares its rules
+    as constants and each place that finds a breach says only where, the value and the
+    facts the templates name, so one rule reads the same wherever it is found.
+
+    Attributes:
+        code: the findings' ``code``, e.g. ``trainjob.patch_job``.
+        message: the rule in plain words, a template over the facts given to :meth:`at`.
+        hint: how to fix it, a template too; empty (default) when the message says so.
+        severity: of its findings; ``ERROR`` by default.
+    """
+
+    code: str
+    message: str
+    hint: str = ""
+    severity: Severity = Severity.ERROR
+
+    def at(self, path: str, value: Any = NO_VALUE, /, **facts: Any) -> Finding:
+        """The finding of this rule at ``path`` (the user's field) about ``value``, its
+        templates filled with ``facts``."""
+        return Finding(
+            code=self.code,
+            path=path,
+            message=self.message.format(**facts),
+            value=value,
+            hint=self.hint.format(**facts),
+            severity=self.severity,
+        )
 
 
 class TrainjobsError(Exception):
