@@ -109,7 +109,7 @@ def test_malformed_job_exits_2_with_paths_and_no_traceback(tmp_path: Path) -> No
         f"error: {bad}: jobs[0].spec.tfReplicaSpecs.Worker.replicas: input should be greater "
         "than or equal to 0 (got -2); fix: change the number to fit the bound "
         # The CRD has no minimum and the TFJob webhook no replica rule.
-        "[the operator's controller fails the job (no webhook checks this)]",
+        "[the Training Operator v1.9.4 controller fails the job (no webhook checks this)]",
         "1 error; nothing was written",
     ]
 

@@ -172,7 +172,9 @@ def test_a_crd_enum_is_the_crd_schemas_and_a_missing_enum_the_controllers(
     (implementation,) = [line for line in lines if "mpiImplementation" in line]
     assert implementation.endswith("[rejected by the CRD schema (openAPIV3Schema)]")
     (restart,) = [line for line in lines if "restartPolicy" in line]
-    assert restart.endswith("[the operator's controller fails the job (no webhook checks this)]")
+    assert restart.endswith(
+        "[the Training Operator v1.9.4 controller fails the job (no webhook checks this)]"
+    )
 
 
 @pytest.mark.parametrize(
@@ -382,10 +384,14 @@ def test_every_code_the_tables_name_is_one_trainjobs_emits() -> None:
     written = {
         text for path in root.rglob("*.py") if path.name != "stages.py" for text in _strings(path)
     }
-    built = {"template.name"}  # mpi_v1.py: code=f"template.{field}" for image and name
+    built = {
+        "template.name",  # mpi_v1.py: code=f"template.{field}" for image and name
+        "spec.trainjob_removed_field",  # trainjob/model.py: a pydantic error type, spec.<type>
+    }
     tables: list[Any] = [
         *(fw.webhook_rules for fw in REGISTRY),
         *(fw.controller_rules for fw in REGISTRY),
+        *(fw.schema_rules for fw in REGISTRY),
         stages._CREATED_BY_OPERATOR,
         stages._API_SERVER,
         stages._SCHEDULER,

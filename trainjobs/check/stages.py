@@ -59,34 +59,6 @@ _SCHEDULER = {
     "queue.quota": "Kueue never admits the job",
 }
 
-# What the loader's validation of a job's custom resource reports (spec.<pydantic error>
-# type). Unknown fields, wrong types and missing required fields are refused by the
-# CRD's openAPIV3Schema (unknown fields by kubectl's strict field validation). A value
-# outside a closed set or a bound is not: the Training Operator CRDs have no enum and
-# no minimum (a restartPolicy the operator does not know is copied to the pods, which
-# the API server refuses), the MPI Operator v0.8 CRD an enum for mpiImplementation only.
-_SCHEMA_ERRORS = ("missing", "extra_forbidden", "_type", "_parsing")
-_CLOSED_SETS = ("literal_error", "enum", "greater_than", "less_than")
-_CRD_ENUMS = ("mpiImplementation",)
-
-
-def _loaded(finding: Finding, operator: str) -> tuple[Stage, str] | None:
-    """The stage of a loader finding about a job's custom resource, else None."""
-    code, path = finding.code, finding.path
-    if not code.startswith("spec.") or not path.startswith("jobs[") or ".trainjobs" in path:
-        return None
-    error = code.removeprefix("spec.")
-    if error == "missing" and path.endswith("metadata.name"):
-        return Stage.API_SERVER, "object names"
-    if error.endswith(_SCHEMA_ERRORS):
-        return Stage.CRD_SCHEMA, "openAPIV3Schema"
-    if error.startswith(_CLOSED_SETS):
-        if path.endswith(_CRD_ENUMS):
-            return Stage.CRD_SCHEMA, "openAPIV3Schema"
-        return Stage.CONTROLLER, operator
-    return None
-
-
 # A pod's containers (and init containers) are a list map keyed by name in every
 # upstream CRD's embedded PodTemplateSpec (x-kubernetes-list-map-keys: [name]): two of
 # one name are refused with the custom resource, not when its pods are created.
@@ -154,7 +126,9 @@ def stage_of(
     operator = framework.operator if framework else ""
     if framework is not None:
         stage = None
-        if code in framework.webhook_rules:
+        if code in framework.schema_rules:
+            stage = Stage.CRD_SCHEMA
+        elif code in framework.webhook_rules:
             stage = Stage.WEBHOOK
         elif code in framework.controller_rules:
             stage = Stage.CONTROLLER
@@ -164,17 +138,20 @@ def stage_of(
                 return Stage.API_SERVER, "Service and Pod names"
             # No operator sees the job on the pods or trainer target: trainjobs holds
             # the job to the operator's rule, which no part of the cluster checks.
-            who = "webhook" if stage is Stage.WEBHOOK else "controller"
+            who = {Stage.WEBHOOK: "webhook", Stage.CRD_SCHEMA: "CRD"}.get(stage, "controller")
             return Stage.TRAINJOBS, f"{operator} {who} rule, kept without the operator"
+        if stage is Stage.CRD_SCHEMA:
+            return stage, "openAPIV3Schema"
         if stage is not None:
             return stage, operator
         if code in _CREATED_BY_OPERATOR:
             what, objects = _CREATED_BY_OPERATOR[code]
             when = f"when the operator creates {objects}" if target == "operator" else ""
             return Stage.API_SERVER, _with(what, when)
-    loaded = _loaded(finding, operator)
-    if loaded is not None:
-        return loaded
+    if framework is not None and finding.code.startswith("spec."):
+        loaded = framework.loading_stage(finding)
+        if loaded is not None:
+            return loaded
     if code in _API_SERVER:
         if target == "operator" and _crd_refuses(finding, framework):
             return Stage.CRD_SCHEMA, "openAPIV3Schema"

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
-from trainjobs.errors import Finding
+from trainjobs.errors import Finding, Stage
 from trainjobs.frameworks import pods_refusals
 from trainjobs.k8s.data import Manifest, PodTemplate, drop_nulls
 from trainjobs.plan import (
@@ -130,6 +130,11 @@ class JobResource(K8sModel):
         return self.metadata.ns
 
 
+# The pydantic error types (``spec.<type>`` codes) a CRD's openAPIV3Schema refuses, and
+# those of a value outside a closed set or a bound.
+_SCHEMA_ERRORS = ("missing", "extra_forbidden", "_type", "_parsing")
+_CLOSED_SETS = ("literal_error", "enum", "greater_than", "less_than")
+
 JobT = TypeVar("JobT", bound=JobResource)
 """The custom resource model a framework reads."""
 
@@ -181,6 +186,36 @@ class Framework(ABC, Generic[JobT]):
     controller_rules: ClassVar[frozenset[str]] = frozenset()
     """Codes only the operator's controller enforces: the job is stored, then fails or
     is ignored. Default none; a code in neither set is a rule of trainjobs itself."""
+    schema_rules: ClassVar[frozenset[str]] = frozenset()
+    """Codes the kind's CRD itself enforces beyond its field types (its
+    ``x-kubernetes-validations`` rules, fields it does not declare): a job breaking one
+    is refused at apply, before any webhook. Default none."""
+    schema_enums: ClassVar[tuple[str, ...]] = ()
+    """Fields (by the name their path ends in) whose closed set of values the kind's CRD
+    enforces, by enum or validation rule; elsewhere a value outside a closed set is the
+    controller's to refuse. Default none."""
+
+    def loading_stage(self, finding: Finding) -> tuple[Stage, str] | None:
+        """Which part of a cluster refuses a finding from validating a job of this kind
+        against its model, and who; None when it is trainjobs' own rule.
+
+        Unknown fields, wrong types and missing required fields are refused by the CRD's
+        openAPIV3Schema (unknown fields by kubectl's strict field validation), as is a
+        value outside a closed set in one of ``schema_enums``; elsewhere the CRD has no
+        enum or bound, so the controller meets the value (the Training Operator copies
+        a restartPolicy it does not know to the pods, which the API server refuses).
+        """
+        error = finding.code.removeprefix("spec.")
+        if finding.code in self.schema_rules or error.endswith(_SCHEMA_ERRORS):
+            if error == "missing" and finding.path.endswith("metadata.name"):
+                return Stage.API_SERVER, "object names"
+            return Stage.CRD_SCHEMA, "openAPIV3Schema"
+        if error.startswith(_CLOSED_SETS):
+            if self.schema_enums and finding.path.endswith(self.schema_enums):
+                return Stage.CRD_SCHEMA, "openAPIV3Schema"
+            return Stage.CONTROLLER, self.operator
+        return None
+
     reconciled_managed_by: ClassVar[str | None] = None
     """The ``runPolicy.managedBy`` value under which the operator runs a job itself
     (unset counts too); the pods target refuses any other. None: the operator never

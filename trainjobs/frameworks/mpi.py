@@ -159,6 +159,8 @@ class MPI(Framework[MPIJob]):
         }
     )
     operator = "MPI Operator v0.8"
+    # The v0.8 CRD's one enum (its other closed sets are the controller's).
+    schema_enums = ("mpiImplementation",)
     crd_file = "mpi-operator-v0.8/kubeflow.org_mpijobs.yaml"
     success_rule = "when the launcher's batch/v1 Job completes"
     targets = ("operator", "pods", "trainer")

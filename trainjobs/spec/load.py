@@ -449,7 +449,11 @@ def _parse_job_document(
     try:
         job = framework.model.model_validate(body)
     except ValidationError as exc:
-        findings += _located(findings_from_validation_error(exc, framework.model), source, path)
+        invalid = _located(findings_from_validation_error(exc, framework.model), source, path)
+        # Attributed here, where the job's kind is known: no job is built to say it later.
+        for finding in invalid:
+            stage = framework.loading_stage(finding)
+            findings.append(finding.staged(*stage) if stage else finding)
         return [], findings
     entry = JobEntry(job=job, framework=framework, options=options, path=path, source=source)
     return ([entry] if not findings else []), findings

@@ -109,15 +109,21 @@ class TrainJobFramework(Framework[TrainJob]):
             "trainjob.runtime_kind",
             "trainjob.runtime_replicas",
             "trainjob.runtime_container",
+            # "specified clusterTrainingRuntime must be created before the TrainJob".
+            "trainjob.runtime_not_found",
         }
     )
+    # The v2.3.0 TrainJob CRD's x-kubernetes-validations (metadata.name an RFC 1035
+    # label of at most 63 characters, managedBy one of two values) and its schema, which
+    # no longer declares the v2.0/v2.1 override fields.
+    schema_rules = frozenset({"trainjob.name", "spec.trainjob_removed_field"})
+    schema_enums = ("managedBy",)
     # The TrainJob is stored; the controller then fails it (an MPI implementation it
     # lacks) or cannot create its JobSet, which JobSet v0.12.0's webhook refuses (a name
     # too long for its pods, dependsOn / successPolicy naming no earlier job).
     controller_rules = frozenset(
         {
             "trainjob.mpi_implementation",
-            "trainjob.name",
             "trainjob.pod_name_length",
             "trainjob.runtime_depends_on",
             "trainjob.runtime_depends_first",
