@@ -19,7 +19,7 @@ export GOMODCACHE="$cache/go/mod" GOCACHE="$cache/go/build" GOPATH="$cache/go/pa
 # The machine's own Go builds everything: no toolchain download behind our back.
 export GOTOOLCHAIN=local GOFLAGS=-mod=readonly CGO_ENABLED=0
 
-all_programs=(etcd kubernetes kwok training-operator mpi-operator
+all_programs=(etcd kubernetes kwok training-operator mpi-operator jobset trainer
     pulumi pulumi-language-python pulumi-resource-kubernetes)
 
 # program -> "module version binaries..." ; binaries are name=package pairs.
@@ -39,6 +39,10 @@ recipe() {
     mpi-operator)
         echo "github.com/kubeflow/mpi-operator $MPI_OPERATOR_VERSION" \
             "mpi-operator=github.com/kubeflow/mpi-operator/cmd/mpi-operator" ;;
+    jobset) echo "sigs.k8s.io/jobset $JOBSET_VERSION jobset=sigs.k8s.io/jobset" ;;
+    trainer)
+        echo "github.com/kubeflow/trainer/v2 $TRAINER_VERSION" \
+            "trainer-controller-manager=github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager" ;;
     # A pair name=module[@version]:path copies that file of the module (at the version
     # the recipe's go.mod selects, unless one is given) instead of building a package.
     pulumi)

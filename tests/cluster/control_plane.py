@@ -1,7 +1,8 @@
 """A Kubernetes control plane on loopback, made of the real programs.
 
 etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok (fake nodes that
-"run" pods), the Kubeflow Training Operator v1 and the MPI Operator, each a process
+"run" pods), the Kubeflow Training Operator v1, the MPI Operator, the JobSet controller
+and Kubeflow Trainer v2's controller manager, each a process
 of its own in its own process group, as controller-runtime's envtest starts them: no
 containers, no kubelet. Binaries come from ``tests/cluster/build.sh`` (cached under
 ``~/.cache/trainjobs``; built on first use). Everything else — certificates, ports,
@@ -63,6 +64,8 @@ BINARIES: dict[str, str] = {
     "kwok": "kwok",
     "training-operator": "training-operator",
     "mpi-operator": "mpi-operator",
+    "jobset": "jobset",
+    "trainer-controller-manager": "trainer",
 }
 """Each binary the control plane runs, and the build.sh program that builds it."""
 
@@ -73,6 +76,8 @@ TRAINING_OPERATOR_SCHEMES = ("tfjob", "pytorchjob", "xgboostjob", "paddlejob", "
 MPI_OPERATOR_LOCK_NAMESPACE = "mpi-operator"
 WEBHOOK_SECRET = "training-operator-webhook-cert"
 WEBHOOK_CONFIG = "validator.training-operator.kubeflow.org"
+TRAINER_NAMESPACE = "kubeflow-system"
+"""Where the Trainer and JobSet installs run (upstream's namespace for both)."""
 KWOK_ANNOTATION = "kwok.x-k8s.io/node"
 """Nodes carrying ``kwok.x-k8s.io/node: fake`` are the ones kwok runs."""
 
@@ -88,10 +93,12 @@ KUBE_CONTROLLERS = (
     "namespace-controller",
     "serviceaccount-controller",
     "ttl-after-finished-controller",
+    "persistentvolume-binder-controller",
 )
 """What the tests need of kube-controller-manager: batch Jobs (DatasetJob), Deployments
 and ReplicaSets (backends, operators), owner-reference garbage collection, namespace
-deletion and each namespace's default ServiceAccount."""
+deletion, each namespace's default ServiceAccount, and binding a PersistentVolumeClaim to
+a PersistentVolume (the PVC a JobSet's volumeClaimPolicies creates)."""
 
 
 class StartupError(RuntimeError):
@@ -632,7 +639,11 @@ class ControlPlane:
             webhook,
             to_metrics,
             to_health,
-        ) = free_ports(8)
+            jobset_webhook,
+            jobset_health,
+            trainer_webhook,
+            trainer_health,
+        ) = free_ports(12)
         self.apiserver_port = apiserver
 
         # Certificates: one CA for serving and clients; the service-account signing key.
@@ -765,12 +776,16 @@ class ControlPlane:
 
         # What the operators need before they start: their namespaces, every CRD
         # trainjobs ships, the Training Operator's webhook certificate and config.
-        for namespace in (TRAINING_OPERATOR_NAMESPACE, MPI_OPERATOR_LOCK_NAMESPACE):
+        for namespace in (
+            TRAINING_OPERATOR_NAMESPACE,
+            MPI_OPERATOR_LOCK_NAMESPACE,
+            TRAINER_NAMESPACE,
+        ):
             self.ensure_namespace(namespace)
         # The operators' own CRDs first (they watch them from the start); the rest
         # install in the background while the operators start.
         crds = self.shipped_crds()
-        mine = {n: c for n, c in crds.items() if c["spec"]["group"] == "kubeflow.org"}
+        mine = {n: c for n, c in crds.items() if c["spec"]["group"] in OPERATOR_GROUPS}
         self.install_crds(mine.values())
         rest = concurrent.futures.ThreadPoolExecutor(1)
         others = rest.submit(self.install_crds, [c for n, c in crds.items() if n not in mine])
@@ -809,6 +824,30 @@ class ControlPlane:
             env={"KUBECONFIG": str(self.kubeconfig)},
         )
 
+        jobset = self._spawn(
+            "jobset",
+            [
+                str(self.bins["jobset"]),
+                f"--config={self._jobset_config(pki, jobset_webhook, jobset_health)}",
+                "--zap-log-level=info",
+            ],
+            env={"KUBECONFIG": str(self.kubeconfig)},
+        )
+        trainer_tmp = self.workdir / "trainer-tmp"
+        trainer = self._spawn(
+            "trainer-controller-manager",
+            [
+                str(self.bins["trainer-controller-manager"]),
+                f"--config={self._trainer_config(pki, trainer_webhook, trainer_health)}",
+                "--zap-log-level=info",
+            ],
+            env={
+                "KUBECONFIG": str(self.kubeconfig),
+                # controller-runtime's webhook server: $TMPDIR/k8s-webhook-server/serving-certs.
+                "TMPDIR": str(trainer_tmp),
+            },
+        )
+
         wait_for(
             "kube-controller-manager /healthz",
             lambda: _https_ok(kcm, "/healthz"),
@@ -832,6 +871,18 @@ class ControlPlane:
             self._mpi_operator_leads,
             60,
             alive=mpi_operator.check_alive,
+        )
+        wait_for(
+            "jobset /readyz (webhook server)",
+            lambda: _http_ok(jobset_health, "/readyz"),
+            90,
+            alive=jobset.check_alive,
+        )
+        wait_for(
+            "trainer-controller-manager /readyz (webhook server)",
+            lambda: _http_ok(trainer_health, "/readyz"),
+            90,
+            alive=trainer.check_alive,
         )
         kwok.check_alive()
         others.result()
@@ -1044,6 +1095,60 @@ class ControlPlane:
             "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", config
         )
 
+    def _serving_certs(self, folder: Path, name: str) -> Issued:
+        """A CA and a serving certificate for 127.0.0.1 in ``folder`` (tls.crt, tls.key,
+        ca.crt): what the kubelet would mount from the install's webhook Secret."""
+        ca = make_ca(f"{name}-ca")
+        server = issue(ca, name, dns=["localhost"], ips=["127.0.0.1"], server=True)
+        folder.mkdir(parents=True, exist_ok=True)
+        server.write(folder / "tls.crt", folder / "tls.key")
+        (folder / "ca.crt").write_bytes(ca.cert_pem)
+        return ca
+
+    def _jobset_config(self, pki: Path, webhook: int, health: int) -> Path:
+        """JobSet's configuration file (no leader election, no metrics, our certificate
+        instead of its cert rotator) and its webhooks, registered by URL."""
+        certs = pki / "jobset"
+        ca = self._serving_certs(certs, "jobset-webhook")
+        config = {
+            "apiVersion": "config.jobset.x-k8s.io/v1alpha1",
+            "kind": "Configuration",
+            "leaderElection": {"leaderElect": False},
+            "internalCertManagement": {"enable": False},
+            "webhook": {"host": "127.0.0.1", "port": webhook, "certDir": str(certs)},
+            "metrics": {"bindAddress": "0"},
+            "health": {"healthProbeBindAddress": f"127.0.0.1:{health}"},
+        }
+        for hook_config in trainer_webhooks("jobset", webhook, ca.cert_pem):
+            self._put_webhook_configuration(hook_config)
+        path = self.workdir / "jobset-config.yaml"
+        path.write_text(yaml.safe_dump(config))
+        return path
+
+    def _trainer_config(self, pki: Path, webhook: int, health: int) -> Path:
+        """The Trainer's configuration file (as _jobset_config) and its webhooks."""
+        certs = self.workdir / "trainer-tmp" / "k8s-webhook-server" / "serving-certs"
+        ca = self._serving_certs(certs, "trainer-webhook")
+        del pki
+        config = {
+            "apiVersion": "config.trainer.kubeflow.org/v1alpha1",
+            "kind": "Configuration",
+            "leaderElection": {"leaderElect": False},
+            "certManagement": {"enable": False},
+            "webhook": {"host": "127.0.0.1", "port": webhook},
+            "metrics": {"bindAddress": "0"},
+            "health": {"healthProbeBindAddress": f"127.0.0.1:{health}"},
+        }
+        for hook_config in trainer_webhooks("trainer", webhook, ca.cert_pem):
+            self._put_webhook_configuration(hook_config)
+        path = self.workdir / "trainer-config.yaml"
+        path.write_text(yaml.safe_dump(config))
+        return path
+
+    def _put_webhook_configuration(self, config: dict[str, Any]) -> None:
+        plural = config["kind"].lower() + "s"
+        self.client.create(f"/apis/admissionregistration.k8s.io/v1/{plural}", config)
+
     def _mpi_operator_leads(self) -> bool:
         lease = self.client.get(
             f"/apis/coordination.k8s.io/v1/namespaces/{MPI_OPERATOR_LOCK_NAMESPACE}/leases/mpi-operator"
@@ -1076,6 +1181,12 @@ def training_operator_webhooks(port: int, ca_pem: bytes) -> dict[str, Any]:
     }
     rendering = run(parse_documents([doc], source="<control plane>"))
     (config,) = [m for m in rendering.manifests if m["kind"] == "ValidatingWebhookConfiguration"]
+    return _by_url(config, port, ca_pem)
+
+
+def _by_url(config: dict[str, Any], port: int, ca_pem: bytes) -> dict[str, Any]:
+    """A copy of the webhook configuration with each webhook's Service reference replaced
+    by ``https://127.0.0.1:<port><path>``: no Service routes to loopback."""
     config = copy.deepcopy(config)
     for hook in config["webhooks"]:
         path = hook["clientConfig"]["service"]["path"]
@@ -1084,6 +1195,35 @@ def training_operator_webhooks(port: int, ca_pem: bytes) -> dict[str, Any]:
             "caBundle": base64.b64encode(ca_pem).decode(),
         }
     return config
+
+
+OPERATOR_GROUPS = ("kubeflow.org", "trainer.kubeflow.org", "jobset.x-k8s.io")
+"""The API groups of the CRDs the controllers here watch from their start."""
+
+
+def trainer_webhooks(which: str, port: int, ca_pem: bytes) -> list[dict[str, Any]]:
+    """trainjobs' own webhook configurations of the Trainer install — ``which`` is
+    ``trainer`` (defaulter/validator.trainer.kubeflow.org) or ``jobset`` (JobSet's) —
+    registered by URL (:func:`_by_url`)."""
+    from trainjobs.check import run
+    from trainjobs.spec import parse_documents
+
+    doc = {
+        "apiVersion": "trainjobs.dev/v1alpha1",
+        "kind": "Trainer",
+        "metadata": {"name": "trainer", "namespace": TRAINER_NAMESPACE},
+        "spec": {"installRuntimes": False},
+    }
+    rendering = run(parse_documents([doc], source="<control plane>"))
+    configs = []
+    for manifest in rendering.manifests:
+        if not manifest["kind"].endswith("WebhookConfiguration"):
+            continue
+        if manifest["metadata"]["name"].startswith("jobset") != (which == "jobset"):
+            continue
+        configs.append(_by_url(manifest, port, ca_pem))
+    assert configs, f"the Trainer install renders no webhook configuration of {which}"
+    return configs
 
 
 def _http_ok(port: int, path: str) -> bool:

@@ -20,10 +20,10 @@ import yaml
 
 from tests.cluster.control_plane import CRD_PREFERRED, WEBHOOK_CONFIG, ControlPlane
 from tests.cluster.kube import apply, ensure_namespaces, render
+from tests.cluster.refusals import custom_resource_refused, our_errors, said_at_apply
 from tests.support.paths import EXAMPLES, example_job_files, stack_files
 from trainjobs.check import run
-from trainjobs.check.stages import attribute
-from trainjobs.errors import Finding, Severity, SpecError, Stage
+from trainjobs.errors import SpecError
 from trainjobs.k8s.crds import load_crd
 from trainjobs.spec import load_path, parse_documents
 
@@ -353,35 +353,6 @@ def _table(*groups: list[tuple[str, str, str]]) -> str:
 
 # --- which stage refuses ----------------------------------------------------------
 
-_AT_APPLY = {Stage.WEBHOOK, Stage.CRD_SCHEMA, Stage.API_SERVER, Stage.POD_SECURITY}
-
-
-def _our_errors(doc: dict[str, Any]) -> list[Finding]:
-    """trainjobs check's errors on the operator target, each with its stage (loading's
-    attributed as the CLI does)."""
-    try:
-        run(parse_documents([copy.deepcopy(doc)], source="bad-input"), target="operator")
-    except SpecError as exc:
-        return [f for f in attribute(exc.findings) if f.severity is Severity.ERROR]
-    return []
-
-
-def _said_at_apply(finding: Finding) -> bool:
-    """Whether the finding's stage refuses the custom resource itself, at apply."""
-    return finding.stage in _AT_APPLY and "when the operator creates" not in finding.stage_by
-
-
-def _custom_resource_refused(cluster: ControlPlane, doc: dict[str, Any]) -> str:
-    """The API server's refusal (schema, CRD, webhook) of the custom resource alone, or ""."""
-    cr = {k: v for k, v in doc.items() if k != "trainjobs"}
-    namespace = (cr.get("metadata") or {}).get("namespace", "default")
-    try:
-        cluster.ensure_namespace(namespace)
-    except Exception as exc:  # an invalid namespace name: the API server refuses it
-        return f"namespace: {exc}"
-    result = apply(cluster, [cr], dry_run=True)
-    return "" if result.ok else result.stderr.strip().splitlines()[-1]
-
 
 def test_the_stage_check_names_is_the_one_that_refuses(cluster: ControlPlane) -> None:
     """Each bad input's errors name the stage that refuses it (trainjobs/check/stages.py).
@@ -396,12 +367,12 @@ def test_the_stage_check_names_is_the_one_that_refuses(cluster: ControlPlane) ->
     wrong = []
     for name, base, mutations in BAD_INPUTS:
         doc = _mutated(base, mutations)
-        errors = _our_errors(doc)
+        errors = our_errors(doc)
         if not errors:
             continue
         said = "; ".join(f"{f.code} [{f.rejected_by}]" for f in errors)
-        refused = _custom_resource_refused(cluster, doc)
-        at_apply = any(_said_at_apply(f) for f in errors)
+        refused = custom_resource_refused(cluster, doc)
+        at_apply = any(said_at_apply(f) for f in errors)
         if at_apply != bool(refused):
             wrong.append(f"{name}: trainjobs says {said}; apply: {refused or 'accepted'}")
             continue
@@ -430,8 +401,8 @@ def test_the_webhook_sees_defaults_only_in_what_trainjobs_writes(cluster: Contro
         "metadata": {"name": "as-written", "namespace": "default"},
         "spec": {"pytorchReplicaSpecs": {"master": copy.deepcopy(replica), "worker": replica}},
     }
-    assert "pytorchReplicaSpecs" in _custom_resource_refused(cluster, doc)
+    assert "pytorchReplicaSpecs" in custom_resource_refused(cluster, doc)
     rendering = run(parse_documents([copy.deepcopy(doc)], source="as-written"), target="operator")
     (rendered,) = rendering.manifests
     assert list(rendered["spec"]["pytorchReplicaSpecs"]) == ["Master", "Worker"]
-    assert _custom_resource_refused(cluster, dict(rendered)) == ""
+    assert custom_resource_refused(cluster, dict(rendered)) == ""
