@@ -44,9 +44,10 @@ from trainjobs.frameworks.trainjob.model import (
 )
 from trainjobs.frameworks.trainjob.pods import claim_volumes, pods_findings, pods_manifests
 from trainjobs.frameworks.trainjob.rules import runtime_findings, trainjob_findings
+from trainjobs.frameworks.trainjob.run_rules import trainjob_run_rules
 from trainjobs.k8s.crds import load_crd
 from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
-from trainjobs.plan import GangFacts, GangMember, KindRef, PodSet, RunPolicyFacts
+from trainjobs.plan import GangFacts, GangMember, KindRef, PodSet, RunPolicyFacts, RunRules
 from trainjobs.plan.expansion import Expansion
 
 __all__ = ["FRAMEWORK", "PATCH_MANAGER", "TrainJobFramework"]
@@ -301,6 +302,11 @@ class TrainJobFramework(Framework[TrainJob]):
             suspend=job.spec.suspend,
             active_deadline_seconds=job.spec.active_deadline_seconds,
         )
+
+    def run_rules(self, job: TrainJob) -> RunRules | None:
+        # One replica per pod of JobSet's Indexed Jobs (run_rules.py); None without a runtime.
+        jobset = self._jobset(job)
+        return None if jobset is None else trainjob_run_rules(job, jobset)
 
     def scheduling_policy(self, job: TrainJob) -> dict[str, Any] | None:
         return None
