@@ -138,6 +138,7 @@ class LocalPlan:
         lifecycle: restart and success rules from the framework.
         scratch: the folder the files go to.
         notes: things the user should know (volumes, the ssh stand-in …).
+        folders: volume folders to make first (emptyDir, a shared claim …); default none.
     """
 
     title: str
@@ -147,6 +148,7 @@ class LocalPlan:
     lifecycle: RunRules
     scratch: Path
     notes: tuple[str, ...] = field(default=())
+    folders: tuple[Path, ...] = field(default=())
 
 
 def rewrite_paths(text: str, mounts: Sequence[tuple[str, str]]) -> str:
@@ -193,6 +195,7 @@ class _Builder:
     services: Mapping[str, str] = field(default_factory=dict)
     dependents: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     files: list[FileSpec] = field(default_factory=list)
+    folders: list[Path] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -211,6 +214,7 @@ class _Builder:
             spec, self.scratch / replica.workload, self.objects, self.hosts, self.generate, template
         )
         self.files += volumes.files
+        self.folders += [f for f in volumes.made if f not in self.folders]
         self.findings += [f.located(source) for f in volumes.findings]
         self.notes += [f"{replica.workload}: {n}" for n in volumes.notes]
         index, container = _pick_container(spec, replica)
@@ -462,4 +466,5 @@ def build_plan(
         lifecycle=lifecycle,
         scratch=scratch,
         notes=tuple(notes),
+        folders=tuple(builder.folders),
     )
