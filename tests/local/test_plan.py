@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.paths import EXAMPLES
 from trainjobs.errors import SpecError
 from trainjobs.frameworks.trainjob.model import TrainJob
 from trainjobs.frameworks.trainjob.run_rules import trainjob_run_rules
@@ -447,3 +448,23 @@ spec:
     assert [p.env["PET_MASTER_ADDR"] for p in plan.processes] == ["127.0.0.2"] * 2
     assert [p.env["PET_NODE_RANK"] for p in plan.processes] == ["0", "1"]
     assert plan.processes[0].image == "pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime"
+
+
+def test_an_mpi_trainjobs_nodes_serve_the_launchers_remote_shell(tmp_path: Path) -> None:
+    text = (EXAMPLES / "trainjob-mpi" / "trainjob.yaml").read_text()
+    plan = _plan(tmp_path, text, [])
+    assert [(p.name, p.address, p.replica.remote_shell) for p in plan.processes] == [
+        ("pi-launcher-0-0", "127.0.0.2", False),
+        ("pi-node-0-0", "127.0.0.3", True),
+        ("pi-node-0-1", "127.0.0.4", True),
+    ]
+    launcher = plan.processes[0]
+    assert launcher.argv == ("mpirun", "/home/mpiuser/pi")
+    # Trainer's hostfile names each node pod in the subdomain: here, its address.
+    [hostfile] = [f for f in plan.files if f.path.name == "hostfile"]
+    assert hostfile.content == b"127.0.0.3 slots=2\n127.0.0.4 slots=2\n"
+    assert launcher.env["OMPI_MCA_orte_default_hostfile"] == str(hostfile.path)
+    assert launcher.env["OMPI_MCA_plm_rsh_agent"] == str(tmp_path / "scratch" / "rsh" / "agent")
+    assert plan.lifecycle.success.summary == (
+        "every pod of launcher succeeds (JobSet successPolicy All)"
+    )

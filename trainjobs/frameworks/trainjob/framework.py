@@ -24,6 +24,7 @@ from trainjobs.frameworks.base import Framework
 from trainjobs.frameworks.trainjob.builtins import builtin_runtimes, resolve_runtime
 from trainjobs.frameworks.trainjob.jobset import (
     DATASET,
+    LAUNCHER,
     MODEL,
     NODE,
     TRAINER_PORT,
@@ -306,7 +307,14 @@ class TrainJobFramework(Framework[TrainJob]):
     def run_rules(self, job: TrainJob) -> RunRules | None:
         # One replica per pod of JobSet's Indexed Jobs (run_rules.py); None without a runtime.
         jobset = self._jobset(job)
-        return None if jobset is None else trainjob_run_rules(job, jobset)
+        if jobset is None:
+            return None
+        runtime, _ = self.runtime(job)
+        ml = runtime.spec.ml_policy if runtime is not None else None
+        roles = [r.get("name") for r in jobset["spec"].get("replicatedJobs") or []]
+        # MPI: the node pods serve ssh to the launcher's mpirun (run-local plays ssh).
+        mpi = ml is not None and ml.kind == "mpi" and LAUNCHER in roles
+        return trainjob_run_rules(job, jobset, (NODE,) if mpi else ())
 
     def scheduling_policy(self, job: TrainJob) -> dict[str, Any] | None:
         return None

@@ -19,6 +19,8 @@ The rules, as the controllers apply them:
 * Order: a replicated job's ``dependsOn`` (Trainer's initializers before ``node``) makes
   its replicas wait for the jobs it names (:attr:`Replica.depends_on`).
 * ``activeDeadlineSeconds``: the TrainJob's.
+* MPI: beside a ``launcher``, the ``node`` pods run sshd for the launcher's mpirun;
+  they are ``remote_shell`` replicas (run-local plays the ssh side).
 """
 
 from __future__ import annotations
@@ -48,9 +50,12 @@ def _pods(job_spec: Mapping[str, Any]) -> int:
     return _int(job_spec.get("completions"), _int(job_spec.get("parallelism"), 1))
 
 
-def trainjob_run_rules(job: TrainJob, jobset_manifest: Mapping[str, Any]) -> RunRules:
+def trainjob_run_rules(
+    job: TrainJob, jobset_manifest: Mapping[str, Any], remote_shell: tuple[str, ...] = ()
+) -> RunRules:
     """The replicas and rules of ``job`` whose JobSet (the ``jobset`` target) is
-    ``jobset_manifest``."""
+    ``jobset_manifest``; the pods of the replicated jobs ``remote_shell`` only serve
+    ssh (the MPI policy's ``node`` job beside a ``launcher``)."""
     jobset = _defaulted(jobset_manifest)
     name = str(jobset["metadata"]["name"])
     spec = jobset["spec"]
@@ -75,6 +80,7 @@ def trainjob_run_rules(job: TrainJob, jobset_manifest: Mapping[str, Any]) -> Run
                     # A Job retries a failed pod under either pod policy (see above).
                     restart_policy="OnFailure",
                     container=container,
+                    remote_shell=role in remote_shell,
                     depends_on=depends,
                 )
                 for pod in range(per_job)
