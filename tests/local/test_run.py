@@ -278,6 +278,7 @@ def test_a_trainjob_runs_its_initializer_first_then_every_node(tmp_path: Path) -
                 "data": "hf://org/set",
             }
         ]
+    assert "  order: node starts once dataset-initializer Complete (dependsOn)" in err.getvalue()
     assert "run-local: node: dataset-initializer Complete; starting" in err.getvalue()
 
 
