@@ -7,10 +7,14 @@ from typing import Any
 
 import pytest
 
+from tests.support.paths import EXAMPLES
 from trainjobs.errors import SpecError
+from trainjobs.frameworks.trainjob.model import TrainJob
+from trainjobs.frameworks.trainjob.run_rules import trainjob_run_rules
 from trainjobs.local.environment import Machine
 from trainjobs.local.plan import Backend, LocalPlan, build_plan, rewrite_paths
 from trainjobs.local.run import backends_of
+from trainjobs.plan import SuccessPolicy
 from trainjobs.render import render
 from trainjobs.spec import load_path
 
@@ -253,3 +257,214 @@ def test_service_environment_variables_reach_the_scheduler(tmp_path: Path) -> No
         "MS_SCHEDULER_0_PORT_2222_TCP_ADDR": "127.0.0.2",
     }
     assert (worker.env["MS_ROLE"], worker.env["MS_WORKER_NUM"]) == ("MS_WORKER", "2")
+
+
+TRAINJOB = """
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainingRuntime
+metadata:
+  name: with-data
+  namespace: ml
+  labels: {trainer.kubeflow.org/framework: torch}
+spec:
+  mlPolicy: {numNodes: 1, torch: {}}
+  template:
+    spec:
+      volumeClaimPolicies:
+        - templates:
+            - metadata: {name: initializer}
+              spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+      replicatedJobs:
+        - name: dataset-initializer
+          template:
+            metadata:
+              labels: {trainer.kubeflow.org/trainjob-ancestor-step: dataset-initializer}
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: dataset-initializer
+                      image: init:1
+                      command: [python, fetch.py, --into=/workspace/data]
+                      volumeMounts: [{name: initializer, mountPath: /workspace}]
+        - name: node
+          dependsOn: [{name: dataset-initializer, status: Complete}]
+          template:
+            metadata:
+              labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: node
+                      image: torch:1
+                      volumeMounts: [{name: initializer, mountPath: /workspace}]
+---
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: tj, namespace: ml}
+spec:
+  runtimeRef: {name: with-data, kind: TrainingRuntime}
+  initializer:
+    dataset: {storageUri: "hf://org/set"}
+  trainer:
+    numNodes: 2
+    command: [torchrun, train.py, --data=/workspace/data]
+    env: [{name: PEER, value: "tj-node-0-1.tj.ml.svc:29500"}]
+"""
+
+
+def test_a_trainjob_runs_one_process_per_pod_of_its_indexed_jobs(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, TRAINJOB, [])
+    assert plan.title == "TrainJob ml/tj"
+    assert [
+        (p.name, p.address, p.container, p.replica.role, p.replica.index) for p in plan.processes
+    ] == [
+        (
+            "tj-dataset-initializer-0-0",
+            "127.0.0.2",
+            "dataset-initializer",
+            "dataset-initializer",
+            0,
+        ),
+        ("tj-node-0-0", "127.0.0.3", "node", "node", 0),
+        ("tj-node-0-1", "127.0.0.4", "node", "node", 1),
+    ]
+    init, node0, node1 = plan.processes
+    assert init.replica.depends_on == ()
+    assert node1.replica.depends_on == (("dataset-initializer", "Complete"),)
+    shared = str(tmp_path / "scratch" / "shared" / "initializer-tj")
+    assert init.argv == ("python", "fetch.py", f"--into={shared}/data")
+    assert init.env["STORAGE_URI"] == "hf://org/set"
+    assert init.env["JOB_COMPLETION_INDEX"] == "0"
+    assert node1.argv == ("torchrun", "train.py", f"--data={shared}/data")
+    # Trainer's torch env; the master is node 0's hostname in the subdomain, on loopback.
+    assert {k: v for k, v in node1.env.items() if k.startswith(("PET_", "JOB_", "PEER"))} == {
+        "PEER": "127.0.0.4:29500",
+        "PET_NNODES": "2",
+        "PET_NPROC_PER_NODE": "1",
+        "PET_NODE_RANK": "1",
+        "PET_MASTER_ADDR": "127.0.0.3",
+        "PET_MASTER_PORT": "29500",
+        "JOB_COMPLETION_INDEX": "1",
+    }
+    assert node0.env["PET_NODE_RANK"] == "0"
+    # The same container port on each pod: each listens on its own address.
+    assert [p.ports for p in plan.processes] == [(), ((29500, 29500),), ((29500, 29500),)]
+    assert plan.lifecycle.success.summary == "every pod succeeds (JobSet successPolicy All)"
+    assert plan.lifecycle.backoff_limit == 6
+    assert [p.replica.restart_policy for p in plan.processes] == ["OnFailure"] * 3
+
+
+def test_an_initializer_without_a_command_is_refused_naming_what_waits(tmp_path: Path) -> None:
+    text = TRAINJOB.replace("command: [python, fetch.py, --into=/workspace/data]", "")
+    with pytest.raises(SpecError) as info:
+        _plan(tmp_path, text, [])
+    source = str(tmp_path / "job.yaml")
+    assert [str(f) for f in info.value.findings] == [
+        f"error: {source}: jobs[1] → Job ml/tj-dataset-initializer-0: spec.template.spec."
+        "containers[0].command: the container sets no command; run-local runs commands on this "
+        "machine and cannot read the image's entrypoint (init:1); 'node' starts only once "
+        "'dataset-initializer' has completed (JobSet dependsOn), so run-local cannot run this "
+        "job (got 'dataset-initializer'); fix: give the runtime's dataset-initializer container "
+        "a command that does its work on this machine (it gets the same env and volumes), or "
+        "run the job on a cluster"
+    ]
+
+
+def test_nproc_auto_is_noted(tmp_path: Path) -> None:
+    # With a GPU per node, Trainer leaves torchrun's count to torchrun: auto.
+    text = TRAINJOB.replace(
+        "    env: [{name: PEER",
+        "    resourcesPerNode: {limits: {nvidia.com/gpu: 1}}\n    env: [{name: PEER",
+    )
+    plan = _plan(tmp_path, text, [])
+    assert plan.processes[1].env["PET_NPROC_PER_NODE"] == "auto"
+    assert (
+        "PET_NPROC_PER_NODE=auto (tj-node-0-0, tj-node-0-1): torchrun starts one process per "
+        "GPU, or per CPU without one (1 here), where a cluster node has its own count"
+    ) in plan.notes
+
+
+def test_jobset_rules_for_two_replicated_jobs_of_several_jobs_and_pods() -> None:
+    job = TrainJob.model_validate(
+        {
+            "apiVersion": "trainer.kubeflow.org/v1alpha1",
+            "kind": "TrainJob",
+            "metadata": {"name": "js"},
+            "spec": {"runtimeRef": {"name": "torch-distributed"}, "activeDeadlineSeconds": 60},
+        }
+    )
+
+    def rjob(name: str, replicas: int, pods: int, **spec: Any) -> dict[str, Any]:
+        job_spec = {"completions": pods, "parallelism": pods, **spec}
+        return {"name": name, "replicas": replicas, "template": {"spec": job_spec}}
+
+    workers = rjob("worker", 2, 2, backoffLimit=2)
+    workers["dependsOn"] = [{"name": "launcher", "status": "Ready"}]
+    jobset = {
+        "metadata": {"name": "js", "namespace": "ml"},
+        "spec": {
+            "replicatedJobs": [rjob("launcher", 1, 1), workers],
+            "successPolicy": {"operator": "Any", "targetReplicatedJobs": ["launcher"]},
+        },
+    }
+    rules = trainjob_run_rules(job, jobset)
+    assert [(r.role, r.index, r.workload, r.depends_on) for r in rules.replicas] == [
+        ("launcher", 0, "js-launcher-0-0", ()),
+        ("worker", 0, "js-worker-0-0", (("launcher", "Ready"),)),
+        ("worker", 1, "js-worker-0-1", (("launcher", "Ready"),)),
+        ("worker", 2, "js-worker-1-0", (("launcher", "Ready"),)),
+        ("worker", 3, "js-worker-1-1", (("launcher", "Ready"),)),
+    ]
+    assert rules.success == SuccessPolicy(
+        roles=("launcher",),
+        need="any",
+        summary="a pod of launcher succeeds (JobSet successPolicy Any)",
+    )
+    # The smallest Job budget (the workers' 2; the launcher's is Kubernetes' 6).
+    assert (rules.backoff_limit, rules.active_deadline_seconds) == (2, 60)
+
+
+def test_the_worked_example_runs_as_two_node_pods(tmp_path: Path) -> None:
+    # kubeflow-operators.md §7.3: tj, torch-distributed, numNodes 2, 2 GPUs per node.
+    text = """
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: tj, namespace: default}
+spec:
+  runtimeRef: {name: torch-distributed}
+  trainer:
+    numNodes: 2
+    command: [torchrun, train.py]
+    resourcesPerNode: {limits: {nvidia.com/gpu: 2}}
+"""
+    plan = _plan(tmp_path, text, [])
+    assert [(p.name, p.address) for p in plan.processes] == [
+        ("tj-node-0-0", "127.0.0.2"),
+        ("tj-node-0-1", "127.0.0.3"),
+    ]
+    assert plan.hosts.names["tj-node-0-0.tj"] == "tj-node-0-0"
+    assert [p.env["PET_MASTER_ADDR"] for p in plan.processes] == ["127.0.0.2"] * 2
+    assert [p.env["PET_NODE_RANK"] for p in plan.processes] == ["0", "1"]
+    assert plan.processes[0].image == "pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime"
+
+
+def test_an_mpi_trainjobs_nodes_serve_the_launchers_remote_shell(tmp_path: Path) -> None:
+    text = (EXAMPLES / "trainjob-mpi" / "trainjob.yaml").read_text()
+    plan = _plan(tmp_path, text, [])
+    assert [(p.name, p.address, p.replica.remote_shell) for p in plan.processes] == [
+        ("pi-launcher-0-0", "127.0.0.2", False),
+        ("pi-node-0-0", "127.0.0.3", True),
+        ("pi-node-0-1", "127.0.0.4", True),
+    ]
+    launcher = plan.processes[0]
+    assert launcher.argv == ("mpirun", "/home/mpiuser/pi")
+    # Trainer's hostfile names each node pod in the subdomain: here, its address.
+    [hostfile] = [f for f in plan.files if f.path.name == "hostfile"]
+    assert hostfile.content == b"127.0.0.3 slots=2\n127.0.0.4 slots=2\n"
+    assert launcher.env["OMPI_MCA_orte_default_hostfile"] == str(hostfile.path)
+    assert launcher.env["OMPI_MCA_plm_rsh_agent"] == str(tmp_path / "scratch" / "rsh" / "agent")
+    assert plan.lifecycle.success.summary == (
+        "every pod of launcher succeeds (JobSet successPolicy All)"
+    )

@@ -192,3 +192,114 @@ def test_a_framework_without_a_lifecycle_is_refused_with_a_reason() -> None:
         "(Framework.run_rules), so run-local cannot run it (got 'paddlepaddle.org/v1 "
         "TrainingJob'); fix: run it on a cluster, or add run_rules() to the framework plugin"
     ]
+
+
+def _trainjob(fetch: str, train: str) -> str:
+    return f"""
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainingRuntime
+metadata: {{name: with-data, namespace: ml, labels: {{trainer.kubeflow.org/framework: torch}}}}
+spec:
+  mlPolicy: {{numNodes: 1, torch: {{}}}}
+  template:
+    spec:
+      volumeClaimPolicies:
+        - templates:
+            - metadata: {{name: initializer}}
+              spec: {{accessModes: [ReadWriteOnce], resources: {{requests: {{storage: 1Gi}}}}}}
+      replicatedJobs:
+        - name: dataset-initializer
+          template:
+            metadata:
+              labels: {{trainer.kubeflow.org/trainjob-ancestor-step: dataset-initializer}}
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: dataset-initializer
+                      image: init:1
+                      command: {json.dumps([sys.executable, "-c", fetch, "/workspace/data"])}
+                      volumeMounts: [{{name: initializer, mountPath: /workspace}}]
+        - name: node
+          dependsOn: [{{name: dataset-initializer, status: Complete}}]
+          template:
+            metadata:
+              labels: {{trainer.kubeflow.org/trainjob-ancestor-step: trainer}}
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: node
+                      image: torch:1
+                      volumeMounts: [{{name: initializer, mountPath: /workspace}}]
+---
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {{name: tj, namespace: ml}}
+spec:
+  runtimeRef: {{name: with-data, kind: TrainingRuntime}}
+  initializer:
+    dataset: {{storageUri: "hf://org/set"}}
+  trainer:
+    numNodes: 2
+    command: {json.dumps([sys.executable, "-c", train, "/workspace/data"])}
+"""
+
+
+FETCH = """
+import os, pathlib, sys, time
+time.sleep(0.5)  # the nodes must not start before this has ended
+pathlib.Path(sys.argv[1]).write_text(os.environ['STORAGE_URI'])
+print('fetched', flush=True)
+"""
+TRAIN = """
+import json, os, pathlib, sys
+keys = ['PET_NODE_RANK', 'JOB_COMPLETION_INDEX', 'PET_MASTER_ADDR', 'PET_NNODES']
+seen = {k: os.environ[k] for k in keys}
+seen['data'] = pathlib.Path(sys.argv[1]).read_text()
+print('env ' + json.dumps(seen), flush=True)
+"""
+
+
+def test_a_trainjob_runs_its_initializer_first_then_every_node(tmp_path: Path) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    outcome = run_local(_write(tmp_path, _trainjob(FETCH, TRAIN)), out=out, err=err, timeout=60)
+    assert outcome.code == 0, err.getvalue() + out.getvalue()
+    assert outcome.message == "job succeeded: every pod succeeds (JobSet successPolicy All)"
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "tj-dataset-initializer-0-0 | fetched"
+    for index in (0, 1):
+        assert _lines(out.getvalue(), f"tj-node-0-{index} ") == [
+            {
+                "PET_NODE_RANK": str(index),
+                "JOB_COMPLETION_INDEX": str(index),
+                "PET_MASTER_ADDR": "127.0.0.3",
+                "PET_NNODES": "2",
+                "data": "hf://org/set",
+            }
+        ]
+    assert "  order: node starts once dataset-initializer Complete (dependsOn)" in err.getvalue()
+    assert "run-local: node: dataset-initializer Complete; starting" in err.getvalue()
+
+
+def test_a_failed_initializer_fails_the_job_before_any_node_starts(tmp_path: Path) -> None:
+    text = _trainjob("raise SystemExit(3)", TRAIN)
+    # Retried up to the Job's backoffLimit (6, Kubernetes' default): make it short.
+    text = text.replace(
+        "            spec:\n              template:\n                spec:\n                  "
+        "containers:\n                    - name: dataset-initializer",
+        "            spec:\n              backoffLimit: 1\n              template:\n"
+        "                spec:\n                  containers:\n"
+        "                    - name: dataset-initializer",
+    )
+    out, err = io.StringIO(), io.StringIO()
+    outcome = run_local(_write(tmp_path, text), out=out, err=err, timeout=60)
+    assert outcome.code == 1, err.getvalue()
+    assert outcome.message.startswith(
+        "tj-dataset-initializer-0-0 exited with code 3 and the job's backoffLimit (1 restarts) "
+        "is used up"
+    )
+    assert "tj-node-0-" not in out.getvalue()
+    final = err.getvalue().splitlines()[-3:-1]  # the last status table's node rows
+    assert [row.split()[0] for row in final] == ["tj-node-0-0", "tj-node-0-1"]
+    assert all("stopped" in row and " - " in f" {row} " for row in final)

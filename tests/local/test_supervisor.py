@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from trainjobs.local.hosts import HostMap
@@ -174,3 +176,43 @@ def test_a_running_backend_does_not_keep_a_finished_job_alive() -> None:
     assert "run-local: backends ready: job-redis-0" in err.getvalue()
     assert "job-redis-0  " in err.getvalue().splitlines()[-2]
     assert "stopped" in err.getvalue().splitlines()[-2]
+
+
+def _after(process: ProcessSpec, *needs: tuple[str, str]) -> ProcessSpec:
+    return replace(process, replica=replace(process.replica, depends_on=needs))
+
+
+def test_a_replica_starts_once_what_it_depends_on_has_completed(tmp_path: Path) -> None:
+    # The initializer leaves a file behind and ends; the worker fails without it.
+    init = _process("Init", 0, "import time, pathlib; time.sleep(0.5); pathlib.Path('d').touch()")
+    worker = _process("Worker", 0, "import pathlib; assert pathlib.Path('d').exists()")
+    outcome, _, err = _run(
+        [replace(init, cwd=tmp_path), _after(replace(worker, cwd=tmp_path), ("Init", "Complete"))],
+        SuccessPolicy(),
+    )
+    assert outcome == Outcome(0, "job succeeded: every replica succeeds")
+    first = err.split("run-local: Worker: Init Complete; starting")[0]
+    assert re.search(r"job-worker-0\s+-\s+pending", first)
+
+
+def test_ready_waits_only_until_the_dependency_runs() -> None:
+    server = _process("Server", 0, FOREVER)
+    client = _after(_process("Client", 0, "print('hello')"), ("Server", "Ready"))
+    outcome, out, err = _run(
+        [server, client], SuccessPolicy(roles=("Client",), summary="the Client succeeds")
+    )
+    assert outcome == Outcome(0, "job succeeded: the Client succeeds")
+    assert "job-client-0 | hello" in out
+    assert "run-local: Client: Server Ready; starting" in err
+
+
+def test_a_failed_dependency_fails_the_job_and_its_dependents_never_start() -> None:
+    init = _process("Init", 0, "raise SystemExit(5)")
+    worker = _after(_process("Worker", 0, "print('ran')"), ("Init", "Complete"))
+    outcome, out, err = _run([init, worker], SuccessPolicy())
+    assert outcome == Outcome(
+        1, "job failed: job-init-0 exited with code 5 (restartPolicy Never); last output: ''"
+    )
+    assert "ran" not in out
+    last = [line for line in err.splitlines() if line.startswith("job-worker-0 ")][-1]
+    assert re.search(r"job-worker-0\s+-\s+stopped", last)

@@ -3,7 +3,8 @@
 ``trainjobs run-local PATH`` starts one process per replica with the env,
 addresses and restart and success rules the job would get on a cluster, so a
 wrong TF_CONFIG, rank or hostfile shows up in seconds. Modules: ``plan`` (pure:
-pods → process specs), ``hosts`` (names → loopback addresses), ``environment``
+pods → process specs), ``indexed`` (an Indexed Job's pods, as the Job controller
+makes them), ``hosts`` (names → loopback addresses), ``environment``
 (the kubelet's env rules), ``supervisor`` (processes and rules), ``ui`` (what is
 printed), ``run`` (all of it together).
 """

@@ -28,6 +28,7 @@ from trainjobs.local import rsh
 from trainjobs.local.environment import Machine, PodContext, container_env
 from trainjobs.local.expansion import expand, lookup_in
 from trainjobs.local.hosts import HostMap, build_host_map, service_env
+from trainjobs.local.indexed import indexed_pods
 from trainjobs.local.volumes import FileSpec, Volumes, mounts_of
 from trainjobs.plan import Replica, RunRules
 from trainjobs.render import RenderedJob
@@ -59,6 +60,9 @@ RUNNER_ENV: Mapping[str, str] = {
 own env wins). Also: ``PATH`` starts with the folder of the Python running
 trainjobs, so ``python`` in a command is the interpreter the frameworks are
 installed in."""
+
+_NPROC = "PET_NPROC_PER_NODE"
+"""torchrun's ``--nproc-per-node`` as Trainer's torch policy sets it (``auto`` with GPUs)."""
 
 
 @dataclass(frozen=True)
@@ -134,6 +138,7 @@ class LocalPlan:
         lifecycle: restart and success rules from the framework.
         scratch: the folder the files go to.
         notes: things the user should know (volumes, the ssh stand-in …).
+        folders: volume folders to make first (emptyDir, a shared claim …); default none.
     """
 
     title: str
@@ -143,6 +148,7 @@ class LocalPlan:
     lifecycle: RunRules
     scratch: Path
     notes: tuple[str, ...] = field(default=())
+    folders: tuple[Path, ...] = field(default=())
 
 
 def rewrite_paths(text: str, mounts: Sequence[tuple[str, str]]) -> str:
@@ -187,7 +193,9 @@ class _Builder:
     generate: Callable[[Generated], str]
     python: str
     services: Mapping[str, str] = field(default_factory=dict)
+    dependents: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     files: list[FileSpec] = field(default_factory=list)
+    folders: list[Path] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -206,6 +214,7 @@ class _Builder:
             spec, self.scratch / replica.workload, self.objects, self.hosts, self.generate, template
         )
         self.files += volumes.files
+        self.folders += [f for f in volumes.made if f not in self.folders]
         self.findings += [f.located(source) for f in volumes.findings]
         self.notes += [f"{replica.workload}: {n}" for n in volumes.notes]
         index, container = _pick_container(spec, replica)
@@ -232,18 +241,7 @@ class _Builder:
         command = [str(c) for c in container.get("command") or entrypoint]
         args = [str(a) for a in container.get("args") or []]
         if not command and not replica.remote_shell:
-            self.findings.append(
-                Finding(
-                    code="local.command",
-                    path=f"{where}.command",
-                    message="the container sets no command; run-local runs commands on this "
-                    "machine and cannot read the image's entrypoint",
-                    value=container.get("name"),
-                    hint="set command (and args) in the pod template, e.g. "
-                    "command: [python, train.py]",
-                    source=source,
-                )
-            )
+            self.findings.append(self._no_command(replica, container, where, source))
             return None
         argv = tuple(expand(literal(part), lookup_in(env)) for part in command + args)
         if replica.remote_shell:  # no sshd here: run-local stands in for it
@@ -274,6 +272,36 @@ class _Builder:
             ),
             # A password given on the command line is hidden like one read from a Secret.
             secrets=frozenset(pod.secrets | set(secret_words(argv))),
+        )
+
+    def _no_command(
+        self, replica: Replica, container: Mapping[str, Any], where: str, source: str
+    ) -> Finding:
+        message = (
+            "the container sets no command; run-local runs commands on this machine and "
+            "cannot read the image's entrypoint"
+        )
+        hint = "set command (and args) in the pod template, e.g. command: [python, train.py]"
+        waiting = self.dependents.get(replica.role)
+        if waiting:
+            # A Trainer initializer: its image's own program does the work, and the
+            # trainer must not start without it.
+            message += (
+                f" ({container.get('image')}); {', '.join(repr(w) for w in waiting)} "
+                f"starts only once {replica.role!r} has completed (JobSet dependsOn), so "
+                "run-local cannot run this job"
+            )
+            hint = (
+                f"give the runtime's {replica.role} container a command that does its work on "
+                "this machine (it gets the same env and volumes), or run the job on a cluster"
+            )
+        return Finding(
+            code="local.command",
+            path=f"{where}.command",
+            message=message,
+            value=container.get("name"),
+            hint=hint,
+            source=source,
         )
 
 
@@ -344,9 +372,20 @@ def build_plan(
         for m in [*others, *(o.manifest for o in rendered.objects)]
         if (m.get("metadata") or {}).get("namespace", plan.namespace) == plan.namespace
     ]
+    # An Indexed Job (JobSet's) runs several pods: each is a replica, named by its hostname.
+    pods = list(indexed_pods(in_namespace))
+    made_by = {
+        str(p["metadata"]["name"]): str(p["metadata"]["name"]).rpartition("-")[0] for p in pods
+    }
+    in_namespace += pods
     objects = {
         (str(m.get("kind")), str((m.get("metadata") or {}).get("name"))): m for m in in_namespace
     }
+    dependents: dict[str, tuple[str, ...]] = {}
+    for replica in lifecycle.replicas:
+        for role, _ in replica.depends_on:
+            if replica.role not in dependents.get(role, ()):
+                dependents[role] = (*dependents.get(role, ()), replica.role)
     served = [
         (Replica(b.kind, 0, b.workload, "Always"), b)
         for b in backends
@@ -368,6 +407,7 @@ def build_plan(
         generate,
         python,
         service_env(in_namespace, hosts, plan.namespace),
+        dependents,
     )
     processes: list[ProcessSpec] = []
     for replica, backend in served:
@@ -385,6 +425,11 @@ def build_plan(
     for replica in lifecycle.replicas:
         manifest = objects.get(("Pod", replica.workload)) or objects.get(("Job", replica.workload))
         template = f"{entry.path}.{template_paths.get(replica.role, 'spec')}.spec"
+        if replica.workload in made_by:  # where checks locate a Job's fields
+            template = (
+                f"{entry.path} → Job {plan.namespace}/{made_by[replica.workload]}: "
+                "spec.template.spec"
+            )
         if manifest is None:
             builder.findings.append(
                 Finding(
@@ -407,6 +452,12 @@ def build_plan(
         processes, extra = _with_remote_shell(processes, scratch / "rsh", python)
         files += extra
         notes.append("ssh to the workers is played by run-local's agent (trainjobs.local.agent)")
+    auto = [p.name for p in processes if p.env.get(_NPROC) == "auto"]
+    if auto:
+        notes.append(
+            f"{_NPROC}=auto ({', '.join(auto)}): torchrun starts one process per GPU, or per "
+            f"CPU without one ({machine.cpus} here), where a cluster node has its own count"
+        )
     return LocalPlan(
         title=f"{plan.kind.kind} {plan.namespace}/{plan.name}",
         processes=tuple(processes),
@@ -415,4 +466,5 @@ def build_plan(
         lifecycle=lifecycle,
         scratch=scratch,
         notes=tuple(notes),
+        folders=tuple(builder.folders),
     )

@@ -181,11 +181,13 @@ def preflight(plan: LocalPlan, environ: Mapping[str, str], all_addresses: bool) 
     return findings
 
 
-def write_files(files: Sequence[FileSpec], scratch: Path) -> None:
-    """Write the mounted ConfigMap and Secret keys with their modes, all inside ``scratch``.
+def write_files(files: Sequence[FileSpec], scratch: Path, folders: Sequence[Path] = ()) -> None:
+    """Make the volume ``folders``, then write the mounted ConfigMap and Secret keys with
+    their modes, all inside ``scratch``.
 
     The plan already refused paths that leave a volume; this is the last guard: a file
-    whose folder resolves outside ``scratch``, or that is a symbolic link, is never written.
+    whose folder resolves outside ``scratch``, or that is a symbolic link, is never written,
+    and no folder is made outside it.
     """
     root = scratch.resolve()
 
@@ -195,6 +197,10 @@ def write_files(files: Sequence[FileSpec], scratch: Path) -> None:
             f"{root}; nothing of the job ran"
         )
 
+    for folder in folders:
+        if not Path(os.path.normpath(folder.resolve())).is_relative_to(root):
+            raise outside(folder)
+        folder.mkdir(parents=True, exist_ok=True)
     for spec in files:
         # By name first (no folder is made outside), then as the file system resolves it.
         if not Path(os.path.normpath(spec.path.resolve().parent / spec.path.name)).is_relative_to(
@@ -249,7 +255,7 @@ def run_local(
         problems = preflight(plan, env, entry.framework.listens_on_all_addresses)
         if problems:
             raise SpecError.from_findings([f.located(entry.source) for f in problems])
-        write_files(plan.files, scratch)
+        write_files(plan.files, scratch, plan.folders)
         console = Console(out, err, color=err.isatty())
         console.header(plan)
         outcome = Supervisor(plan, console, env, timeout=timeout, restart_delay=restart_delay).run()

@@ -8,6 +8,9 @@
   retried fails the job unless its replica type is tolerated.
 * Backends the job uses (a RedisBackend's Deployment) start first; the job's
   replicas start once every backend port accepts connections.
+* A replica that depends on others (JobSet ``dependsOn``: a Trainer initializer
+  before the ``node`` pods) starts once they have completed (or started, for
+  ``Ready``); it shows as pending until then.
 * Once the outcome is known, or on the timeout (``--timeout`` or the job's
   ``activeDeadlineSeconds``), Ctrl-C or SIGTERM, every process group gets
   SIGTERM, then SIGKILL after its grace period.
@@ -118,9 +121,7 @@ class Supervisor:
                 self._start(replica)
             outcome = self._await_backends(backends) if backends else None
             if outcome is None:
-                for replica in self._replicas:
-                    if not replica.spec.backend:
-                        self._start(replica)
+                self._start_ready()
                 self._show()
                 outcome = self._watch(started)
         except (KeyboardInterrupt, _Stop):
@@ -160,6 +161,30 @@ class Supervisor:
         )
         reader.start()
         replica.readers.append(reader)
+
+    def _waits(self, replica: _Replica) -> list[str]:
+        """What ``replica`` still waits for (JobSet ``dependsOn``): ``role status`` each."""
+        waiting = []
+        for role, status in replica.spec.replica.depends_on:
+            others = [r for r in self._replicas if r.spec.replica.role == role]
+            done = ("succeeded",) if status == "Complete" else ("running", "succeeded")
+            if not all(r.state in done for r in others):
+                waiting.append(f"{role} {status}")
+        return waiting
+
+    def _start_ready(self) -> bool:
+        """Start every pending replica that waits for nothing; whether one started."""
+        started = False
+        for replica in self._replicas:
+            if replica.spec.backend or replica.state != "pending" or self._waits(replica):
+                continue
+            needs = replica.spec.replica.depends_on
+            if needs and replica.spec.replica.index == 0:
+                met = ", ".join(f"{role} {status}" for role, status in needs)
+                self._console.message(f"{replica.spec.replica.role}: {met}; starting")
+            self._start(replica)
+            started = True
+        return started
 
     def _read(self, replica: _Replica, process: subprocess.Popen[bytes]) -> None:
         assert process.stdout is not None
@@ -248,11 +273,11 @@ class Supervisor:
                             self._show()
                             return outcome
             if changed:
+                changed = self._start_ready()
                 self._show()
                 outcome = self._decide()
                 if outcome is not None:
                     return outcome
-                changed = False
             elapsed = time.monotonic() - started
             if deadline_rule is not None and elapsed >= deadline_rule:
                 return Outcome(

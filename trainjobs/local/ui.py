@@ -83,6 +83,13 @@ class Console:
         limit = plan.lifecycle.backoff_limit
         if limit is not None:
             lines.append(f"  backoffLimit: {limit} restarts in all")
+        order: dict[str, tuple[tuple[str, str], ...]] = {}
+        for p in plan.processes:
+            if p.replica.depends_on:
+                order.setdefault(p.replica.role, p.replica.depends_on)
+        for role, needs in order.items():
+            waits = ", ".join(f"{other} {status}" for other, status in needs)
+            lines.append(f"  order: {role} starts once {waits} (dependsOn)")
         lines += [f"  note: {note}" for note in plan.notes]
         skipped = sorted({s for p in plan.processes for s in p.skipped})
         if skipped:

@@ -70,6 +70,10 @@ class Volumes:
     ) -> None:
         self._generate = generate
         self.folders: dict[str, Path] = {}
+        """Volume name → the local folder it is."""
+        self.made: list[Path] = []
+        """The folders run-local makes before starting (all but hostPath's): a mount of an
+        emptyDir or a claim is an existing, empty folder on a cluster too."""
         self.files: list[FileSpec] = []
         self.findings: list[Finding] = []
         self.notes: list[str] = []
@@ -104,6 +108,8 @@ class Volumes:
             elif "emptyDir" not in volume:
                 kind = next((k for k in volume if k != "name"), "?")
                 self.notes.append(f"volume {name!r} ({kind}) is an empty folder here: {local}")
+            if "hostPath" not in volume:
+                self.made.append(self.folders[name])
 
     def _keys(
         self,

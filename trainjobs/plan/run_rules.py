@@ -26,13 +26,18 @@ class Replica:
     Attributes:
         role: the replica type as written in the job (``Worker``, ``Chief``, ``Launcher``).
         index: its index within the role, from 0.
-        workload: the name of the Pod (or batch Job) the ``pods`` target renders for it.
+        workload: the name of the Pod (or batch Job) the ``pods`` target renders for it;
+            for a pod of an Indexed batch Job (JobSet's), the pod's hostname
+            ``<job>-<completion index>``.
         restart_policy: how a failed (or, with ``Always``, any) exit is retried.
         container: the container whose exit decides the replica's outcome (the
             operator's default container); ``""`` means the first container.
         remote_shell: True when the replica only serves remote commands (an MPI
             worker running ``sshd``); the local runner stands in for the ssh server
             instead of running the container's command.
+        depends_on: ``(role, status)`` pairs the replica waits for before it starts
+            (JobSet ``dependsOn``): ``Complete`` waits until every replica of that role
+            has succeeded, ``Ready`` until every one has started. Default none.
     """
 
     role: str
@@ -41,6 +46,7 @@ class Replica:
     restart_policy: ReplicaRestartPolicy = "Never"
     container: str = ""
     remote_shell: bool = False
+    depends_on: tuple[tuple[str, str], ...] = ()
 
     @property
     def title(self) -> str:

@@ -24,6 +24,7 @@ from trainjobs.frameworks.base import Framework
 from trainjobs.frameworks.trainjob.builtins import builtin_runtimes, resolve_runtime
 from trainjobs.frameworks.trainjob.jobset import (
     DATASET,
+    LAUNCHER,
     MODEL,
     NODE,
     TRAINER_PORT,
@@ -44,9 +45,10 @@ from trainjobs.frameworks.trainjob.model import (
 )
 from trainjobs.frameworks.trainjob.pods import claim_volumes, pods_findings, pods_manifests
 from trainjobs.frameworks.trainjob.rules import runtime_findings, trainjob_findings
+from trainjobs.frameworks.trainjob.run_rules import trainjob_run_rules
 from trainjobs.k8s.crds import load_crd
 from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
-from trainjobs.plan import GangFacts, GangMember, KindRef, PodSet, RunPolicyFacts
+from trainjobs.plan import GangFacts, GangMember, KindRef, PodSet, RunPolicyFacts, RunRules
 from trainjobs.plan.expansion import Expansion
 
 __all__ = ["FRAMEWORK", "PATCH_MANAGER", "TrainJobFramework"]
@@ -307,6 +309,18 @@ class TrainJobFramework(Framework[TrainJob]):
             suspend=job.spec.suspend,
             active_deadline_seconds=job.spec.active_deadline_seconds,
         )
+
+    def run_rules(self, job: TrainJob) -> RunRules | None:
+        # One replica per pod of JobSet's Indexed Jobs (run_rules.py); None without a runtime.
+        jobset = self._jobset(job)
+        if jobset is None:
+            return None
+        runtime, _ = self.runtime(job)
+        ml = runtime.spec.ml_policy if runtime is not None else None
+        roles = [r.get("name") for r in jobset["spec"].get("replicatedJobs") or []]
+        # MPI: the node pods serve ssh to the launcher's mpirun (run-local plays ssh).
+        mpi = ml is not None and ml.kind == "mpi" and LAUNCHER in roles
+        return trainjob_run_rules(job, jobset, (NODE,) if mpi else ())
 
     def scheduling_policy(self, job: TrainJob) -> dict[str, Any] | None:
         return None
