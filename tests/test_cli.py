@@ -238,3 +238,17 @@ def test_render_prints_the_operator_installs_of_a_stack(
         "TFJob                           kubeflow   mnist",
     ]:
         assert row in table.splitlines()
+
+
+def test_render_to_dash_writes_the_stream_to_stdout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `-o -` is stdout, as for most tools that write files: no folder named "-".
+    monkeypatch.chdir(tmp_path)
+    job = str(EXAMPLES / "tf-mnist" / "tfjob.yaml")
+    assert main(["render", job, "-o", "-"]) == 0
+    dashed = capsys.readouterr().out
+    assert main(["render", job]) == 0
+    assert dashed == capsys.readouterr().out
+    assert "kind: TFJob" in dashed
+    assert list(tmp_path.iterdir()) == []

@@ -74,7 +74,8 @@ def cmd_render(args: argparse.Namespace) -> int:
     objects = [obj for r in renderings for obj in r.objects]
     for rendering in renderings:
         print_findings(rendering.findings, sys.stderr, args.quiet)
-    if args.output:
+    # "-o -" is stdout, as for most tools that write files; a folder named "-" is ./-.
+    if args.output and args.output != "-":
         done = write_directory(
             objects, Path(args.output), args.show_secrets, args.allow_other_files
         )
@@ -107,7 +108,12 @@ def add_command(sub: Any) -> None:
     )
     add_paths_and_checks(render)
     add_profile(render)
-    render.add_argument("-o", "--output", metavar="DIR", help="write one file per object here")
+    render.add_argument(
+        "-o",
+        "--output",
+        metavar="DIR",
+        help="write one file per object here ('-': the YAML stream on stdout, as without -o)",
+    )
     render.add_argument(
         "--allow-other-files",
         action="store_true",
