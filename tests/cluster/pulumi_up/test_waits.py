@@ -3,7 +3,8 @@
 The stacks are tests/cluster/pulumi_up/stacks/Pulumi.waits*.yaml, copied into the project
 copy's stacks/. kwok makes scheduled pods Running and Ready; no operator for MXJob
 runs in the test cluster, so the test sets its Succeeded condition as the operator
-would, while ``pulumi up`` waits.
+would, while ``pulumi up`` waits. A TrainJob's Complete condition comes from the real
+Trainer and JobSet controllers once its pods succeed.
 """
 
 from __future__ import annotations
@@ -142,3 +143,55 @@ def test_wait_running_times_out_after_wait_timeout(project: Project, kwok_node: 
     took = time.monotonic() - started
     assert took < 180, f"the up took {took:.0f}s"
     assert "'stuck-master-0' timed out waiting to be Ready" in result.stdout, str(result)
+
+
+def test_wait_succeeded_of_a_trainjob_waits_for_the_trainer(
+    project: Project, cluster: ControlPlane, kwok_node: str
+) -> None:
+    """`pulumi up` of a TrainJob with ``wait: succeeded`` returns once the real Trainer
+    reports it Complete, and not before.
+
+    Nothing is patched by hand: the real Trainer v2.3.0 creates the JobSet, the real
+    JobSet v0.12.0 controller its Indexed Job, the job controller the pods; the test only
+    lets the pods succeed on kwok, as a finished training would, and the Complete
+    condition travels back up (Job → JobSet → TrainJob). Fails if the component waits on
+    a condition the Trainer never sets, or does not wait at all.
+    """
+    project.init("waits-trainjob")
+    up = _popen_up(project, "waits-trainjob")
+    selector = "labelSelector=jobset.sigs.k8s.io/jobset-name%3Dtrains"
+    pods = f"/api/v1/namespaces/waits-trainjob/pods?{selector}"
+    try:
+        deadline = time.monotonic() + 240
+        running: list[dict[str, object]] = []
+        while time.monotonic() < deadline and up.poll() is None:
+            found = cluster.client.items(pods)
+            running = [p for p in found if p.get("status", {}).get("phase") == "Running"]
+            if len(running) == 2:
+                break
+            time.sleep(0.5)
+        assert len(running) == 2, "the TrainJob's two node pods never ran"
+        time.sleep(5)
+        assert up.poll() is None, "pulumi up returned before the TrainJob completed"
+        for pod in running:
+            name = pod["metadata"]["name"]  # type: ignore[index]
+            cluster.kubectl(
+                "annotate", "-n", "waits-trainjob", "pod", name, "trainjobs.dev/kwok-succeed=true"
+            )
+        try:
+            out, _ = up.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            up.kill()
+            out, _ = up.communicate()
+            pytest.fail(f"pulumi up still waits 120s after the pods succeeded:\n{out}")
+    finally:
+        if up.poll() is None:
+            up.kill()
+            up.wait()
+    assert up.returncode == 0, out
+    job = cluster.client.get(
+        "/apis/trainer.kubeflow.org/v1alpha1/namespaces/waits-trainjob/trainjobs/trains"
+    )
+    assert job is not None
+    conditions = {c["type"]: c["status"] for c in job["status"].get("conditions", [])}
+    assert conditions.get("Complete") == "True", conditions
