@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from trainjobs.errors import Finding, Rule, format_path
@@ -46,9 +45,7 @@ NAME_DUPLICATE = Rule(
 
 def _at(rule: Rule, obj: RenderedObject, field: str, value: Any, **facts: Any) -> Finding:
     """The finding of ``rule`` at ``field`` of the rendered ``obj``, located in its source."""
-    return replace(
-        rule.at(f"{obj.origin} → {obj.title}: {field}", value, **facts), source=obj.source
-    )
+    return rule.at(f"{obj.origin} → {obj.title}: {field}", value, **facts).located(obj.source)
 
 
 def name_findings(objects: Sequence[RenderedObject]) -> list[Finding]:
