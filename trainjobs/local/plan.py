@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from trainjobs.errors import Finding, Severity, SpecError
+from trainjobs.errors import Finding, Rule, Severity, SpecError
 from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.generated import Generated
 from trainjobs.k8s.pods import each_container
@@ -174,6 +174,25 @@ def _pick_container(spec: Mapping[str, Any], replica: Replica) -> tuple[int, Map
     return 0, containers[0] if containers else {}
 
 
+NO_COMMAND = Rule(
+    "local.command",
+    "the container sets no command; run-local runs commands on this machine and cannot read "
+    "the image's entrypoint",
+    hint="set command (and args) in the pod template, e.g. command: [python, train.py]",
+)
+UNSUPPORTED = Rule(
+    "local.unsupported",
+    "the {framework} framework does not describe its replicas (Framework.run_rules), so "
+    "run-local cannot run it",
+    hint="run it on a cluster, or add run_rules() to the framework plugin",
+)
+NO_WORKLOAD = Rule(
+    "local.workload",
+    "the pods target rendered no Pod or Job named {workload!r}",
+    hint="this is a bug in the framework plugin; please report it",
+)
+
+
 @dataclass
 class _Builder:
     """Turns one workload (a replica's Pod or Job, a backend's Deployment) into a process."""
@@ -233,16 +252,7 @@ class _Builder:
         args = [str(a) for a in container.get("args") or []]
         if not command and not replica.remote_shell:
             self.findings.append(
-                Finding(
-                    code="local.command",
-                    path=f"{where}.command",
-                    message="the container sets no command; run-local runs commands on this "
-                    "machine and cannot read the image's entrypoint",
-                    value=container.get("name"),
-                    hint="set command (and args) in the pod template, e.g. "
-                    "command: [python, train.py]",
-                    source=source,
-                )
+                NO_COMMAND.at(f"{where}.command", container.get("name")).located(source)
             )
             return None
         argv = tuple(expand(literal(part), lookup_in(env)) for part in command + args)
@@ -299,17 +309,9 @@ def _unsupported(rendered: RenderedJob) -> SpecError:
     entry, job = rendered.entry, rendered.job
     return SpecError.from_findings(
         [
-            Finding(
-                code="local.unsupported",
-                path=entry.path,
-                message=(
-                    f"the {entry.framework.name} framework does not describe its replicas "
-                    "(Framework.run_rules), so run-local cannot run it"
-                ),
-                value=f"{job.api_version} {job.kind}",
-                hint="run it on a cluster, or add run_rules() to the framework plugin",
-                source=entry.source,
-            )
+            UNSUPPORTED.at(
+                entry.path, f"{job.api_version} {job.kind}", framework=entry.framework.name
+            ).located(entry.source)
         ]
     )
 
@@ -387,13 +389,7 @@ def build_plan(
         template = f"{entry.path}.{template_paths.get(replica.role, 'spec')}.spec"
         if manifest is None:
             builder.findings.append(
-                Finding(
-                    code="local.workload",
-                    path=template,
-                    message=f"the pods target rendered no Pod or Job named {replica.workload!r}",
-                    hint="this is a bug in the framework plugin; please report it",
-                    source=entry.source,
-                )
+                NO_WORKLOAD.at(template, workload=replica.workload).located(entry.source)
             )
             continue
         process = builder.build(replica, manifest, template, entry.source)
