@@ -27,6 +27,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
+from trainjobs import errors
 from trainjobs.errors import Finding, Severity
 from trainjobs.k8s.data import Manifest
 from trainjobs.platform._legacy_operator import LegacyOperator, LegacyOperatorSpec
@@ -50,6 +51,15 @@ RULES = (
 """What the controller does in every namespace; nothing more."""
 
 _INSTALL = LegacyOperator("ms-operator", "mindspore", LOCK, RULES)
+
+
+# errors.Rule: this module's Rule is an RBAC rule (platform.install).
+FLOATING_IMAGE = errors.Rule(
+    "ms_operator.image",
+    "the image tag floats: each node may pull a different build, or none",
+    hint="build or mirror the operator and set spec.image to a fixed tag or digest",
+    severity=Severity.WARNING,
+)
 
 
 class MSOperatorSpec(LegacyOperatorSpec):
@@ -89,16 +99,7 @@ class MSOperatorKind(PlatformKind[MSOperator]):
         tag = image.rpartition("/")[2]
         if "@" in tag or (":" in tag and not tag.endswith(":latest")):
             return []
-        return [
-            Finding(
-                code="ms_operator.image",
-                path="spec.image",
-                message="the image tag floats: each node may pull a different build, or none",
-                value=image,
-                hint="build or mirror the operator and set spec.image to a fixed tag or digest",
-                severity=Severity.WARNING,
-            )
-        ]
+        return [FLOATING_IMAGE.at("spec.image", image)]
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
         spec = self.document(resource).spec

@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from trainjobs import errors
 from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.data import Manifest
@@ -109,6 +110,16 @@ def controller_configuration() -> dict[str, Any]:
     }
 
 
+# errors.Rule: this module's Rule is an RBAC rule (platform.install).
+JOBSET_EXTERNAL = errors.Rule(
+    "operator.jobset_external",
+    "Trainer runs every TrainJob as a JobSet; JobSet v0.12.0 must be installed before "
+    "Trainer starts",
+    hint="add a JobSet operator to this stack, or install JobSet in the cluster",
+    severity=Severity.ADVICE,
+)
+
+
 class TrainerSpec(OperatorSpec):
     """``spec`` of a Trainer."""
 
@@ -162,17 +173,7 @@ class TrainerKind(OperatorKind[Trainer]):
     def validate(self, resource: PlatformResource) -> list[Finding]:
         if self.document(resource).spec.install_jobset:
             return []
-        return [
-            Finding(
-                code="operator.jobset_external",
-                path="spec.installJobSet",
-                message="Trainer runs every TrainJob as a JobSet; JobSet v0.12.0 must be "
-                "installed before Trainer starts",
-                value=False,
-                hint="add a JobSet operator to this stack, or install JobSet in the cluster",
-                severity=Severity.ADVICE,
-            )
-        ]
+        return [JOBSET_EXTERNAL.at("spec.installJobSet", False)]
 
     def rules(self) -> list[Rule]:
         """The ClusterRole ``kubeflow-trainer-controller-manager`` (role.yaml)."""
