@@ -44,7 +44,6 @@ RULES = (
 _INSTALL = LegacyOperator("caffe2-operator", "caffe2", LOCK, RULES)
 
 
-# errors.Rule: this module's Rule is an RBAC rule (platform.install).
 NO_IMAGE = errors.Rule(
     "caffe2_operator.image",
     "the caffe2-operator has no published image, so spec.image is required",

@@ -38,6 +38,12 @@ __all__ = ["DEFAULT_IMAGE", "KIND", "RULES", "MSOperator", "MSOperatorKind", "MS
 
 DEFAULT_IMAGE = "mindspore/ms-operator:latest"
 """The chart's ``image`` value."""
+FLOATING_IMAGE = errors.Rule(
+    "ms_operator.image",
+    "the image tag floats: each node may pull a different build, or none",
+    hint="build or mirror the operator and set spec.image to a fixed tag or digest",
+    severity=Severity.WARNING,
+)
 CONFIG_FILE = "/etc/config/controller-config-file.yaml"
 """Where the chart mounts the controller config (``config.file``)."""
 LOCK = "ms-operator"
@@ -51,15 +57,6 @@ RULES = (
 """What the controller does in every namespace; nothing more."""
 
 _INSTALL = LegacyOperator("ms-operator", "mindspore", LOCK, RULES)
-
-
-# errors.Rule: this module's Rule is an RBAC rule (platform.install).
-FLOATING_IMAGE = errors.Rule(
-    "ms_operator.image",
-    "the image tag floats: each node may pull a different build, or none",
-    hint="build or mirror the operator and set spec.image to a fixed tag or digest",
-    severity=Severity.WARNING,
-)
 
 
 class MSOperatorSpec(LegacyOperatorSpec):

@@ -105,7 +105,6 @@ class OperatorKind(PlatformKind[DocT]):
         return f"{self.kind} {resource.name!r} ({self.version})"
 
 
-# errors.Rule: this module's Rule is an RBAC rule (platform.install).
 RBAC_WILDCARD = errors.Rule(
     "operator.rbac_wildcard",
     "the operator is granted '*' on {granted}",

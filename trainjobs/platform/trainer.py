@@ -110,7 +110,6 @@ def controller_configuration() -> dict[str, Any]:
     }
 
 
-# errors.Rule: this module's Rule is an RBAC rule (platform.install).
 JOBSET_EXTERNAL = errors.Rule(
     "operator.jobset_external",
     "Trainer runs every TrainJob as a JobSet; JobSet v0.12.0 must be installed before "

@@ -142,7 +142,6 @@ KIND_RULES: dict[str, tuple[Rule, ...]] = {
 PODGROUP_GROUPS = {"volcano": "scheduling.volcano.sh", "scheduler-plugins": "scheduling.x-k8s.io"}
 """The API group of the PodGroups each gang mechanism uses."""
 
-# errors.Rule: this module's Rule is an RBAC rule (platform.install).
 SCHEMES_EMPTY = errors.Rule(
     "operator.schemes_empty",
     "an operator that runs no job kind installs nothing useful",
