@@ -42,6 +42,8 @@ from trainjobs.platform.install import (
     secret,
     service,
     service_account,
+    webhook_cert_mount,
+    webhook_cert_volume,
     webhook_configuration,
 )
 from trainjobs.platform.jobset import DEFAULT_IMAGE as JOBSET_IMAGE
@@ -288,11 +290,7 @@ class TrainerKind(OperatorKind[Trainer]):
                     "readOnly": True,
                     "subPath": "controller_manager_config.yaml",
                 },
-                {
-                    "mountPath": "/tmp/k8s-webhook-server/serving-certs",
-                    "name": "cert",
-                    "readOnly": True,
-                },
+                webhook_cert_mount(),
             ],
         }
         spec.apply_resources(container)
@@ -301,7 +299,7 @@ class TrainerKind(OperatorKind[Trainer]):
             "serviceAccountName": NAME,
             "volumes": [
                 {"configMap": {"name": CONFIG}, "name": CONFIG},
-                {"name": "cert", "secret": {"defaultMode": 420, "secretName": CERT_SECRET}},
+                webhook_cert_volume(CERT_SECRET),
             ],
         }
 

@@ -49,6 +49,8 @@ from trainjobs.platform.install import (
     secret,
     service,
     service_account,
+    webhook_cert_mount,
+    webhook_cert_volume,
     webhook_configuration,
 )
 from trainjobs.platform.operator import (
@@ -326,13 +328,7 @@ class TrainingOperatorKind(OperatorKind[TrainingOperator]):
                     },
                 ],
                 "securityContext": {"allowPrivilegeEscalation": False},
-                "volumeMounts": [
-                    {
-                        "mountPath": "/tmp/k8s-webhook-server/serving-certs",
-                        "name": "cert",
-                        "readOnly": True,
-                    }
-                ],
+                "volumeMounts": [webhook_cert_mount()],
                 "livenessProbe": _probe("/healthz", 15, 20),
                 "readinessProbe": _probe("/readyz", 10, 15),
             }
@@ -343,9 +339,7 @@ class TrainingOperatorKind(OperatorKind[TrainingOperator]):
                 "containers": [container],
                 "serviceAccountName": NAME,
                 "terminationGracePeriodSeconds": 10,
-                "volumes": [
-                    {"name": "cert", "secret": {"defaultMode": 420, "secretName": CERT_SECRET}}
-                ],
+                "volumes": [webhook_cert_volume(CERT_SECRET)],
             }
         )
 
