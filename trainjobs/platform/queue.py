@@ -140,12 +140,11 @@ class GpuQueueKind(PlatformKind[GpuQueue]):
 
     def validate(self, resource: PlatformResource) -> list[Finding]:
         spec = self.document(resource).spec
-        findings = []
-        for field in ("cpu", "memory"):
-            value = getattr(spec, field)
-            if value is not None and _quantity(value) is None:
-                findings.append(QUANTITY.at(f"spec.{field}", value, field=field))
-        return findings
+        return [
+            QUANTITY.at(f"spec.{field}", value, field=field)
+            for field, value in (("cpu", spec.cpu), ("memory", spec.memory))
+            if value is not None and _quantity(value) is None
+        ]
 
     def references(self, resource: PlatformResource) -> list[Reference]:
         return [Reference("nodePool", self.document(resource).spec.node_pool, "spec.nodePool")]
