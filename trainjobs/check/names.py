@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from trainjobs.errors import Finding, format_path
+from trainjobs.errors import Finding, Rule, format_path
 from trainjobs.k8s.names import (
     dns1035_label_problem,
     dns1123_label_problem,
@@ -21,8 +21,31 @@ __all__ = ["LABEL_NAMED", "metadata_problems", "name_findings"]
 LABEL_NAMED = {"Service": dns1035_label_problem, "Namespace": dns1123_label_problem}
 
 
-def _where(obj: RenderedObject, field: str) -> str:
-    return f"{obj.origin} → {obj.title}: {field}"
+NAME_INVALID = Rule(
+    "name.invalid",
+    "the {kind} name {problem}",
+    hint="shorten or rename the job; object names derive from it",
+)
+LABEL_INVALID = Rule(
+    "label.invalid",
+    "{problem}",
+    hint="a job name of 63 characters or fewer keeps its labels valid",
+)
+ANNOTATION_INVALID = Rule(
+    "annotation.invalid",
+    "{problem}",
+    hint="an annotation key is [prefix/]name, e.g. example.com/owner",
+)
+NAME_DUPLICATE = Rule(
+    "name.duplicate",
+    "{first} already renders {title}",
+    hint="give one of the jobs another name or namespace",
+)
+
+
+def _at(rule: Rule, obj: RenderedObject, field: str, value: Any, **facts: Any) -> Finding:
+    """The finding of ``rule`` at ``field`` of the rendered ``obj``, located in its source."""
+    return rule.at(f"{obj.origin} → {obj.title}: {field}", value, **facts).located(obj.source)
 
 
 def name_findings(objects: Sequence[RenderedObject]) -> list[Finding]:
@@ -46,39 +69,30 @@ def name_findings(objects: Sequence[RenderedObject]) -> list[Finding]:
         problem = rule(name)
         if problem:
             findings.append(
-                Finding(
-                    code="name.invalid",
-                    path=_where(obj, "metadata.name"),
-                    message=f"the {kind} name {problem}",
-                    value=name,
-                    hint="shorten or rename the job; object names derive from it",
-                    source=obj.source,
-                )
+                _at(NAME_INVALID, obj, "metadata.name", name, kind=kind, problem=problem)
             )
         for key, value in (meta.get("labels") or {}).items():
             key_said, value_said = key_problem(key), label_value_problem(str(value))
             if key_said or value_said:
                 findings.append(
-                    Finding(
-                        code="label.invalid",
-                        path=_where(obj, f"metadata.labels[{key!r}]"),
-                        message=str(key_said or value_said),
-                        value=value if value_said else key,
-                        hint="a job name of 63 characters or fewer keeps its labels valid",
-                        source=obj.source,
+                    _at(
+                        LABEL_INVALID,
+                        obj,
+                        f"metadata.labels[{key!r}]",
+                        value if value_said else key,
+                        problem=key_said or value_said,
                     )
                 )
         for key in meta.get("annotations") or {}:
             problem = key_problem(key)
             if problem:
                 findings.append(
-                    Finding(
-                        code="annotation.invalid",
-                        path=_where(obj, f"metadata.annotations[{key!r}]"),
-                        message=problem,
-                        value=key,
-                        hint="an annotation key is [prefix/]name, e.g. example.com/owner",
-                        source=obj.source,
+                    _at(
+                        ANNOTATION_INVALID,
+                        obj,
+                        f"metadata.annotations[{key!r}]",
+                        key,
+                        problem=problem,
                     )
                 )
         identity = obj.identity
@@ -87,14 +101,7 @@ def name_findings(objects: Sequence[RenderedObject]) -> list[Finding]:
         if identity in seen:
             first = seen[identity]
             findings.append(
-                Finding(
-                    code="name.duplicate",
-                    path=_where(obj, "metadata.name"),
-                    message=f"{first.origin} already renders {obj.title}",
-                    value=name,
-                    hint="give one of the jobs another name or namespace",
-                    source=obj.source,
-                )
+                _at(NAME_DUPLICATE, obj, "metadata.name", name, first=first.origin, title=obj.title)
             )
         else:
             seen[identity] = obj

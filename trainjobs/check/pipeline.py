@@ -14,12 +14,33 @@ from trainjobs.check.quantities import HINT as QUANTITY_HINT
 from trainjobs.check.quantities import pod_spec_paths, quantity_problems
 from trainjobs.check.rules import RuleContext, ignore_findings, rule_findings
 from trainjobs.check.stages import attribute
-from trainjobs.errors import Finding, Severity, SpecError
+from trainjobs.errors import Finding, Rule, Severity, SpecError
 from trainjobs.render import RenderedObject, Rendering, render
 from trainjobs.spec.entry import JobEntry, Target
 from trainjobs.spec.stack import Profile, StackSpec
 
 __all__ = ["manifest_findings", "run", "template_findings"]
+
+
+POD_TEMPLATE_SCHEMA = Rule(
+    "schema.pod_template", "{message}", hint="see the Kubernetes PodSpec reference for this field"
+)
+TEMPLATE_LABEL = Rule(
+    "label.invalid",
+    "{message}",
+    hint="label keys are [prefix/]name, values at most 63 letters, digits, '-', '_' or '.'",
+)
+UNKNOWN_KIND = Rule(
+    "schema.unknown_kind",
+    "no schema is known for this kind, so it was not checked",
+    hint="add its CRD to crds/",
+    severity=Severity.WARNING,
+)
+NO_SCHEMA_VERSION = Rule(
+    "k8s_version",
+    "no schema is bundled for this Kubernetes version",
+    hint="use one of {versions}",
+)
 
 
 def _quantity_findings(pod_spec: object, where: str, prefix: str, source: str) -> list[Finding]:
@@ -68,27 +89,15 @@ def template_findings(entries: Sequence[JobEntry], version: str) -> list[Finding
     for entry in entries:
         for ref in entry.framework.pod_templates(entry.job):
             for path, message, value in k8s_schema.template_problems(ref.template, version):
+                field = f"{entry.path}.{ref.path}" + (f".{path}" if path else "")
                 findings.append(
-                    Finding(
-                        code="schema.pod_template",
-                        path=f"{entry.path}.{ref.path}" + (f".{path}" if path else ""),
-                        message=message,
-                        value=value,
-                        hint="see the Kubernetes PodSpec reference for this field",
-                        source=entry.source,
-                    )
+                    POD_TEMPLATE_SCHEMA.at(field, value, message=message).located(entry.source)
                 )
             where = f"{ref.path}.metadata"
             for path, message, value in metadata_problems(ref.template.get("metadata"), where):
                 findings.append(
-                    Finding(
-                        code="label.invalid",
-                        path=f"{entry.path}.{path}",
-                        message=message,
-                        value=value,
-                        hint="label keys are [prefix/]name, values at most 63 letters, "
-                        "digits, '-', '_' or '.'",
-                        source=entry.source,
+                    TEMPLATE_LABEL.at(f"{entry.path}.{path}", value, message=message).located(
+                        entry.source
                     )
                 )
             pod_spec = ref.template.get("spec")
@@ -144,16 +153,9 @@ def manifest_findings(
         elif k8s_schema.has_schema(obj.manifest, version):
             builtin.append(obj)
         else:
+            kind = f"{obj.manifest.get('apiVersion')} {obj.manifest.get('kind')}"
             findings.append(
-                Finding(
-                    code="schema.unknown_kind",
-                    path=f"{obj.origin} → {obj.title}",
-                    message="no schema is known for this kind, so it was not checked",
-                    value=f"{obj.manifest.get('apiVersion')} {obj.manifest.get('kind')}",
-                    hint="add its CRD to crds/",
-                    severity=Severity.WARNING,
-                    source=obj.source,
-                )
+                UNKNOWN_KIND.at(f"{obj.origin} → {obj.title}", kind).located(obj.source)
             )
     for obj in objects:
         for where, pod_spec in pod_spec_paths(obj.manifest):
@@ -241,14 +243,9 @@ def _run(
     except ValueError:
         raise SpecError.from_findings(
             [
-                Finding(
-                    code="k8s_version",
-                    path="k8sVersion",
-                    message="no schema is bundled for this Kubernetes version",
-                    value=version,
-                    hint=f"use one of {', '.join(k8s_schema.available_versions())}",
-                    source=stack.source,
-                )
+                NO_SCHEMA_VERSION.at(
+                    "k8sVersion", version, versions=", ".join(k8s_schema.available_versions())
+                ).located(stack.source)
             ]
         ) from None
     findings = template_findings(stack.jobs, version)

@@ -16,7 +16,7 @@ from trainjobs.check import run
 from trainjobs.components.job import TrainingJob, load_for_program
 from trainjobs.components.platform import PlatformComponent
 from trainjobs.components.register import register_manifest
-from trainjobs.errors import NO_VALUE, Finding, SpecError
+from trainjobs.errors import NO_VALUE, Finding, Rule, SpecError
 from trainjobs.render import RenderedJob, UnitRef
 from trainjobs.spec.entry import Target
 from trainjobs.spec.load import CONFIG_NAMESPACE, parse_stack
@@ -60,6 +60,14 @@ class StackConfig:
     allow_no_jobs: bool = False
 
 
+FOREIGN_NAMESPACE = Rule("stack.namespace", "{message}", hint="rename it to {project}:{bare}")
+ALLOW_NO_JOBS_VALUE = Rule(
+    "stack.allowNoJobs",
+    f"{ALLOW_NO_JOBS} must be true or false",
+    hint=f"pulumi config set {{project}}:{ALLOW_NO_JOBS} true",
+)
+
+
 def _all_config() -> tuple[dict[str, Any], set[str]]:
     """Every config key the engine passed (``namespace:key`` → text) and the secret ones.
 
@@ -100,13 +108,7 @@ def _namespace_findings(keys: list[str], project: str, source: str) -> list[Find
         else:
             continue  # another provider's or program's config, e.g. kubernetes:context
         findings.append(
-            Finding(
-                code="stack.namespace",
-                path=key,
-                message=message,
-                hint=f"rename it to {project}:{bare}",
-                source=source,
-            )
+            FOREIGN_NAMESPACE.at(key, message=message, project=project, bare=bare).located(source)
         )
     return findings
 
@@ -141,13 +143,8 @@ def stack_config(source: str = "") -> StackConfig:
     allow = values.pop(ALLOW_NO_JOBS, "false")
     if str(allow).lower() not in ("true", "false"):
         findings.append(
-            Finding(
-                code="stack.allowNoJobs",
-                path=f"{project}:{ALLOW_NO_JOBS}",
-                message="allowNoJobs must be true or false",
-                value=allow,
-                hint=f"pulumi config set {project}:{ALLOW_NO_JOBS} true",
-                source=source,
+            ALLOW_NO_JOBS_VALUE.at(f"{project}:{ALLOW_NO_JOBS}", allow, project=project).located(
+                source
             )
         )
     if findings:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from trainjobs.errors import Finding, Severity, SpecError
+from trainjobs.errors import Finding, Rule, Severity, SpecError
 from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.generated import Generated
 from trainjobs.k8s.pods import each_container
@@ -180,6 +180,25 @@ def _pick_container(spec: Mapping[str, Any], replica: Replica) -> tuple[int, Map
     return 0, containers[0] if containers else {}
 
 
+NO_COMMAND = Rule(
+    "local.command",
+    "the container sets no command; run-local runs commands on this machine and cannot read "
+    "the image's entrypoint",
+    hint="set command (and args) in the pod template, e.g. command: [python, train.py]",
+)
+UNSUPPORTED = Rule(
+    "local.unsupported",
+    "the {framework} framework does not describe its replicas (Framework.run_rules), so "
+    "run-local cannot run it",
+    hint="run it on a cluster, or add run_rules() to the framework plugin",
+)
+NO_WORKLOAD = Rule(
+    "local.workload",
+    "the pods target rendered no Pod or Job named {workload!r}",
+    hint="this is a bug in the framework plugin; please report it",
+)
+
+
 @dataclass
 class _Builder:
     """Turns one workload (a replica's Pod or Job, a backend's Deployment) into a process."""
@@ -277,31 +296,19 @@ class _Builder:
     def _no_command(
         self, replica: Replica, container: Mapping[str, Any], where: str, source: str
     ) -> Finding:
-        message = (
-            "the container sets no command; run-local runs commands on this machine and "
-            "cannot read the image's entrypoint"
-        )
-        hint = "set command (and args) in the pod template, e.g. command: [python, train.py]"
+        found = NO_COMMAND.at(f"{where}.command", container.get("name")).located(source)
         waiting = self.dependents.get(replica.role)
-        if waiting:
-            # A Trainer initializer: its image's own program does the work, and the
-            # trainer must not start without it.
-            message += (
-                f" ({container.get('image')}); {', '.join(repr(w) for w in waiting)} "
-                f"starts only once {replica.role!r} has completed (JobSet dependsOn), so "
-                "run-local cannot run this job"
-            )
-            hint = (
-                f"give the runtime's {replica.role} container a command that does its work on "
-                "this machine (it gets the same env and volumes), or run the job on a cluster"
-            )
-        return Finding(
-            code="local.command",
-            path=f"{where}.command",
-            message=message,
-            value=container.get("name"),
-            hint=hint,
-            source=source,
+        if not waiting:
+            return found
+        # A Trainer initializer: its image's own program does the work, and the trainer
+        # must not start without it.
+        return replace(
+            found,
+            message=f"{found.message} ({container.get('image')}); "
+            f"{', '.join(repr(w) for w in waiting)} starts only once {replica.role!r} has "
+            "completed (JobSet dependsOn), so run-local cannot run this job",
+            hint=f"give the runtime's {replica.role} container a command that does its work "
+            "on this machine (it gets the same env and volumes), or run the job on a cluster",
         )
 
 
@@ -327,17 +334,9 @@ def _unsupported(rendered: RenderedJob) -> SpecError:
     entry, job = rendered.entry, rendered.job
     return SpecError.from_findings(
         [
-            Finding(
-                code="local.unsupported",
-                path=entry.path,
-                message=(
-                    f"the {entry.framework.name} framework does not describe its replicas "
-                    "(Framework.run_rules), so run-local cannot run it"
-                ),
-                value=f"{job.api_version} {job.kind}",
-                hint="run it on a cluster, or add run_rules() to the framework plugin",
-                source=entry.source,
-            )
+            UNSUPPORTED.at(
+                entry.path, f"{job.api_version} {job.kind}", framework=entry.framework.name
+            ).located(entry.source)
         ]
     )
 
@@ -432,13 +431,7 @@ def build_plan(
             )
         if manifest is None:
             builder.findings.append(
-                Finding(
-                    code="local.workload",
-                    path=template,
-                    message=f"the pods target rendered no Pod or Job named {replica.workload!r}",
-                    hint="this is a bug in the framework plugin; please report it",
-                    source=entry.source,
-                )
+                NO_WORKLOAD.at(template, workload=replica.workload).located(entry.source)
             )
             continue
         process = builder.build(replica, manifest, template, entry.source)

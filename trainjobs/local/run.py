@@ -22,7 +22,7 @@ from typing import TextIO
 
 from trainjobs import limits
 from trainjobs.check import run
-from trainjobs.errors import Finding, SpecError, TrainjobsError
+from trainjobs.errors import Finding, Rule, SpecError, TrainjobsError
 from trainjobs.k8s.generated import Generated
 from trainjobs.local.environment import Machine
 from trainjobs.local.plan import RUNNER_ENV, Backend, FileSpec, LocalPlan, build_plan
@@ -132,21 +132,30 @@ def _bind_problem(address: str, port: int) -> str | None:
     return "another process is listening on it"
 
 
+NO_WORKING_DIR = Rule(
+    "local.working_dir",
+    "the working directory does not exist on this machine",
+    hint="create it, or drop workingDir so the job file's folder is used",
+)
+NO_COMMAND = Rule(
+    "local.command",
+    "the command is not installed on this machine",
+    hint="install it (see the example's README), or fix the command",
+)
+PORT_TAKEN = Rule(
+    "local.port",
+    "cannot listen on {address}:{port}: {problem}",
+    hint="stop what uses the port, or change the containerPort",
+)
+
+
 def preflight(plan: LocalPlan, environ: Mapping[str, str], all_addresses: bool) -> list[Finding]:
     """What would stop the processes from starting: working directories, commands, ports."""
     findings: list[Finding] = []
     for process in plan.processes:
         where = f"{process.name} (container {process.container!r})"
         if not process.cwd.is_dir():
-            findings.append(
-                Finding(
-                    code="local.working_dir",
-                    path=f"{where}: workingDir",
-                    message="the working directory does not exist on this machine",
-                    value=str(process.cwd),
-                    hint="create it, or drop workingDir so the job file's folder is used",
-                )
-            )
+            findings.append(NO_WORKING_DIR.at(f"{where}: workingDir", str(process.cwd)))
             continue
         program = process.argv[0]
         path = {**environ, **process.env}.get("PATH", "")
@@ -156,26 +165,18 @@ def preflight(plan: LocalPlan, environ: Mapping[str, str], all_addresses: bool) 
             else shutil.which(program, path=path) is not None
         )
         if not found:
-            findings.append(
-                Finding(
-                    code="local.command",
-                    path=f"{where}: command",
-                    message="the command is not installed on this machine",
-                    value=program,
-                    hint="install it (see the example's README), or fix the command",
-                )
-            )
+            findings.append(NO_COMMAND.at(f"{where}: command", program))
         for port, local in process.ports:
             address = "0.0.0.0" if all_addresses else process.address
             problem = _bind_problem(address, local)
             if problem:
                 findings.append(
-                    Finding(
-                        code="local.port",
-                        path=f"{where}: containerPort {port}",
-                        message=f"cannot listen on {address}:{local}: {problem}",
-                        value=local,
-                        hint="stop what uses the port, or change the containerPort",
+                    PORT_TAKEN.at(
+                        f"{where}: containerPort {port}",
+                        local,
+                        address=address,
+                        port=local,
+                        problem=problem,
                     )
                 )
     return findings

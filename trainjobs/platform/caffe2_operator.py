@@ -23,6 +23,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
+from trainjobs import errors
 from trainjobs.errors import Finding
 from trainjobs.k8s.data import Manifest
 from trainjobs.platform._legacy_operator import LegacyOperator, LegacyOperatorSpec
@@ -41,6 +42,14 @@ RULES = (
 """What the controller does in every namespace; nothing more."""
 
 _INSTALL = LegacyOperator("caffe2-operator", "caffe2", LOCK, RULES)
+
+
+NO_IMAGE = errors.Rule(
+    "caffe2_operator.image",
+    "the caffe2-operator has no published image, so spec.image is required",
+    hint="build the binary from github.com/kubeflow/caffe2-operator (commit 3773f5b, make) "
+    "into an image, push it, and set spec.image to it",
+)
 
 
 class Caffe2OperatorSpec(LegacyOperatorSpec):
@@ -85,17 +94,7 @@ class Caffe2OperatorKind(PlatformKind[Caffe2Operator]):
     def validate(self, resource: PlatformResource) -> list[Finding]:
         if self.document(resource).spec.image:
             return []
-        return [
-            Finding(
-                code="caffe2_operator.image",
-                path="spec.image",
-                message="the caffe2-operator has no published image, so spec.image is required",
-                hint=(
-                    "build the binary from github.com/kubeflow/caffe2-operator (commit 3773f5b, "
-                    "make) into an image, push it, and set spec.image to it"
-                ),
-            )
-        ]
+        return [NO_IMAGE.at("spec.image")]
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
         spec = self.document(resource).spec

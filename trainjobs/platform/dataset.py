@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from trainjobs.errors import Finding
+from trainjobs.errors import Finding, Rule
 from trainjobs.frameworks.base import K8sModel
 from trainjobs.k8s.data import Manifest
 from trainjobs.plan import BackendBinding, JobPlan
@@ -36,6 +36,13 @@ from trainjobs.platform.workload import component_labels
 __all__ = ["KIND", "DatasetJob", "DatasetJobKind", "DatasetJobSpec"]
 
 DEFAULT_CONTAINER_NAME = "prepare"
+
+
+NO_IMAGE = Rule(
+    "dataset_job.image",
+    "the preparation container needs an image",
+    hint="set the image that has the preparation tool, e.g. make_mnist_db",
+)
 
 
 class DatasetJobSpec(K8sModel):
@@ -97,14 +104,7 @@ class DatasetJobKind(BackendKind[DatasetJob]):
             for f in nfs.KIND.validate(self._share(resource))
         ]
         if not self.document(resource).spec.container.get("image"):
-            findings.append(
-                Finding(
-                    code="dataset_job.image",
-                    path="spec.container.image",
-                    message="the preparation container needs an image",
-                    hint="set the image that has the preparation tool, e.g. make_mnist_db",
-                )
-            )
+            findings.append(NO_IMAGE.at("spec.container.image"))
         return findings
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:

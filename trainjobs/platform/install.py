@@ -34,6 +34,8 @@ __all__ = [
     "secret",
     "service",
     "service_account",
+    "webhook_cert_mount",
+    "webhook_cert_volume",
     "webhook_configuration",
 ]
 
@@ -299,6 +301,18 @@ def secret(
     if empty_data:
         manifest["data"] = {}
     return manifest
+
+
+def webhook_cert_volume(secret_name: str) -> dict[str, Any]:
+    """The pod volume ``cert``: the Secret ``secret_name`` holding a controller-runtime
+    manager's webhook serving certificate (mode 0644, as every upstream install sets it)."""
+    return {"name": "cert", "secret": {"defaultMode": 420, "secretName": secret_name}}
+
+
+def webhook_cert_mount() -> dict[str, Any]:
+    """The read-only mount of volume ``cert`` where controller-runtime's webhook server
+    looks for its certificate by default."""
+    return {"mountPath": "/tmp/k8s-webhook-server/serving-certs", "name": "cert", "readOnly": True}
 
 
 def config_map(

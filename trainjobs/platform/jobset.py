@@ -40,6 +40,8 @@ from trainjobs.platform.install import (
     secret,
     service,
     service_account,
+    webhook_cert_mount,
+    webhook_cert_volume,
     webhook_configuration,
 )
 from trainjobs.platform.operator import OperatorKind, OperatorSpec
@@ -134,11 +136,7 @@ def _pod_spec(image: str, resources: dict[str, dict[str, str | int]]) -> dict[st
                 "name": "manager-config",
                 "subPath": "controller_manager_config.yaml",
             },
-            {
-                "mountPath": "/tmp/k8s-webhook-server/serving-certs",
-                "name": "cert",
-                "readOnly": True,
-            },
+            webhook_cert_mount(),
         ],
     }
     return {
@@ -148,7 +146,7 @@ def _pod_spec(image: str, resources: dict[str, dict[str, str | int]]) -> dict[st
         "terminationGracePeriodSeconds": 10,
         "volumes": [
             {"configMap": {"name": "jobset-manager-config"}, "name": "manager-config"},
-            {"name": "cert", "secret": {"defaultMode": 420, "secretName": CERT_SECRET}},
+            webhook_cert_volume(CERT_SECRET),
         ],
     }
 

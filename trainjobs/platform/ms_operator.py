@@ -27,6 +27,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
+from trainjobs import errors
 from trainjobs.errors import Finding, Severity
 from trainjobs.k8s.data import Manifest
 from trainjobs.platform._legacy_operator import LegacyOperator, LegacyOperatorSpec
@@ -37,6 +38,12 @@ __all__ = ["DEFAULT_IMAGE", "KIND", "RULES", "MSOperator", "MSOperatorKind", "MS
 
 DEFAULT_IMAGE = "mindspore/ms-operator:latest"
 """The chart's ``image`` value."""
+FLOATING_IMAGE = errors.Rule(
+    "ms_operator.image",
+    "the image tag floats: each node may pull a different build, or none",
+    hint="build or mirror the operator and set spec.image to a fixed tag or digest",
+    severity=Severity.WARNING,
+)
 CONFIG_FILE = "/etc/config/controller-config-file.yaml"
 """Where the chart mounts the controller config (``config.file``)."""
 LOCK = "ms-operator"
@@ -89,16 +96,7 @@ class MSOperatorKind(PlatformKind[MSOperator]):
         tag = image.rpartition("/")[2]
         if "@" in tag or (":" in tag and not tag.endswith(":latest")):
             return []
-        return [
-            Finding(
-                code="ms_operator.image",
-                path="spec.image",
-                message="the image tag floats: each node may pull a different build, or none",
-                value=image,
-                hint="build or mirror the operator and set spec.image to a fixed tag or digest",
-                severity=Severity.WARNING,
-            )
-        ]
+        return [FLOATING_IMAGE.at("spec.image", image)]
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
         spec = self.document(resource).spec

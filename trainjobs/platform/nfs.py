@@ -11,13 +11,32 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from trainjobs.errors import Finding
+from trainjobs.errors import Finding, Rule
 from trainjobs.frameworks.base import K8sModel
 from trainjobs.k8s.data import Manifest
 from trainjobs.plan import BackendBinding, JobPlan
 from trainjobs.platform.base import BackendKind, PlatformResource, Reference
 
 __all__ = ["NfsBackend", "NfsBackendKind", "NfsBackendSpec"]
+
+TWO_SOURCES = Rule(
+    "nfs.source",
+    "give either server and path, or claimName, not both",
+    hint="remove claimName to mount the export directly, or server and path",
+)
+HALF_EXPORT = Rule(
+    "nfs.source",
+    "an NFS export needs both server and path",
+    hint="add it, or name an existing PersistentVolumeClaim in claimName",
+)
+RELATIVE_MOUNT = Rule("nfs.mount_path", "the mount path must be absolute", hint="e.g. /mnt/{name}")
+CLAIM_NAMESPACE = Rule(
+    "backend.claim_namespace",
+    "backend {backend!r} mounts claim {claim!r} of namespace {namespace!r}, but the job runs "
+    "in {job_namespace!r}",
+    hint="a pod mounts claims of its own namespace only; use an export (server/path) or a "
+    "claim in the job's namespace",
+)
 
 
 class NfsBackendSpec(K8sModel):
@@ -66,36 +85,13 @@ class NfsBackendKind(BackendKind[NfsBackend]):
         spec = self.document(resource).spec
         export = spec.server is not None or spec.path is not None
         if export and spec.claim_name is not None:
-            return [
-                Finding(
-                    code="nfs.source",
-                    path="spec.claimName",
-                    message="give either server and path, or claimName, not both",
-                    value=spec.claim_name,
-                    hint="remove claimName to mount the export directly, or server and path",
-                )
-            ]
+            return [TWO_SOURCES.at("spec.claimName", spec.claim_name)]
         if spec.claim_name is None and (spec.server is None or spec.path is None):
             missing = "server" if spec.server is None else "path"
-            return [
-                Finding(
-                    code="nfs.source",
-                    path=f"spec.{missing}",
-                    message="an NFS export needs both server and path",
-                    hint="add it, or name an existing PersistentVolumeClaim in claimName",
-                )
-            ]
+            return [HALF_EXPORT.at(f"spec.{missing}")]
         mount = self.mount_path(resource)
         if not mount.startswith("/"):
-            return [
-                Finding(
-                    code="nfs.mount_path",
-                    path="spec.mountPath",
-                    message="the mount path must be absolute",
-                    value=mount,
-                    hint=f"e.g. /mnt/{resource.name}",
-                )
-            ]
+            return [RELATIVE_MOUNT.at("spec.mountPath", mount, name=resource.name)]
         return []
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
@@ -134,16 +130,13 @@ class NfsBackendKind(BackendKind[NfsBackend]):
         namespace = resource.metadata.namespace
         if spec.claim_name is not None and namespace and namespace != plan.namespace:
             return [
-                Finding(
-                    code="backend.claim_namespace",
-                    path=ref.path,
-                    message=(
-                        f"backend {resource.name!r} mounts claim {spec.claim_name!r} of "
-                        f"namespace {namespace!r}, but the job runs in {plan.namespace!r}"
-                    ),
-                    value=ref.name,
-                    hint="a pod mounts claims of its own namespace only; use an export "
-                    "(server/path) or a claim in the job's namespace",
+                CLAIM_NAMESPACE.at(
+                    ref.path,
+                    ref.name,
+                    backend=resource.name,
+                    claim=spec.claim_name,
+                    namespace=namespace,
+                    job_namespace=plan.namespace,
                 )
             ]
         return []

@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
+from trainjobs import errors
 from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks.base import K8sModel
 from trainjobs.k8s.data import deep_copy
@@ -104,6 +105,21 @@ class OperatorKind(PlatformKind[DocT]):
         return f"{self.kind} {resource.name!r} ({self.version})"
 
 
+RBAC_WILDCARD = errors.Rule(
+    "operator.rbac_wildcard",
+    "the operator is granted '*' on {granted}",
+    hint="{fix}",
+    severity=Severity.WARNING,
+)
+GANG_PREREQUISITE = errors.Rule(
+    "operator.gang_prerequisite",
+    "the operator stops at start unless the PodGroup CRD podgroups.{group} exists; {what} "
+    "must be installed in the cluster",
+    hint="install {what} before this stack (its CRD is not part of the operator)",
+    severity=Severity.ADVICE,
+)
+
+
 def wildcard_findings(rules: Sequence[Rule], path: str, fix: str) -> list[Finding]:
     """A warning when an install grants wildcard RBAC (only on explicit request)."""
     wild = [r for r in rules if r.is_wildcard]
@@ -112,16 +128,7 @@ def wildcard_findings(rules: Sequence[Rule], path: str, fix: str) -> list[Findin
     granted = sorted(
         {f"{'/'.join(r.api_groups) or 'core'}: {', '.join(r.resources)}" for r in wild}
     )
-    return [
-        Finding(
-            code="operator.rbac_wildcard",
-            path=path,
-            message=f"the operator is granted '*' on {'; '.join(granted)}",
-            value="upstream",
-            hint=fix,
-            severity=Severity.WARNING,
-        )
-    ]
+    return [RBAC_WILDCARD.at(path, "upstream", granted="; ".join(granted), fix=fix)]
 
 
 def gang_prerequisite(flag: str | None) -> list[Finding]:
@@ -131,14 +138,4 @@ def gang_prerequisite(flag: str | None) -> list[Finding]:
     scheduler = GangScheduler.from_flag(flag)
     group = "scheduling.volcano.sh" if scheduler.mechanism == "volcano" else "scheduling.x-k8s.io"
     what = "Volcano" if scheduler.mechanism == "volcano" else "scheduler-plugins (coscheduling)"
-    return [
-        Finding(
-            code="operator.gang_prerequisite",
-            path="spec.gangScheduler",
-            message=f"the operator stops at start unless the PodGroup CRD podgroups.{group} "
-            f"exists; {what} must be installed in the cluster",
-            value=flag,
-            hint=f"install {what} before this stack (its CRD is not part of the operator)",
-            severity=Severity.ADVICE,
-        )
-    ]
+    return [GANG_PREREQUISITE.at("spec.gangScheduler", flag, group=group, what=what)]

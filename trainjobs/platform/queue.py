@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from trainjobs.errors import Finding
+from trainjobs.errors import Finding, Rule
 from trainjobs.frameworks.base import K8sModel
 from trainjobs.k8s.data import Manifest, deep_copy
 from trainjobs.k8s.quantity import QuantityError, format_quantity, parse_quantity
@@ -59,6 +59,21 @@ KUEUE_KINDS = {
     ("kubeflow.org/v2beta1", "MPIJob"),
     ("trainer.kubeflow.org/v1alpha1", "TrainJob"),
 }
+
+QUANTITY = Rule(
+    "queue.quantity", "{field} must be a Kubernetes quantity", hint="e.g. cpu: 384, memory: 4Ti"
+)
+NAMESPACE = Rule(
+    "queue.namespace",
+    "queue {queue!r} has LocalQueues in {namespaces}, but the job runs in {namespace!r}",
+    hint="add {namespace!r} to spec.namespaces of queue {queue!r}",
+)
+UNQUEUED_KIND = Rule(
+    "queue.kind",
+    "Kueue does not admit {kind} objects, so the queue would never hold the job back",
+    hint="render the job with target pods (Kueue admits its pods as a group) "
+    "at {job}.trainjobs.target",
+)
 
 
 class GpuQueueSpec(K8sModel):
@@ -125,20 +140,11 @@ class GpuQueueKind(PlatformKind[GpuQueue]):
 
     def validate(self, resource: PlatformResource) -> list[Finding]:
         spec = self.document(resource).spec
-        findings = []
-        for field in ("cpu", "memory"):
-            value = getattr(spec, field)
-            if value is not None and _quantity(value) is None:
-                findings.append(
-                    Finding(
-                        code="queue.quantity",
-                        path=f"spec.{field}",
-                        message=f"{field} must be a Kubernetes quantity",
-                        value=value,
-                        hint="e.g. cpu: 384, memory: 4Ti",
-                    )
-                )
-        return findings
+        return [
+            QUANTITY.at(f"spec.{field}", value, field=field)
+            for field, value in (("cpu", spec.cpu), ("memory", spec.memory))
+            if value is not None and _quantity(value) is None
+        ]
 
     def references(self, resource: PlatformResource) -> list[Reference]:
         return [Reference("nodePool", self.document(resource).spec.node_pool, "spec.nodePool")]
@@ -273,29 +279,16 @@ class GpuQueueKind(PlatformKind[GpuQueue]):
         spec = queue.spec
         if plan.namespace not in spec.namespaces:
             return [
-                Finding(
-                    code="queue.namespace",
-                    path=ref.path,
-                    message=(
-                        f"queue {queue.name!r} has LocalQueues in {', '.join(spec.namespaces)}, "
-                        f"but the job runs in {plan.namespace!r}"
-                    ),
-                    value=ref.name,
-                    hint=f"add {plan.namespace!r} to spec.namespaces of queue {queue.name!r}",
+                NAMESPACE.at(
+                    ref.path,
+                    ref.name,
+                    queue=queue.name,
+                    namespaces=", ".join(spec.namespaces),
+                    namespace=plan.namespace,
                 )
             ]
         if ref.target != "pods" and (plan.kind.api_version, plan.kind.kind) not in KUEUE_KINDS:
-            return [
-                Finding(
-                    code="queue.kind",
-                    path=ref.path,
-                    message=f"Kueue does not admit {plan.kind.kind} objects, so the queue would "
-                    "never hold the job back",
-                    value=ref.name,
-                    hint=f"render the job with target pods (Kueue admits its pods as a group) "
-                    f"at {job_path(ref)}.trainjobs.target",
-                )
-            ]
+            return [UNQUEUED_KIND.at(ref.path, ref.name, kind=plan.kind.kind, job=job_path(ref))]
         return []
 
 

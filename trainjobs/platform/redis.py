@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from trainjobs.errors import Finding
+from trainjobs.errors import Finding, Rule
 from trainjobs.frameworks.base import K8sModel
 from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.generated import placeholder
@@ -34,6 +34,14 @@ DEFAULT_IMAGE = "redis:7.4.2"
 PASSWORD_KEY = "password"
 REDIS_UID = 999
 """The ``redis`` user of the official image, so the pod runs as non-root."""
+
+
+SECRET_NAMESPACE = Rule(
+    "backend.secret_namespace",
+    "backend {backend!r} keeps its password in namespace {namespace!r}, but the job runs in "
+    "{job_namespace!r}; a pod reads secrets only from its own namespace",
+    hint="put the backend in namespace {job_namespace!r}",
+)
 
 
 class RedisBackendSpec(K8sModel):
@@ -174,16 +182,12 @@ class RedisBackendKind(BackendKind[RedisBackend]):
         namespace = self.namespace(resource)
         if self.document(resource).spec.password and namespace != plan.namespace:
             return [
-                Finding(
-                    code="backend.secret_namespace",
-                    path=ref.path,
-                    message=(
-                        f"backend {resource.name!r} keeps its password in namespace "
-                        f"{namespace!r}, but the job runs in {plan.namespace!r}; a pod reads "
-                        "secrets only from its own namespace"
-                    ),
-                    value=ref.name,
-                    hint=f"put the backend in namespace {plan.namespace!r}",
+                SECRET_NAMESPACE.at(
+                    ref.path,
+                    ref.name,
+                    backend=resource.name,
+                    namespace=namespace,
+                    job_namespace=plan.namespace,
                 )
             ]
         return []

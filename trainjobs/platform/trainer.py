@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from trainjobs import errors
 from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.data import Manifest
@@ -41,6 +42,8 @@ from trainjobs.platform.install import (
     secret,
     service,
     service_account,
+    webhook_cert_mount,
+    webhook_cert_volume,
     webhook_configuration,
 )
 from trainjobs.platform.jobset import DEFAULT_IMAGE as JOBSET_IMAGE
@@ -109,6 +112,15 @@ def controller_configuration() -> dict[str, Any]:
     }
 
 
+JOBSET_EXTERNAL = errors.Rule(
+    "operator.jobset_external",
+    "Trainer runs every TrainJob as a JobSet; JobSet v0.12.0 must be installed before "
+    "Trainer starts",
+    hint="add a JobSet operator to this stack, or install JobSet in the cluster",
+    severity=Severity.ADVICE,
+)
+
+
 class TrainerSpec(OperatorSpec):
     """``spec`` of a Trainer."""
 
@@ -162,17 +174,7 @@ class TrainerKind(OperatorKind[Trainer]):
     def validate(self, resource: PlatformResource) -> list[Finding]:
         if self.document(resource).spec.install_jobset:
             return []
-        return [
-            Finding(
-                code="operator.jobset_external",
-                path="spec.installJobSet",
-                message="Trainer runs every TrainJob as a JobSet; JobSet v0.12.0 must be "
-                "installed before Trainer starts",
-                value=False,
-                hint="add a JobSet operator to this stack, or install JobSet in the cluster",
-                severity=Severity.ADVICE,
-            )
-        ]
+        return [JOBSET_EXTERNAL.at("spec.installJobSet", False)]
 
     def rules(self) -> list[Rule]:
         """The ClusterRole ``kubeflow-trainer-controller-manager`` (role.yaml)."""
@@ -288,11 +290,7 @@ class TrainerKind(OperatorKind[Trainer]):
                     "readOnly": True,
                     "subPath": "controller_manager_config.yaml",
                 },
-                {
-                    "mountPath": "/tmp/k8s-webhook-server/serving-certs",
-                    "name": "cert",
-                    "readOnly": True,
-                },
+                webhook_cert_mount(),
             ],
         }
         spec.apply_resources(container)
@@ -301,7 +299,7 @@ class TrainerKind(OperatorKind[Trainer]):
             "serviceAccountName": NAME,
             "volumes": [
                 {"configMap": {"name": CONFIG}, "name": CONFIG},
-                {"name": "cert", "secret": {"defaultMode": 420, "secretName": CERT_SECRET}},
+                webhook_cert_volume(CERT_SECRET),
             ],
         }
 

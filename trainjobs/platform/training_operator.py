@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from trainjobs import errors
 from trainjobs.errors import Finding
 from trainjobs.k8s.data import Manifest
 from trainjobs.platform.base import PlatformResource
@@ -48,6 +49,8 @@ from trainjobs.platform.install import (
     secret,
     service,
     service_account,
+    webhook_cert_mount,
+    webhook_cert_volume,
     webhook_configuration,
 )
 from trainjobs.platform.operator import (
@@ -141,6 +144,15 @@ KIND_RULES: dict[str, tuple[Rule, ...]] = {
 PODGROUP_GROUPS = {"volcano": "scheduling.volcano.sh", "scheduler-plugins": "scheduling.x-k8s.io"}
 """The API group of the PodGroups each gang mechanism uses."""
 
+SCHEMES_EMPTY = errors.Rule(
+    "operator.schemes_empty",
+    "an operator that runs no job kind installs nothing useful",
+    hint="name at least one of {kinds}, or drop the field",
+)
+SCHEME_UNKNOWN = errors.Rule(
+    "operator.scheme_unknown", "Training Operator {version} does not run {name}", hint="{hint}"
+)
+
 
 class TrainingOperatorSpec(OperatorSpec):
     """``spec`` of a TrainingOperator."""
@@ -212,13 +224,7 @@ class TrainingOperatorKind(OperatorKind[TrainingOperator]):
         findings = []
         if not spec.enabled_schemes:
             findings.append(
-                Finding(
-                    code="operator.schemes_empty",
-                    path="spec.enabledSchemes",
-                    message="an operator that runs no job kind installs nothing useful",
-                    value=[],
-                    hint=f"name at least one of {', '.join(known.values())}, or drop the field",
-                )
+                SCHEMES_EMPTY.at("spec.enabledSchemes", [], kinds=", ".join(known.values()))
             )
         for i, name in enumerate(spec.enabled_schemes):
             if name.lower() in known:
@@ -231,12 +237,8 @@ class TrainingOperatorKind(OperatorKind[TrainingOperator]):
                 else f"use one of {', '.join(known.values())}"
             )
             findings.append(
-                Finding(
-                    code="operator.scheme_unknown",
-                    path=f"spec.enabledSchemes[{i}]",
-                    message=f"Training Operator {spec.version} does not run {name}",
-                    value=name,
-                    hint=hint,
+                SCHEME_UNKNOWN.at(
+                    f"spec.enabledSchemes[{i}]", name, version=spec.version, name=name, hint=hint
                 )
             )
         return [*findings, *gang_prerequisite(spec.gang_scheduler)]
@@ -326,13 +328,7 @@ class TrainingOperatorKind(OperatorKind[TrainingOperator]):
                     },
                 ],
                 "securityContext": {"allowPrivilegeEscalation": False},
-                "volumeMounts": [
-                    {
-                        "mountPath": "/tmp/k8s-webhook-server/serving-certs",
-                        "name": "cert",
-                        "readOnly": True,
-                    }
-                ],
+                "volumeMounts": [webhook_cert_mount()],
                 "livenessProbe": _probe("/healthz", 15, 20),
                 "readinessProbe": _probe("/readyz", 10, 15),
             }
@@ -343,9 +339,7 @@ class TrainingOperatorKind(OperatorKind[TrainingOperator]):
                 "containers": [container],
                 "serviceAccountName": NAME,
                 "terminationGracePeriodSeconds": 10,
-                "volumes": [
-                    {"name": "cert", "secret": {"defaultMode": 420, "secretName": CERT_SECRET}}
-                ],
+                "volumes": [webhook_cert_volume(CERT_SECRET)],
             }
         )
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from trainjobs.errors import NO_VALUE, Finding, Severity
+from trainjobs.errors import NO_VALUE, Finding, Rule, Severity
 from trainjobs.k8s.data import Manifest
 from trainjobs.plan import GangFacts, JobPlan
 from trainjobs.platform.gang import (
@@ -31,6 +31,70 @@ __all__ = ["KUEUE_QUEUE_LABEL", "GangEffect", "apply_gang"]
 
 POLICY = "spec.runPolicy.schedulingPolicy"
 KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+
+UNSUPPORTED = Rule(
+    "gang.unsupported",
+    "a {kind} cannot be gang-scheduled: {reason}",
+    hint=f"remove {OPTIONS_KEY}.gang",
+)
+NO_MECHANISM = Rule(
+    "gang.no_mechanism",
+    "schedulingPolicy has no effect on the {target} target unless the job names a gang mechanism",
+    hint=f"set {OPTIONS_KEY}.gang: volcano or scheduler-plugins",
+    severity=Severity.WARNING,
+)
+OPERATOR_UNKNOWN = Rule(
+    "gang.operator_unknown",
+    "schedulingPolicy takes effect only if the cluster's operator runs with gang "
+    "scheduling, and no operator in this stack runs this kind",
+    hint="declare the operator in the stack with spec.gangScheduler, or set "
+    f"{OPTIONS_KEY}.gang to say which mechanism the cluster's operator uses",
+    severity=Severity.ADVICE,
+)
+TWO_MECHANISMS = Rule(
+    "gang.two_mechanisms",
+    "the job asks for {asked}, but {operator} gang-schedules with {installed}; "
+    "a job has one gang mechanism",
+    hint=f"drop {OPTIONS_KEY}.gang, or change the operator's spec.gangScheduler",
+)
+GANG_TOO_BIG = Rule(
+    "gang.min_available",
+    "the gang waits for {members} pods to start together, but the job has {pods} ({counts}), "
+    "so it never starts",
+    hint="lower minAvailable to at most {pods}, or add replicas",
+)
+EMPTY_GANG = Rule(
+    "gang.min_available",
+    "a gang of 0 pods schedules nothing together",
+    hint="set minAvailable to at least 1, or remove it (default {default})",
+)
+DEADLOCK = Rule(
+    "gang.deadlock",
+    "the operator creates the {roles} only once the other {early} pods are Ready, but the "
+    "gang holds those pods until {members} pods exist, the {roles} among them: the job "
+    "never starts",
+    hint="set minAvailable to {early} (the pods created first), or "
+    "launcherCreationPolicy: AtStartup",
+)
+SCHEDULER_REPLACED = Rule(
+    "gang.scheduler_replaced",
+    "the operator replaces this schedulerName with {scheduler!r} for gang scheduling",
+    hint="remove schedulerName",
+    severity=Severity.WARNING,
+)
+OWN_SCHEDULER = Rule(
+    "gang.scheduler_name",
+    "{role} pods name their own scheduler, but only {scheduler!r} honours the job's "
+    "{mechanism} gang; the operator keeps the template's name, so these pods would not "
+    "wait for the gang",
+    hint="remove schedulerName, or set it to {scheduler!r}",
+)
+TWO_QUEUES = Rule(
+    "gang.two_queues",
+    "the job is queued twice: by Kueue (queue {kueue!r}) and by Volcano (queue {volcano!r}); "
+    "each admits it on its own quota",
+    hint="drop schedulingPolicy.queue (Kueue admits, Volcano gangs), or the Kueue queue",
+)
 
 
 @dataclass(frozen=True)
@@ -103,13 +167,7 @@ def apply_gang(entry: JobEntry, plan: JobPlan, target: Target, index: PlatformIn
     if facts.unsupported or not facts.members:
         reason = facts.unsupported or "its pods come from no pod template trainjobs can mark"
         findings.append(
-            Finding(
-                code="gang.unsupported",
-                path=f"{OPTIONS_KEY}.gang",
-                message=f"a {plan.kind.kind} cannot be gang-scheduled: {reason}",
-                value=mechanism,
-                hint=f"remove {OPTIONS_KEY}.gang",
-            )
+            UNSUPPORTED.at(f"{OPTIONS_KEY}.gang", mechanism, kind=plan.kind.kind, reason=reason)
         )
         return GangEffect(plan, findings=findings)
     findings += _coherence(entry, plan, facts, policy or {}, scheduler, target)
@@ -120,28 +178,13 @@ def apply_gang(entry: JobEntry, plan: JobPlan, target: Target, index: PlatformIn
 
 
 def _no_mechanism(target: str = "trainer") -> Finding:
-    return Finding(
-        code="gang.no_mechanism",
-        path=POLICY,
-        message=f"schedulingPolicy has no effect on the {target} target unless the job names "
-        "a gang mechanism",
-        hint=f"set {OPTIONS_KEY}.gang: volcano or scheduler-plugins",
-        severity=Severity.WARNING,
-    )
+    return NO_MECHANISM.at(POLICY, target=target)
 
 
 def _unenforced_policy(target: str | None) -> Finding:
     if target == "pods":
         return _no_mechanism("pods")
-    return Finding(
-        code="gang.operator_unknown",
-        path=POLICY,
-        message="schedulingPolicy takes effect only if the cluster's operator runs with gang "
-        "scheduling, and no operator in this stack runs this kind",
-        hint="declare the operator in the stack with spec.gangScheduler, or set "
-        f"{OPTIONS_KEY}.gang to say which mechanism the cluster's operator uses",
-        severity=Severity.ADVICE,
-    )
+    return OPERATOR_UNKNOWN.at(POLICY)
 
 
 def _operator_mismatch(
@@ -167,13 +210,12 @@ def _operator_mismatch(
         ]
     if installed is not None and asked is not None and installed.mechanism != asked:
         return [
-            Finding(
-                code="gang.two_mechanisms",
-                path=f"{OPTIONS_KEY}.gang",
-                message=f"the job asks for {asked}, but {_named(operator)} gang-schedules "
-                f"with {installed.mechanism}; a job has one gang mechanism",
-                value=asked,
-                hint=f"drop {OPTIONS_KEY}.gang, or change the operator's spec.gangScheduler",
+            TWO_MECHANISMS.at(
+                f"{OPTIONS_KEY}.gang",
+                asked,
+                asked=asked,
+                operator=_named(operator),
+                installed=installed.mechanism,
             )
         ]
     return []
@@ -193,83 +235,36 @@ def _coherence(
     counts = " + ".join(f"{m.role} {m.pods}" for m in facts.members)
     if members > facts.pods:
         findings.append(
-            Finding(
-                code="gang.min_available",
-                path=where,
-                message=f"the gang waits for {members} pods to start together, but the job "
-                f"has {facts.pods} ({counts}), so it never starts",
-                value=members,
-                hint=f"lower minAvailable to at most {facts.pods}, or add replicas",
-            )
+            GANG_TOO_BIG.at(where, members, members=members, pods=facts.pods, counts=counts)
         )
     elif members < 1:
-        findings.append(
-            Finding(
-                code="gang.min_available",
-                path=where,
-                message="a gang of 0 pods schedules nothing together",
-                value=members,
-                hint=f"set minAvailable to at least 1, or remove it (default {facts.min_member})",
-            )
-        )
+        findings.append(EMPTY_GANG.at(where, members, default=facts.min_member))
     late = [m for m in facts.members if m.role in facts.started_late]
     early = facts.pods - sum(m.pods for m in late)
     if target == "operator" and late and early < members <= facts.pods:
         roles = ", ".join(m.role for m in late)
-        findings.append(
-            Finding(
-                code="gang.deadlock",
-                path=where,
-                message=f"the operator creates the {roles} only once the other {early} pods "
-                f"are Ready, but the gang holds those pods until {members} pods exist, the "
-                f"{roles} among them: the job never starts",
-                value=members,
-                hint=f"set minAvailable to {early} (the pods created first), or "
-                "launcherCreationPolicy: AtStartup",
-            )
-        )
+        findings.append(DEADLOCK.at(where, members, roles=roles, early=early, members=members))
     for ref in plan.pod_sets:
         own = (ref.template.get("spec") or {}).get("schedulerName")
         if not own or own == scheduler.scheduler_name:
             continue
         path = f"{ref.path}.spec.schedulerName"
         if facts.replace_scheduler_name:
-            findings.append(
-                Finding(
-                    code="gang.scheduler_replaced",
-                    path=path,
-                    message=f"the operator replaces this schedulerName with "
-                    f"{scheduler.scheduler_name!r} for gang scheduling",
-                    value=own,
-                    hint="remove schedulerName",
-                    severity=Severity.WARNING,
-                )
-            )
+            findings.append(SCHEDULER_REPLACED.at(path, own, scheduler=scheduler.scheduler_name))
         else:
             findings.append(
-                Finding(
-                    code="gang.scheduler_name",
-                    path=path,
-                    message=f"{ref.role} pods name their own scheduler, but only "
-                    f"{scheduler.scheduler_name!r} honours the job's {scheduler.mechanism} "
-                    "gang; the operator keeps the template's name, so these pods would not "
-                    "wait for the gang",
-                    value=own,
-                    hint=f"remove schedulerName, or set it to {scheduler.scheduler_name!r}",
+                OWN_SCHEDULER.at(
+                    path,
+                    own,
+                    role=ref.role,
+                    scheduler=scheduler.scheduler_name,
+                    mechanism=scheduler.mechanism,
                 )
             )
     kueue = entry.options.queue or plan.labels.get(KUEUE_QUEUE_LABEL)
     if scheduler.mechanism == "volcano" and policy.get("queue") and kueue:
         findings.append(
-            Finding(
-                code="gang.two_queues",
-                path=f"{POLICY}.queue",
-                message=f"the job is queued twice: by Kueue (queue {kueue!r}) and by Volcano "
-                f"(queue {policy['queue']!r}); each admits it on its own quota",
-                value=policy["queue"],
-                hint="drop schedulingPolicy.queue (Kueue admits, Volcano gangs), or the "
-                "Kueue queue",
-            )
+            TWO_QUEUES.at(f"{POLICY}.queue", policy["queue"], kueue=kueue, volcano=policy["queue"])
         )
     mechanism = scheduler.mechanism
     ignored = ("scheduleTimeoutSeconds",) if mechanism == "volcano" else ("queue", "priorityClass")

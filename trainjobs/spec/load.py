@@ -29,7 +29,7 @@ from typing import Any, Literal, cast
 from pydantic import ValidationError
 
 from trainjobs import limits
-from trainjobs.errors import NO_VALUE, Finding, Severity, SpecError
+from trainjobs.errors import NO_VALUE, Finding, Rule, Severity, SpecError
 from trainjobs.frameworks.base import Framework
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.yamlio import InputError, YamlSyntaxError, load_all, read_bounded
@@ -135,24 +135,35 @@ MAX_ERRORS = 100
 documents would otherwise spend minutes printing them."""
 
 
+TOO_MANY_ERRORS = Rule(
+    "input.too_many_errors",
+    f"stopped after {MAX_ERRORS} errors; the rest of the input was not read",
+    hint="fix the errors above and run again",
+)
+
+
 def _too_many_errors(parsed: Parsed, source: str) -> bool:
     """Whether to stop; when so, a last finding says the rest were not read."""
     if sum(f.severity is Severity.ERROR for f in parsed.findings) < MAX_ERRORS:
         return False
-    parsed.findings.append(
-        Finding(
-            code="input.too_many_errors",
-            path="",
-            message=f"stopped after {MAX_ERRORS} errors; the rest of the input was not read",
-            hint="fix the errors above and run again",
-            source=source,
-        )
-    )
+    parsed.findings.append(TOO_MANY_ERRORS.at("").located(source))
     return True
 
 
 def _located(findings: Sequence[Finding], source: str, prefix: str) -> list[Finding]:
     return [f.located(source, prefix) for f in findings]
+
+
+DEFINITION_DUPLICATE = Rule(
+    "spec.definition_duplicate",
+    "a second {kind} named {name!r}: {first} declares it already",
+    hint="rename one, or remove the copy",
+)
+DEFINITION_UNUSED = Rule(
+    "spec.definition_unused",
+    "a {kind} is rendered with the jobs that use it, and this render has no {job_kind}",
+    hint="add the {job_kind} that uses it, or apply it with kubectl",
+)
 
 
 @dataclass
@@ -185,15 +196,13 @@ class Parsed:
             key = (d.resource.kind, d.resource.metadata.namespace or "", d.resource.name)
             if key in seen:
                 self.findings.append(
-                    Finding(
-                        code="spec.definition_duplicate",
-                        path=f"{d.path}.metadata.name",
-                        message=f"a second {d.resource.kind} named {d.resource.name!r}: "
-                        f"{seen[key].path} declares it already",
-                        value=d.resource.name,
-                        hint="rename one, or remove the copy",
-                        source=d.source,
-                    )
+                    DEFINITION_DUPLICATE.at(
+                        f"{d.path}.metadata.name",
+                        d.resource.name,
+                        kind=d.resource.kind,
+                        name=d.resource.name,
+                        first=seen[key].path,
+                    ).located(d.source)
                 )
                 continue
             seen[key] = d
@@ -218,16 +227,12 @@ class Parsed:
                 )
             if user is None:
                 self.findings.append(
-                    Finding(
-                        code="spec.definition_unused",
-                        path=f"{d.path}.kind",
-                        message=f"a {d.resource.kind} is rendered with the jobs that use it, "
-                        f"and this render has no {d.framework.kind.kind}",
-                        value=d.resource.kind,
-                        hint=f"add the {d.framework.kind.kind} that uses it, or apply it "
-                        "with kubectl",
-                        source=d.source,
-                    )
+                    DEFINITION_UNUSED.at(
+                        f"{d.path}.kind",
+                        d.resource.kind,
+                        kind=d.resource.kind,
+                        job_kind=d.framework.kind.kind,
+                    ).located(d.source)
                 )
                 continue
             carriers.setdefault(user, []).append(d.resource)
@@ -271,6 +276,18 @@ def _is_platform(body: Mapping[str, Any]) -> bool:
     return api_version is None and isinstance(kind, str) and PLATFORM.by_kind(kind) is not None
 
 
+ENTRY_TYPE = Rule(
+    "spec.entry_type",
+    "{what} must be a mapping with apiVersion, kind, metadata and spec, not {found}",
+    hint="check the indentation of this entry",
+)
+WRONG_LIST = Rule(
+    "spec.wrong_list",
+    f"a {{kind}} belongs under {CONFIG_NAMESPACE}:{{key}}",
+    hint=f"move this entry to {CONFIG_NAMESPACE}:{{key}}",
+)
+
+
 def parse_entry(
     doc: Any,
     *,
@@ -289,18 +306,7 @@ def parse_entry(
         what = "a job" if expect in (None, "job") else f"a {expect}"
         # The value is never quoted: it may be the first line of a file that is no job.
         return Parsed(
-            findings=[
-                Finding(
-                    code="spec.entry_type",
-                    path=path,
-                    message=(
-                        f"{what} must be a mapping with apiVersion, kind, metadata and spec, "
-                        f"not {_kind_of_value(doc)}"
-                    ),
-                    hint="check the indentation of this entry",
-                    source=source,
-                )
-            ]
+            findings=[ENTRY_TYPE.at(path, what=what, found=_kind_of_value(doc)).located(source)]
         )
     body = dict(doc)
     if "file" in body:
@@ -329,14 +335,9 @@ def parse_entry(
     ):
         parsed = Parsed(
             findings=[
-                Finding(
-                    code="spec.wrong_list",
-                    path=path,
-                    message=f"a {body.get('kind')} belongs under {CONFIG_NAMESPACE}:{_KEY_OF[got]}",
-                    value=body.get("kind"),
-                    hint=f"move this entry to {CONFIG_NAMESPACE}:{_KEY_OF[got]}",
-                    source=source,
-                )
+                WRONG_LIST.at(
+                    path, body.get("kind"), kind=body.get("kind"), key=_KEY_OF[got]
+                ).located(source)
             ]
         )
     return parsed
@@ -380,6 +381,15 @@ def _kind_of_value(value: Any) -> str:
 _PLACEHOLDER_PREFIX = "<generated:"
 
 
+PLACEHOLDER = Rule(
+    "spec.placeholder",
+    f"text starting {_PLACEHOLDER_PREFIX}…> is reserved for the values "
+    "trainjobs generates (SSH keys, passwords)",
+    hint="write your own value; to have one generated, use the option that "
+    "asks for it (e.g. a RedisBackend's password: true)",
+)
+
+
 def _placeholder_findings(body: Mapping[str, Any], path: str, source: str) -> list[Finding]:
     """A finding for each string in a document that looks like a generated-value
     placeholder: the Pulumi components replace those with a generated secret, so one a
@@ -394,21 +404,7 @@ def _placeholder_findings(body: Mapping[str, Any], path: str, source: str) -> li
         elif isinstance(value, list):
             pending += [(item, f"{where}[{i}]") for i, item in enumerate(value)]
         elif isinstance(value, str) and _PLACEHOLDER_PREFIX in value:
-            findings.append(
-                Finding(
-                    code="spec.placeholder",
-                    path=where,
-                    message=(
-                        f"text starting {_PLACEHOLDER_PREFIX}…> is reserved for the values "
-                        "trainjobs generates (SSH keys, passwords)"
-                    ),
-                    hint=(
-                        "write your own value; to have one generated, use the option that "
-                        "asks for it (e.g. a RedisBackend's password: true)"
-                    ),
-                    source=source,
-                )
-            )
+            findings.append(PLACEHOLDER.at(where).located(source))
     return sorted(findings, key=lambda f: f.path)
 
 
@@ -539,6 +535,18 @@ def _file_finding(code: str, path: str, message: str, hint: str, source: str) ->
     return Finding(code=code, path=f"{path}.file", message=message, hint=hint, source=source)
 
 
+FILE_ENTRY_EXTRA = Rule(
+    "spec.file_entry",
+    "an entry with 'file' may carry {beside} beside it",
+    hint="move these fields into the file it names",
+)
+FILE_TYPE = Rule(
+    "spec.file_type",
+    "file must be the path of a YAML file, on one line",
+    hint="e.g. file: ../examples/tf-dist/tfjob.yaml",
+)
+
+
 def _parse_file_entry(
     body: dict[str, Any],
     path: str,
@@ -562,27 +570,12 @@ def _parse_file_entry(
     if extra:
         beside = "only 'trainjobs' options" if OPTIONS_KEY in allowed else "nothing"
         parsed.findings.append(
-            Finding(
-                code="spec.file_entry",
-                path=f"{path}.{extra[0]}",
-                message=f"an entry with 'file' may carry {beside} beside it",
-                value=extra,
-                hint="move these fields into the file it names",
-                source=source,
-            )
+            FILE_ENTRY_EXTRA.at(f"{path}.{extra[0]}", extra, beside=beside).located(source)
         )
     name = body["file"]
     if not isinstance(name, str) or not name.strip() or any(ord(c) < 32 for c in name):
-        parsed.findings.append(
-            Finding(
-                code="spec.file_type",
-                path=f"{path}.file",
-                message="file must be the path of a YAML file, on one line",
-                value=name if not isinstance(name, str) else NO_VALUE,
-                hint="e.g. file: ../examples/tf-dist/tfjob.yaml",
-                source=source,
-            )
-        )
+        value = name if not isinstance(name, str) else NO_VALUE
+        parsed.findings.append(FILE_TYPE.at(f"{path}.file", value).located(source))
         return parsed
     target = (base_dir or Path.cwd()) / name
     if not name.lower().endswith(YAML_SUFFIXES):
@@ -790,6 +783,13 @@ def _namespace_typo(namespace: str) -> bool:
     return bool(difflib.get_close_matches(namespace.lower(), [CONFIG_NAMESPACE], cutoff=0.8))
 
 
+NAMESPACE_TYPO = Rule(
+    "stack.namespace_typo",
+    "{namespace}: is not trainjobs' config namespace",
+    hint=f"did you mean {CONFIG_NAMESPACE}:{{bare}}?",
+)
+
+
 def parse_stack(
     config: Mapping[str, Any],
     *,
@@ -810,13 +810,7 @@ def parse_stack(
             if _namespace_typo(namespace):
                 # A typo here would silently render an empty stack and exit 0.
                 findings.append(
-                    Finding(
-                        code="stack.namespace_typo",
-                        path=str(key),
-                        message=f"{namespace}: is not trainjobs' config namespace",
-                        hint=f"did you mean {CONFIG_NAMESPACE}:{bare}?",
-                        source=source,
-                    )
+                    NAMESPACE_TYPO.at(str(key), namespace=namespace, bare=bare).located(source)
                 )
             continue  # another provider's or program's config, e.g. kubernetes:context
         values[bare] = value

@@ -9,7 +9,7 @@ every render checks they fit (``schedulability``, run by ``check``).
 
 from __future__ import annotations
 
-from trainjobs.errors import Finding
+from trainjobs.errors import Finding, Rule
 from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.quantity import quantity_or_zero
 from trainjobs.plan import JobPlan
@@ -42,6 +42,37 @@ _REQUIRED_SETTINGS = {
     "aks": "resourceGroupName, clusterName and vmSize",
 }
 
+QUANTITY = Rule(
+    "pool.quantity",
+    "{field} must be a positive Kubernetes quantity",
+    hint="e.g. cpu: 94, memory: 1100Gi",
+)
+MIN_MAX = Rule(
+    "pool.min_max",
+    "minNodes ({min}) is above maxNodes ({max})",
+    hint="lower minNodes to {max} or raise maxNodes",
+)
+OTHER_SETTINGS = Rule(
+    "pool.provider_settings",
+    "settings for provider {other!r}, but the pool's provider is {provider!r}",
+    hint="remove spec.{other}, or set provider: {other}",
+)
+MISSING_SETTINGS = Rule(
+    "pool.provider_settings",
+    "provider {provider!r} needs its settings",
+    hint="add spec.{provider} with {required}",
+)
+GKE_GPU = Rule(
+    "pool.gpu_provider",
+    "GKE offers no {gpu} GPU",
+    hint="use one of a100-40gb, a100-80gb, h100-80gb, l4, t4",
+)
+AKS_NAME = Rule(
+    "pool.aks_name",
+    "an AKS agent pool name needs letters or digits",
+    hint="rename the pool, e.g. a100",
+)
+
 
 class GpuNodePoolKind(PlatformKind[GpuNodePool]):
     """Renders a GpuNodePool and places jobs on it."""
@@ -59,66 +90,29 @@ class GpuNodePoolKind(PlatformKind[GpuNodePool]):
         for field in ("cpu", "memory"):
             value = getattr(spec, field)
             if quantity_or_zero(value) <= 0:
-                findings.append(
-                    Finding(
-                        code="pool.quantity",
-                        path=f"spec.{field}",
-                        message=f"{field} must be a positive Kubernetes quantity",
-                        value=value,
-                        hint="e.g. cpu: 94, memory: 1100Gi",
-                    )
-                )
+                findings.append(QUANTITY.at(f"spec.{field}", value, field=field))
         if spec.min_nodes > spec.max_nodes:
             findings.append(
-                Finding(
-                    code="pool.min_max",
-                    path="spec.minNodes",
-                    message=f"minNodes ({spec.min_nodes}) is above maxNodes ({spec.max_nodes})",
-                    value=spec.min_nodes,
-                    hint=f"lower minNodes to {spec.max_nodes} or raise maxNodes",
-                )
+                MIN_MAX.at("spec.minNodes", spec.min_nodes, min=spec.min_nodes, max=spec.max_nodes)
             )
         for other in _SETTINGS:
             if other != spec.provider and getattr(spec, other) is not None:
                 findings.append(
-                    Finding(
-                        code="pool.provider_settings",
-                        path=f"spec.{other}",
-                        message=f"settings for provider {other!r}, but the pool's provider is "
-                        f"{spec.provider!r}",
-                        hint=f"remove spec.{other}, or set provider: {other}",
-                    )
+                    OTHER_SETTINGS.at(f"spec.{other}", other=other, provider=spec.provider)
                 )
         if spec.provider in _REQUIRED_SETTINGS and getattr(spec, spec.provider) is None:
             findings.append(
-                Finding(
-                    code="pool.provider_settings",
-                    path=f"spec.{spec.provider}",
-                    message=f"provider {spec.provider!r} needs its settings",
-                    hint=f"add spec.{spec.provider} with {_REQUIRED_SETTINGS[spec.provider]}",
+                MISSING_SETTINGS.at(
+                    f"spec.{spec.provider}",
+                    provider=spec.provider,
+                    required=_REQUIRED_SETTINGS[spec.provider],
                 )
             )
         if spec.provider == "gke" and spec.gpu_type.gke_accelerator is None:
-            findings.append(
-                Finding(
-                    code="pool.gpu_provider",
-                    path="spec.gpu",
-                    message=f"GKE offers no {spec.gpu} GPU",
-                    value=spec.gpu,
-                    hint="use one of a100-40gb, a100-80gb, h100-80gb, l4, t4",
-                )
-            )
+            findings.append(GKE_GPU.at("spec.gpu", spec.gpu, gpu=spec.gpu))
         findings += shape_findings(pool)
         if spec.provider == "aks" and not any(c.isalnum() for c in pool.name):
-            findings.append(
-                Finding(
-                    code="pool.aks_name",
-                    path="metadata.name",
-                    message="an AKS agent pool name needs letters or digits",
-                    value=pool.name,
-                    hint="rename the pool, e.g. a100",
-                )
-            )
+            findings.append(AKS_NAME.at("metadata.name", pool.name))
         return findings
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from trainjobs.errors import Finding
+from trainjobs.errors import Finding, Rule
 from trainjobs.k8s.data import PodTemplate, deep_copy
 from trainjobs.k8s.pods import containers
 from trainjobs.k8s.quantity import quantity_or_zero
@@ -40,6 +40,36 @@ POOL_LABEL = "trainjobs.dev/node-pool"
 """The label a provider puts on every node of a pool (value: the pool's name)."""
 DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
 """Karpenter never voluntarily disrupts a node running a pod with this annotation."""
+
+
+GPU_REQUESTS_LIMITS = Rule(
+    "placement.gpu_requests_limits",
+    f"{GPU} requests ({{requests}}) must equal limits ({{limits}}); GPUs are never shared "
+    "or overcommitted",
+    hint=f"set requests and limits of {GPU} to the same number",
+)
+SELECTOR_CONFLICT = Rule(
+    "placement.node_selector",
+    'pool "{pool}" selects {key}={value}, but the template selects {key}={own}; no node has both',
+    hint="remove nodeSelector {key} or use a pool whose nodes carry it",
+)
+NO_TEMPLATES = Rule(
+    "placement.no_templates",
+    "{kind} exposes no pod templates to trainjobs, so it cannot be placed on a node pool",
+    hint="remove nodePool and set the job's own node selector and tolerations",
+)
+NO_REPLICA_TYPE = Rule(
+    "placement.replica_type",
+    "the job has no replica type {role!r}",
+    hint="use one of: {roles}",
+)
+NO_GPU_REPLICA = Rule(
+    "placement.no_gpu_replica",
+    f'the job names GPU pool "{{pool}}", but none of its replicas requests {GPU}, so nothing '
+    "would run there",
+    hint=f"request {GPU} in the replicas that need GPUs, or name the replica types: "
+    "nodePool: {{{role}: {pool}}}",
+)
 
 
 def node_labels(pool: GpuNodePool) -> dict[str, str]:
@@ -137,15 +167,11 @@ def _gpu_findings(template: PodTemplate, path: str) -> list[Finding]:
         if GPU in requests and GPU in limits:
             if quantity_or_zero(requests[GPU]) != quantity_or_zero(limits[GPU]):
                 findings.append(
-                    Finding(
-                        code="placement.gpu_requests_limits",
-                        path=f"{where}.requests[{GPU!r}]",
-                        message=(
-                            f"{GPU} requests ({requests[GPU]}) must equal limits "
-                            f"({limits[GPU]}); GPUs are never shared or overcommitted"
-                        ),
-                        value=requests[GPU],
-                        hint=f"set requests and limits of {GPU} to the same number",
+                    GPU_REQUESTS_LIMITS.at(
+                        f"{where}.requests[{GPU!r}]",
+                        requests[GPU],
+                        requests=requests[GPU],
+                        limits=limits[GPU],
                     )
                 )
             continue
@@ -171,15 +197,13 @@ def place_template(
     for key, value in placement.node_selector.items():
         if key in own and own[key] != value:
             findings.append(
-                Finding(
-                    code="placement.node_selector",
-                    path=f"{path}.spec.nodeSelector[{key!r}]",
-                    message=(
-                        f'pool "{placement.pool}" selects {key}={value}, but the template '
-                        f"selects {key}={own[key]}; no node has both"
-                    ),
-                    value=own[key],
-                    hint=f"remove nodeSelector {key} or use a pool whose nodes carry it",
+                SELECTOR_CONFLICT.at(
+                    f"{path}.spec.nodeSelector[{key!r}]",
+                    own[key],
+                    pool=placement.pool,
+                    key=key,
+                    value=value,
+                    own=own[key],
                 )
             )
         else:
@@ -211,47 +235,20 @@ def bound_templates(plan: JobPlan, ref: Reference) -> tuple[list[PodSet], list[F
     templates = list(plan.pod_sets)
     roles = [t.role for t in templates]
     if not templates:
-        return [], [
-            Finding(
-                code="placement.no_templates",
-                path=ref.path,
-                message=(
-                    f"{plan.kind.kind} exposes no pod templates to trainjobs, so it cannot be "
-                    "placed on a node pool"
-                ),
-                value=ref.name,
-                hint="remove nodePool and set the job's own node selector and tolerations",
-            )
-        ]
+        return [], [NO_TEMPLATES.at(ref.path, ref.name, kind=plan.kind.kind)]
     if ref.roles:
         missing = [r for r in ref.roles if _replica_key(r, roles) is None]
         if missing:
             return [], [
-                Finding(
-                    code="placement.replica_type",
-                    path=ref.path,
-                    message=f"the job has no replica type {missing[0]!r}",
-                    value=missing[0],
-                    hint=f"use one of: {', '.join(roles)}",
-                )
+                NO_REPLICA_TYPE.at(ref.path, missing[0], role=missing[0], roles=", ".join(roles))
             ]
         wanted = {_replica_key(r, roles) for r in ref.roles}
         return [t for t in templates if t.role in wanted], []
     chosen = [t for t in templates if pod_demand(t.template).gpus > 0]
     if not chosen:
         return [], [
-            Finding(
-                code="placement.no_gpu_replica",
-                path=ref.path,
-                message=(
-                    f'the job names GPU pool "{ref.name}", but none of its replicas '
-                    f"requests {GPU}, so nothing would run there"
-                ),
-                value=ref.name,
-                hint=(
-                    f"request {GPU} in the replicas that need GPUs, or name the replica "
-                    f"types: nodePool: {{{roles[0] if roles else 'Worker'}: {ref.name}}}"
-                ),
+            NO_GPU_REPLICA.at(
+                ref.path, ref.name, pool=ref.name, role=roles[0] if roles else "Worker"
             )
         ]
     return chosen, []

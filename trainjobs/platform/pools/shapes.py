@@ -56,139 +56,71 @@ class InstanceShape:
     memory_gib: int
 
 
-def _sizes(
-    cloud: Cloud,
-    family: str,
-    gpu: str,
-    gpu_memory: int,
-    rows: tuple[tuple[str, int, int, int], ...],
-) -> tuple[InstanceShape, ...]:
-    return tuple(
-        InstanceShape(cloud, name, family, gpus, gpu, gpu_memory, vcpus, memory)
-        for name, gpus, vcpus, memory in rows
-    )
+_Row = tuple[Cloud, str, str, int, str, int, int, int]
+"""One catalog row: cloud, family, GPU, GPU memory GiB, name, GPUs, vCPUs, memory GiB
+(family first, so the rows of one family read as a block)."""
 
-
-def _aws_g_sizes(family: str) -> tuple[tuple[str, int, int, int], ...]:
-    """The sizes of AWS's g5 and g6 families, which come in the same ones (GPUs, vCPUs,
-    memory): ``g5.xlarge`` … ``g5.48xlarge``."""
-    return tuple(
-        (f"{family}.{size}", gpus, vcpus, memory)
-        for size, gpus, vcpus, memory in (
-            ("xlarge", 1, 4, 16),
-            ("2xlarge", 1, 8, 32),
-            ("4xlarge", 1, 16, 64),
-            ("8xlarge", 1, 32, 128),
-            ("16xlarge", 1, 64, 256),
-            ("12xlarge", 4, 48, 192),
-            ("24xlarge", 4, 96, 384),
-            ("48xlarge", 8, 192, 768),
-        )
-    )
-
-
-_AWS = (
-    *_sizes("aws", "p4d", "a100-40gb", 40, (("p4d.24xlarge", 8, 96, 1152),)),
-    *_sizes("aws", "p4de", "a100-80gb", 80, (("p4de.24xlarge", 8, 96, 1152),)),
-    *_sizes("aws", "p5", "h100-80gb", 80, (("p5.48xlarge", 8, 192, 2048),)),
-    *_sizes("aws", "p5e", "h200-141gb", 141, (("p5e.48xlarge", 8, 192, 2048),)),
-    *_sizes("aws", "g5", "a10g", 24, _aws_g_sizes("g5")),
-    *_sizes("aws", "g6", "l4", 24, _aws_g_sizes("g6")),
+_AWS_G_SIZES = (
+    # size, GPUs, vCPUs, memory GiB: g5 and g6 come in the same sizes
+    ("xlarge", 1, 4, 16),
+    ("2xlarge", 1, 8, 32),
+    ("4xlarge", 1, 16, 64),
+    ("8xlarge", 1, 32, 128),
+    ("16xlarge", 1, 64, 256),
+    ("12xlarge", 4, 48, 192),
+    ("24xlarge", 4, 96, 384),
+    ("48xlarge", 8, 192, 768),
 )
 
-_GCP = (
-    *_sizes(
-        "gcp",
-        "a2",
-        "a100-40gb",
-        40,
-        (
-            ("a2-highgpu-1g", 1, 12, 85),
-            ("a2-highgpu-2g", 2, 24, 170),
-            ("a2-highgpu-4g", 4, 48, 340),
-            ("a2-highgpu-8g", 8, 96, 680),
-            ("a2-megagpu-16g", 16, 96, 1360),
-        ),
+_ROWS: tuple[_Row, ...] = (
+    ("aws", "p4d", "a100-40gb", 40, "p4d.24xlarge", 8, 96, 1152),
+    ("aws", "p4de", "a100-80gb", 80, "p4de.24xlarge", 8, 96, 1152),
+    ("aws", "p5", "h100-80gb", 80, "p5.48xlarge", 8, 192, 2048),
+    ("aws", "p5e", "h200-141gb", 141, "p5e.48xlarge", 8, 192, 2048),
+    *(
+        ("aws", family, gpu, 24, f"{family}.{size}", gpus, vcpus, memory)
+        for family, gpu in (("g5", "a10g"), ("g6", "l4"))
+        for size, gpus, vcpus, memory in _AWS_G_SIZES
     ),
-    *_sizes(
-        "gcp",
-        "a2",
-        "a100-80gb",
-        80,
-        (
-            ("a2-ultragpu-1g", 1, 12, 170),
-            ("a2-ultragpu-2g", 2, 24, 340),
-            ("a2-ultragpu-4g", 4, 48, 680),
-            ("a2-ultragpu-8g", 8, 96, 1360),
-        ),
-    ),
-    *_sizes(
-        "gcp",
-        "a3",
-        "h100-80gb",
-        80,
-        (
-            ("a3-highgpu-1g", 1, 26, 234),
-            ("a3-highgpu-2g", 2, 52, 468),
-            ("a3-highgpu-4g", 4, 104, 936),
-            ("a3-highgpu-8g", 8, 208, 1872),
-        ),
-    ),
-    *_sizes(
-        "gcp",
-        "g2",
-        "l4",
-        24,
-        (
-            ("g2-standard-4", 1, 4, 16),
-            ("g2-standard-8", 1, 8, 32),
-            ("g2-standard-12", 1, 12, 48),
-            ("g2-standard-16", 1, 16, 64),
-            ("g2-standard-24", 2, 24, 96),
-            ("g2-standard-32", 1, 32, 128),
-            ("g2-standard-48", 4, 48, 192),
-            ("g2-standard-96", 8, 96, 384),
-        ),
-    ),
+    ("gcp", "a2", "a100-40gb", 40, "a2-highgpu-1g", 1, 12, 85),
+    ("gcp", "a2", "a100-40gb", 40, "a2-highgpu-2g", 2, 24, 170),
+    ("gcp", "a2", "a100-40gb", 40, "a2-highgpu-4g", 4, 48, 340),
+    ("gcp", "a2", "a100-40gb", 40, "a2-highgpu-8g", 8, 96, 680),
+    ("gcp", "a2", "a100-40gb", 40, "a2-megagpu-16g", 16, 96, 1360),
+    ("gcp", "a2", "a100-80gb", 80, "a2-ultragpu-1g", 1, 12, 170),
+    ("gcp", "a2", "a100-80gb", 80, "a2-ultragpu-2g", 2, 24, 340),
+    ("gcp", "a2", "a100-80gb", 80, "a2-ultragpu-4g", 4, 48, 680),
+    ("gcp", "a2", "a100-80gb", 80, "a2-ultragpu-8g", 8, 96, 1360),
+    ("gcp", "a3", "h100-80gb", 80, "a3-highgpu-1g", 1, 26, 234),
+    ("gcp", "a3", "h100-80gb", 80, "a3-highgpu-2g", 2, 52, 468),
+    ("gcp", "a3", "h100-80gb", 80, "a3-highgpu-4g", 4, 104, 936),
+    ("gcp", "a3", "h100-80gb", 80, "a3-highgpu-8g", 8, 208, 1872),
+    ("gcp", "g2", "l4", 24, "g2-standard-4", 1, 4, 16),
+    ("gcp", "g2", "l4", 24, "g2-standard-8", 1, 8, 32),
+    ("gcp", "g2", "l4", 24, "g2-standard-12", 1, 12, 48),
+    ("gcp", "g2", "l4", 24, "g2-standard-16", 1, 16, 64),
+    ("gcp", "g2", "l4", 24, "g2-standard-24", 2, 24, 96),
+    ("gcp", "g2", "l4", 24, "g2-standard-32", 1, 32, 128),
+    ("gcp", "g2", "l4", 24, "g2-standard-48", 4, 48, 192),
+    ("gcp", "g2", "l4", 24, "g2-standard-96", 8, 96, 384),
+    ("azure", "NC_A100_v4", "a100-80gb", 80, "Standard_NC24ads_A100_v4", 1, 24, 220),
+    ("azure", "NC_A100_v4", "a100-80gb", 80, "Standard_NC48ads_A100_v4", 2, 48, 440),
+    ("azure", "NC_A100_v4", "a100-80gb", 80, "Standard_NC96ads_A100_v4", 4, 96, 880),
+    ("azure", "ND_A100_v4", "a100-40gb", 40, "Standard_ND96asr_v4", 8, 96, 900),
+    ("azure", "NDm_A100_v4", "a100-80gb", 80, "Standard_ND96amsr_A100_v4", 8, 96, 1900),
+    ("azure", "ND_H100_v5", "h100-80gb", 80, "Standard_ND96isr_H100_v5", 8, 96, 1900),
+    ("azure", "NCads_H100_v5", "h100-nvl-94gb", 94, "Standard_NC40ads_H100_v5", 1, 40, 320),
+    ("azure", "NCads_H100_v5", "h100-nvl-94gb", 94, "Standard_NC80adis_H100_v5", 2, 80, 640),
+    ("azure", "NCasT4_v3", "t4", 16, "Standard_NC4as_T4_v3", 1, 4, 28),
+    ("azure", "NCasT4_v3", "t4", 16, "Standard_NC8as_T4_v3", 1, 8, 56),
+    ("azure", "NCasT4_v3", "t4", 16, "Standard_NC16as_T4_v3", 1, 16, 110),
+    ("azure", "NCasT4_v3", "t4", 16, "Standard_NC64as_T4_v3", 4, 64, 440),
 )
 
-_AZURE = (
-    *_sizes(
-        "azure",
-        "NC_A100_v4",
-        "a100-80gb",
-        80,
-        (
-            ("Standard_NC24ads_A100_v4", 1, 24, 220),
-            ("Standard_NC48ads_A100_v4", 2, 48, 440),
-            ("Standard_NC96ads_A100_v4", 4, 96, 880),
-        ),
-    ),
-    *_sizes("azure", "ND_A100_v4", "a100-40gb", 40, (("Standard_ND96asr_v4", 8, 96, 900),)),
-    *_sizes("azure", "NDm_A100_v4", "a100-80gb", 80, (("Standard_ND96amsr_A100_v4", 8, 96, 1900),)),
-    *_sizes("azure", "ND_H100_v5", "h100-80gb", 80, (("Standard_ND96isr_H100_v5", 8, 96, 1900),)),
-    *_sizes(
-        "azure",
-        "NCads_H100_v5",
-        "h100-nvl-94gb",
-        94,
-        (("Standard_NC40ads_H100_v5", 1, 40, 320), ("Standard_NC80adis_H100_v5", 2, 80, 640)),
-    ),
-    *_sizes(
-        "azure",
-        "NCasT4_v3",
-        "t4",
-        16,
-        (
-            ("Standard_NC4as_T4_v3", 1, 4, 28),
-            ("Standard_NC8as_T4_v3", 1, 8, 56),
-            ("Standard_NC16as_T4_v3", 1, 16, 110),
-            ("Standard_NC64as_T4_v3", 4, 64, 440),
-        ),
-    ),
-)
-
-SHAPES: dict[str, InstanceShape] = {s.name: s for s in (*_AWS, *_GCP, *_AZURE)}
+SHAPES: dict[str, InstanceShape] = {
+    name: InstanceShape(cloud, name, family, gpus, gpu, gpu_memory, vcpus, memory)
+    for cloud, family, gpu, gpu_memory, name, gpus, vcpus, memory in _ROWS
+}
 """Every known shape by its provider name (names do not clash across providers)."""
 
 
