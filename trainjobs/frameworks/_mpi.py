@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from trainjobs.errors import Rule
 from trainjobs.frameworks.kubeflow_v1 import env_var
 from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
 
@@ -23,6 +24,8 @@ __all__ = [
     "CONFIG_VOLUME",
     "DISCOVER_HOSTS",
     "HOSTFILE",
+    "LAUNCHER_MISSING",
+    "LAUNCHER_REPLICAS",
     "MODE_READ_ONLY",
     "MODE_SCRIPT",
     "config_name",
@@ -45,6 +48,18 @@ MODE_SCRIPT = 0o555
 """File mode of the scripts in the config volume (r-x for everyone)."""
 MODE_READ_ONLY = 0o444
 """File mode of the hostfile (r-- for everyone)."""
+
+# Both operators' validation has these two rules, in the same words.
+LAUNCHER_MISSING = Rule(
+    "mpi.launcher_missing",
+    "an MPIJob needs a Launcher replica spec",
+    hint="add mpiReplicaSpecs.Launcher: the pod that runs mpirun, replicas 1",
+)
+LAUNCHER_REPLICAS = Rule(
+    "mpi.launcher_replicas",
+    "an MPIJob has exactly one Launcher",
+    hint="set Launcher.replicas to 1; scale out with Worker.replicas",
+)
 
 
 def worker_name(job: str, index: int | str) -> str:
