@@ -37,7 +37,7 @@ Deviations, all deliberate:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Final
@@ -253,29 +253,25 @@ def _pod_requests(pod_spec: Mapping[str, Any]) -> dict[str, tuple[Fraction, Any]
     """What one pod requests (``resourcehelpers.PodRequests``): the containers' requests
     summed, raised to any single init container's; limits do not count."""
     total: dict[str, tuple[Fraction, Any]] = {}
-    for container in pod_spec.get("containers") or []:
-        requests = (
-            ((container.get("resources") or {}).get("requests") or {})
-            if isinstance(container, dict)
-            else {}
-        )
-        for name, raw in requests.items():
-            value = quantity(raw)
-            if value is None:
-                continue
-            before = total.get(name)
-            total[name] = (value + before[0], before[1]) if before else (value, raw)
-    for container in pod_spec.get("initContainers") or []:
-        requests = (
-            ((container.get("resources") or {}).get("requests") or {})
-            if isinstance(container, dict)
-            else {}
-        )
-        for name, raw in requests.items():
-            value = quantity(raw)
-            if value is not None and (name not in total or value > total[name][0]):
-                total[name] = (value, raw)
+    for name, value, raw in _requests(pod_spec, "containers"):
+        before = total.get(name)
+        total[name] = (value + before[0], before[1]) if before else (value, raw)
+    for name, value, raw in _requests(pod_spec, "initContainers"):
+        if name not in total or value > total[name][0]:
+            total[name] = (value, raw)
     return total
+
+
+def _requests(pod_spec: Mapping[str, Any], key: str) -> Iterator[tuple[str, Fraction, Any]]:
+    """Each request of the ``key`` containers that is a quantity: resource name, amount,
+    and the value as written."""
+    for container in pod_spec.get(key) or []:
+        if not isinstance(container, dict):
+            continue
+        for name, raw in ((container.get("resources") or {}).get("requests") or {}).items():
+            value = quantity(raw)
+            if value is not None:
+                yield name, value, raw
 
 
 def _pod_sets(build: _Build) -> None:
