@@ -354,6 +354,16 @@ class KubeflowV1Framework(Framework[V1JobT]):
         """``<job>-<type>-<index>``, the name of a replica's pod and service."""
         return replica_name(job.name, rtype, index)
 
+    def first_pod_address(self, job: V1JobT, name: str, *rtypes: str) -> dict[str, str]:
+        """``{name: "<pod 0>:<port>"}`` for the first of ``rtypes`` the job has (the port
+        its replica's, else :attr:`default_port`); empty when it has none of them. The
+        common shape of :meth:`addresses`."""
+        for rtype in rtypes:
+            if rtype in job.replica_specs:
+                port = self.port_of(job, rtype, self.default_port)
+                return {name: f"{self.pod_name(job, rtype, 0)}:{port}"}
+        return {}
+
     def port_of(self, job: V1JobT, rtype: str, default: int | None = None) -> int | None:
         """The default container's port named ``default_port_name`` of replica ``rtype``."""
         spec = job.replica_specs.get(rtype)

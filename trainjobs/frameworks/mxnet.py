@@ -219,8 +219,7 @@ class MXNet(KubeflowV1Framework[MXJob]):
     def addresses(self, job: Any) -> dict[str, str]:
         if job.replicas("Scheduler") < 1:
             return {}
-        port = self.port_of(job, "Scheduler", self.default_port)
-        return {"scheduler": f"{self.pod_name(job, 'Scheduler', 0)}:{port}"}
+        return self.first_pod_address(job, "scheduler", "Scheduler")
 
 
 def _mx_env(cluster: _Cluster, rtype: str, index: int) -> list[dict[str, Any]]:

@@ -171,11 +171,7 @@ class Paddle(KubeflowV1Framework[PaddleJob]):
         return env
 
     def addresses(self, job: Any) -> dict[str, str]:
-        endpoint_type = self._endpoint_type(job)
-        if endpoint_type not in job.replica_specs:
-            return {}
-        port = self.port_of(job, endpoint_type, self.default_port)
-        return {"master": f"{self.pod_name(job, endpoint_type, 0)}:{port}"}
+        return self.first_pod_address(job, "master", self._endpoint_type(job))
 
 
 FRAMEWORK = Paddle()

@@ -405,13 +405,7 @@ class PyTorch(KubeflowV1Framework[PyTorchJob]):
         return plan, dropped
 
     def addresses(self, job: Any) -> dict[str, str]:
-        if "Master" in job.replica_specs:
-            port = self.port_of(job, "Master", self.default_port)
-            return {"master": f"{self.pod_name(job, 'Master', 0)}:{port}"}
-        if "Worker" in job.replica_specs:
-            port = self.port_of(job, "Worker", self.default_port)
-            return {"master": f"{self.pod_name(job, 'Worker', 0)}:{port}"}
-        return {}
+        return self.first_pod_address(job, "master", "Master", "Worker")
 
 
 FRAMEWORK = PyTorch()

@@ -132,10 +132,7 @@ class XGBoost(KubeflowV1Framework[XGBoostJob]):
         return env
 
     def addresses(self, job: Any) -> dict[str, str]:
-        if "Master" not in job.replica_specs:
-            return {}
-        port = self.port_of(job, "Master", self.default_port)
-        return {"master": f"{self.pod_name(job, 'Master', 0)}:{port}"}
+        return self.first_pod_address(job, "master", "Master")
 
 
 FRAMEWORK = XGBoost()
