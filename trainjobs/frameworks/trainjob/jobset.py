@@ -85,8 +85,6 @@ NODE: Final = NODE_CONTAINER
 LAUNCHER: Final = "launcher"
 COMPLETION_INDEX_FIELD: Final = "metadata.annotations['batch.kubernetes.io/job-completion-index']"
 STORAGE_URI: Final = "STORAGE_URI"
-COSCHEDULING_LABEL: Final = POD_GROUP_LABEL
-VOLCANO_GROUP_ANNOTATION: Final = GROUP_NAME_ANNOTATION
 DEFAULT_SCHEDULE_TIMEOUT: Final = 60
 
 MPI_SSH_VOLUME: Final = "mpi-ssh-auth"
@@ -679,13 +677,13 @@ def _pod_group(build: _Build) -> Manifest | None:
     resources = {name: format_like(v, s) for name, (v, s) in sorted(totals.items())}
     spec: dict[str, Any] = {"minMember": members, "minResources": resources}
     if policy.coscheduling is not None:
-        build.pod_labels[COSCHEDULING_LABEL] = job.name
+        build.pod_labels[POD_GROUP_LABEL] = job.name
         timeout = policy.coscheduling.schedule_timeout_seconds
         spec["scheduleTimeoutSeconds"] = DEFAULT_SCHEDULE_TIMEOUT if timeout is None else timeout
         api_version = "scheduling.x-k8s.io/v1alpha1"
     else:
         assert policy.volcano is not None
-        build.pod_annotations[VOLCANO_GROUP_ANNOTATION] = job.name
+        build.pod_annotations[GROUP_NAME_ANNOTATION] = job.name
         api_version = "scheduling.volcano.sh/v1beta1"
         if QUEUE_ANNOTATION in build.annotations:
             spec["queue"] = build.annotations[QUEUE_ANNOTATION]
