@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from trainjobs.errors import Finding, Severity
+from trainjobs.errors import Finding, Rule, Severity
 from trainjobs.frameworks._container_rules import image_findings, no_containers
 from trainjobs.frameworks._seed import mount_findings
 from trainjobs.k8s.data import PodTemplate
@@ -20,6 +20,37 @@ __all__ = ["TEMPLATE_PATH", "backend_findings", "describe", "template_findings"]
 
 TEMPLATE_PATH = "spec.replicaSpecs.template"
 """Where the one pod template sits in a Caffe2Job."""
+
+# The rules, declared once; each finding below says only where, the value and the facts.
+_NAMED = "or name a RedisBackend or NfsBackend in trainjobs.backend"
+BACKEND_NEEDED = Rule(
+    "caffe2.backend_needed",
+    "{replicas} workers need a redis or nfs backend to find each other",
+    hint=f"set backendType to redis or nfs, {_NAMED}",
+)
+NFS_PATH = Rule(
+    "caffe2.nfs_path",
+    "the nfs backend needs nfsPath, the shared directory (NFS_PATH)",
+    hint=f"set nfsPath to a directory every worker mounts, {_NAMED}",
+)
+REDIS_HOST = Rule(
+    "caffe2.redis_host",
+    "the redis backend needs redisHost (REDIS_HOST)",
+    hint=f"set redisHost and redisPort, {_NAMED}",
+)
+BACKEND_REPLACED = Rule(
+    "caffe2.backend_replaced",
+    "the backend named in trainjobs.backend replaces this backendSpecs; the job now uses {now}",
+    hint="remove spec.backendSpecs, or remove trainjobs.backend",
+    severity=Severity.WARNING,
+)
+HOST_NETWORK_DNS = Rule(
+    "caffe2.host_network_dns",
+    "a hostNetwork pod with dnsPolicy ClusterFirst uses the node's resolver, so the Redis host "
+    "and the CAFFE2_CONFIG hosts do not resolve",
+    hint="set dnsPolicy: ClusterFirstWithHostNet (or leave it out)",
+    severity=Severity.WARNING,
+)
 
 
 def describe(backend: Caffe2BackendSpec) -> str:
@@ -36,50 +67,16 @@ def backend_findings(job: Caffe2Job) -> list[Finding]:
     replicas = 1 if spec.replica_specs.replicas is None else spec.replica_specs.replicas
     kind = (backend and backend.backend_type) or ("none" if replicas == 1 else "redis")
     findings: list[Finding] = []
-    named = "or name a RedisBackend or NfsBackend in trainjobs.backend"
+    path = "spec.backendSpecs"
     if kind == "none" and replicas > 1:
-        findings.append(
-            Finding(
-                code="caffe2.backend_needed",
-                path="spec.backendSpecs.backendType",
-                message=f"{replicas} workers need a redis or nfs backend to find each other",
-                value="none",
-                hint=f"set backendType to redis or nfs, {named}",
-            )
-        )
+        findings.append(BACKEND_NEEDED.at(f"{path}.backendType", "none", replicas=replicas))
     if kind == "nfs" and not (backend and backend.nfs_path):
-        findings.append(
-            Finding(
-                code="caffe2.nfs_path",
-                path="spec.backendSpecs.nfsPath",
-                message="the nfs backend needs nfsPath, the shared directory (NFS_PATH)",
-                hint=f"set nfsPath to a directory every worker mounts, {named}",
-            )
-        )
+        findings.append(NFS_PATH.at(f"{path}.nfsPath"))
     if kind == "redis" and not (backend and backend.redis_host):
-        findings.append(
-            Finding(
-                code="caffe2.redis_host",
-                path="spec.backendSpecs.redisHost",
-                message="the redis backend needs redisHost (REDIS_HOST)",
-                hint=f"set redisHost and redisPort, {named}",
-            )
-        )
+        findings.append(REDIS_HOST.at(f"{path}.redisHost"))
     replaced = job.replaced_backend
     if replaced is not None and backend is not None:
-        findings.append(
-            Finding(
-                code="caffe2.backend_replaced",
-                path="spec.backendSpecs",
-                message=(
-                    "the backend named in trainjobs.backend replaces this backendSpecs; "
-                    f"the job now uses {describe(backend)}"
-                ),
-                value=describe(replaced),
-                hint="remove spec.backendSpecs, or remove trainjobs.backend",
-                severity=Severity.WARNING,
-            )
-        )
+        findings.append(BACKEND_REPLACED.at(path, describe(replaced), now=describe(backend)))
     return findings
 
 
@@ -99,17 +96,6 @@ def template_findings(template: PodTemplate) -> list[Finding]:
     findings += mount_findings(template, TEMPLATE_PATH)
     pod = template.get("spec") or {}
     if pod.get("hostNetwork") and pod.get("dnsPolicy") == "ClusterFirst":
-        findings.append(
-            Finding(
-                code="caffe2.host_network_dns",
-                path=f"{TEMPLATE_PATH}.spec.dnsPolicy",
-                message=(
-                    "a hostNetwork pod with dnsPolicy ClusterFirst uses the node's resolver, "
-                    "so the Redis host and the CAFFE2_CONFIG hosts do not resolve"
-                ),
-                value="ClusterFirst",
-                hint="set dnsPolicy: ClusterFirstWithHostNet (or leave it out)",
-                severity=Severity.WARNING,
-            )
-        )
+        path = f"{TEMPLATE_PATH}.spec.dnsPolicy"
+        findings.append(HOST_NETWORK_DNS.at(path, "ClusterFirst"))
     return findings

@@ -12,9 +12,10 @@ Facts: kubeflow-operators.md §4.7 and §4.8.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from trainjobs.errors import Rule
 from trainjobs.frameworks.kubeflow_v1 import env_var
 from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
 
@@ -23,9 +24,16 @@ __all__ = [
     "CONFIG_VOLUME",
     "DISCOVER_HOSTS",
     "HOSTFILE",
+    "HOSTFILE_PATH",
+    "HOST_FILES",
+    "LAUNCHER_MISSING",
+    "LAUNCHER_REPLICAS",
     "MODE_READ_ONLY",
     "MODE_SCRIPT",
+    "config_map",
+    "config_mount",
     "config_name",
+    "config_volume",
     "launcher_name",
     "nvidia_hidden_env",
     "object_metadata",
@@ -45,6 +53,23 @@ MODE_SCRIPT = 0o555
 """File mode of the scripts in the config volume (r-x for everyone)."""
 MODE_READ_ONLY = 0o444
 """File mode of the hostfile (r-- for everyone)."""
+HOSTFILE_PATH = f"{CONFIG_MOUNT_PATH}/{HOSTFILE}"
+"""Where mpirun reads the hostfile."""
+HOST_FILES = ((HOSTFILE, MODE_READ_ONLY), (DISCOVER_HOSTS, MODE_SCRIPT))
+"""The launcher's files of the config volume, each with its mode: the hostfile and the
+script that lists the hosts."""
+
+# Both operators' validation has these two rules, in the same words.
+LAUNCHER_MISSING = Rule(
+    "mpi.launcher_missing",
+    "an MPIJob needs a Launcher replica spec",
+    hint="add mpiReplicaSpecs.Launcher: the pod that runs mpirun, replicas 1",
+)
+LAUNCHER_REPLICAS = Rule(
+    "mpi.launcher_replicas",
+    "an MPIJob has exactly one Launcher",
+    hint="set Launcher.replicas to 1; scale out with Worker.replicas",
+)
 
 
 def worker_name(job: str, index: int | str) -> str:
@@ -63,6 +88,30 @@ def launcher_name(job: str) -> str:
 def config_name(job: str) -> str:
     """``<job>-config``: the ConfigMap with the hostfile and scripts."""
     return f"{job}-config"
+
+
+def config_map(
+    job: str, namespace: str, hosts: str, discover: str, more: Mapping[str, str] | None = None
+) -> Manifest:
+    """The ConfigMap ``<job>-config``: the ``hostfile`` (``hosts``), ``discover_hosts.sh``
+    (``discover``) and the ``more`` files an operator adds (none by default)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": object_metadata(config_name(job), namespace, job),
+        "data": {DISCOVER_HOSTS: discover, HOSTFILE: hosts, **(more or {})},
+    }
+
+
+def config_volume(job: str, files: Iterable[tuple[str, int]]) -> dict[str, Any]:
+    """The pod volume of the job's ConfigMap, holding ``files`` (key, file mode)."""
+    items = [{"key": key, "path": key, "mode": mode} for key, mode in files]
+    return {"name": CONFIG_VOLUME, "configMap": {"name": config_name(job), "items": items}}
+
+
+def config_mount() -> dict[str, Any]:
+    """A container's mount of the config volume at ``/etc/mpi`` (a new dict each call)."""
+    return {"name": CONFIG_VOLUME, "mountPath": CONFIG_MOUNT_PATH}
 
 
 def object_metadata(name: str, namespace: str, job: str) -> dict[str, Any]:

@@ -12,11 +12,23 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from trainjobs.errors import Finding
+from trainjobs.errors import Finding, Rule
 
 __all__ = ["compact_json", "mount_findings", "stable_base36", "stable_digits"]
 
 _BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+MOUNT_PATH = Rule(
+    "template.mount_path",
+    "the container already mounts a volume at this path",
+    hint="mount one of the two volumes elsewhere, or drop one",
+)
+VOLUME_MOUNT = Rule(
+    "template.volume_mount",
+    "the mount names a volume the pod does not declare",
+    hint="add a volume named {name!r} to spec.volumes or remove the mount",
+)
 
 
 def _digest(key: str) -> int:
@@ -68,25 +80,10 @@ def mount_findings(template: Mapping[str, Any], path: str) -> list[Finding]:
                     continue
                 name, where = mount.get("name"), mount.get("mountPath")
                 # A mount without a name or path is the schema check's to report.
+                entry = f"{path}.spec.{kind}[{i}].volumeMounts[{j}]"
                 if where is not None and where in paths:
-                    findings.append(
-                        Finding(
-                            code="template.mount_path",
-                            path=f"{path}.spec.{kind}[{i}].volumeMounts[{j}].mountPath",
-                            message="the container already mounts a volume at this path",
-                            value=where,
-                            hint="mount one of the two volumes elsewhere, or drop one",
-                        )
-                    )
+                    findings.append(MOUNT_PATH.at(f"{entry}.mountPath", where))
                 paths.add(where)
                 if name is not None and name not in declared:
-                    findings.append(
-                        Finding(
-                            code="template.volume_mount",
-                            path=f"{path}.spec.{kind}[{i}].volumeMounts[{j}].name",
-                            message="the mount names a volume the pod does not declare",
-                            value=name,
-                            hint=f"add a volume named {name!r} to spec.volumes or remove the mount",
-                        )
-                    )
+                    findings.append(VOLUME_MOUNT.at(f"{entry}.name", name, name=name))
     return findings

@@ -92,10 +92,7 @@ class JAX(KubeflowV1Framework[JAXJob]):
         return env
 
     def addresses(self, job: Any) -> dict[str, str]:
-        if "Worker" not in job.replica_specs:
-            return {}
-        port = self.port_of(job, "Worker", self.default_port)
-        return {"coordinator": f"{self.pod_name(job, 'Worker', 0)}:{port}"}
+        return self.first_pod_address(job, "coordinator", "Worker")
 
 
 FRAMEWORK = JAX()

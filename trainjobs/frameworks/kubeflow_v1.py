@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Literal, TypeVar
 
 from pydantic import Field
 
-from trainjobs.errors import Finding, Severity
+from trainjobs.errors import Finding, Rule, Severity
 from trainjobs.frameworks._container_rules import (
     PINNED_IMAGE_HINT,
     default_container_findings,
@@ -65,6 +65,49 @@ MANAGED_BY_OPERATOR = "kubeflow.org/training-operator"
 """``runPolicy.managedBy`` of jobs the Training Operator runs itself (also when unset)."""
 MANAGED_BY_VALUES = (MANAGED_BY_OPERATOR, "kueue.x-k8s.io/multikueue")
 """The only ``runPolicy.managedBy`` values the v1.9 webhooks accept."""
+
+# The rules every v1 kind's webhook (or controller) applies, declared once; ``{kind}`` is
+# the job's kind.
+NAME = Rule(
+    "name.dns1035",
+    "the job name {problem}",
+    hint="rename the job; every pod and service is named after it",
+)
+NO_REPLICAS = Rule(
+    "spec.replicas.empty",
+    "{kind} needs at least one replica type",
+    hint="add e.g. {example} with a pod template",
+)
+REPLICA_TYPE = Rule(
+    "spec.replica_type",
+    "{kind} has no replica type {rtype!r}",
+    hint="use one of {known}",
+)
+NAME_TOO_LONG = Rule(
+    "name.too_long",
+    "the Service and Pod name {longest!r} has {length} characters; a DNS-1035 label has at "
+    f"most {LABEL_MAX}, so the operator cannot create it",
+    hint="shorten the job name to at most {most} characters",
+)
+PORT_NAMES = Rule(
+    "service.port_names",
+    "container {container!r} has several ports and one without a name; the replica's Service "
+    "gets them all, and the API server refuses a Service with several ports unless every one "
+    "is named",
+    hint="name every port of container {container!r}, e.g. "
+    "{{name: port-{port}, containerPort: {port}}}",
+)
+MANAGED_BY_IGNORED = Rule(
+    "run_policy.managed_by_ignored",
+    "the {kind} controller ignores managedBy and runs the job itself",
+    hint="remove managedBy, or run the job with the controller it names only",
+    severity=Severity.WARNING,
+)
+MANAGED_BY = Rule(
+    "run_policy.managed_by",
+    f"the webhook accepts only {' or '.join(MANAGED_BY_VALUES)}",
+    hint=f"remove managedBy (default {MANAGED_BY_OPERATOR}) or use one of these",
+)
 
 
 class ReplicaSpec(K8sModel):
@@ -311,6 +354,16 @@ class KubeflowV1Framework(Framework[V1JobT]):
         """``<job>-<type>-<index>``, the name of a replica's pod and service."""
         return replica_name(job.name, rtype, index)
 
+    def first_pod_address(self, job: V1JobT, name: str, *rtypes: str) -> dict[str, str]:
+        """``{name: "<pod 0>:<port>"}`` for the first of ``rtypes`` the job has (the port
+        its replica's, else :attr:`default_port`); empty when it has none of them. The
+        common shape of :meth:`addresses`."""
+        for rtype in rtypes:
+            if rtype in job.replica_specs:
+                port = self.port_of(job, rtype, self.default_port)
+                return {name: f"{self.pod_name(job, rtype, 0)}:{port}"}
+        return {}
+
     def port_of(self, job: V1JobT, rtype: str, default: int | None = None) -> int | None:
         """The default container's port named ``default_port_name`` of replica ``rtype``."""
         spec = job.replica_specs.get(rtype)
@@ -380,39 +433,20 @@ class KubeflowV1Framework(Framework[V1JobT]):
         findings: list[Finding] = []
         problem = dns1035_label_problem(job.name)
         if problem:
-            findings.append(
-                Finding(
-                    code="name.dns1035",
-                    path="metadata.name",
-                    message=f"the job name {problem}",
-                    value=job.name,
-                    hint="rename the job; every pod and service is named after it",
-                )
-            )
+            findings.append(NAME.at("metadata.name", job.name, problem=problem))
         else:
             findings.extend(self._replica_name_findings(job))
         alias = self.replica_alias
         if not job.replica_specs:
             example = "Worker" if "Worker" in self.replica_types else self.replica_types[-1]
-            findings.append(
-                Finding(
-                    code="spec.replicas.empty",
-                    path=f"spec.{alias}",
-                    message=f"{self.kind.kind} needs at least one replica type",
-                    hint=f"add e.g. {alias}.{example} with a pod template",
-                )
-            )
+            example = f"{alias}.{example}"
+            findings.append(NO_REPLICAS.at(f"spec.{alias}", kind=self.kind.kind, example=example))
         for rtype, spec in job.replica_specs.items():
             base = f"spec.{alias}.{rtype}"
             if self.check_replica_types and rtype not in self.replica_types:
+                known = ", ".join(self.replica_types)
                 findings.append(
-                    Finding(
-                        code="spec.replica_type",
-                        path=base,
-                        message=f"{self.kind.kind} has no replica type {rtype!r}",
-                        value=rtype,
-                        hint=f"use one of {', '.join(self.replica_types)}",
-                    )
+                    REPLICA_TYPE.at(base, rtype, kind=self.kind.kind, rtype=rtype, known=known)
                 )
             findings.extend(self._validate_template(spec, f"{base}.template"))
             findings.extend(self._port_name_findings(spec, f"{base}.template"))
@@ -437,18 +471,8 @@ class KubeflowV1Framework(Framework[V1JobT]):
         if len(too_long) <= LABEL_MAX:
             return []
         room = LABEL_MAX - (len(too_long) - len(job.name))
-        return [
-            Finding(
-                code="name.too_long",
-                path="metadata.name",
-                message=(
-                    f"the Service and Pod name {too_long!r} has {len(too_long)} characters; a "
-                    f"DNS-1035 label has at most {LABEL_MAX}, so the operator cannot create it"
-                ),
-                value=job.name,
-                hint=f"shorten the job name to at most {room} characters",
-            )
-        ]
+        facts = {"longest": too_long, "length": len(too_long), "most": room}
+        return [NAME_TOO_LONG.at("metadata.name", job.name, **facts)]
 
     def _service_ports(self, spec: ReplicaSpec) -> dict[str, Any]:
         """The replica Service's ports: the default container's, by name, the last of a
@@ -467,19 +491,9 @@ class KubeflowV1Framework(Framework[V1JobT]):
         if len(ports) < 2 or "" not in ports:
             return []
         numbers = [p for name, p in ports.items() if not name]
+        container = self.default_container
         return [
-            Finding(
-                code="service.port_names",
-                path=f"{path}.spec.containers",
-                message=(
-                    f"container {self.default_container!r} has several ports and one without "
-                    "a name; the replica's Service gets them all, and the API server refuses "
-                    "a Service with several ports unless every one is named"
-                ),
-                value=numbers,
-                hint=f"name every port of container {self.default_container!r}, e.g. "
-                f"{{name: port-{numbers[0]}, containerPort: {numbers[0]}}}",
-            )
+            PORT_NAMES.at(f"{path}.spec.containers", numbers, container=container, port=numbers[0])
         ]
 
     def _validate_managed_by(self, job: V1JobT) -> list[Finding]:
@@ -491,29 +505,10 @@ class KubeflowV1Framework(Framework[V1JobT]):
         if not self.webhook_checks_managed_by:
             if managed_by == MANAGED_BY_OPERATOR:
                 return []
-            return [
-                Finding(
-                    code="run_policy.managed_by_ignored",
-                    path=path,
-                    message=(
-                        f"the {self.kind.kind} controller ignores managedBy and runs the job itself"
-                    ),
-                    value=managed_by,
-                    hint="remove managedBy, or run the job with the controller it names only",
-                    severity=Severity.WARNING,
-                )
-            ]
+            return [MANAGED_BY_IGNORED.at(path, managed_by, kind=self.kind.kind)]
         if managed_by in MANAGED_BY_VALUES:
             return []
-        return [
-            Finding(
-                code="run_policy.managed_by",
-                path=path,
-                message=f"the webhook accepts only {' or '.join(MANAGED_BY_VALUES)}",
-                value=managed_by,
-                hint=f"remove managedBy (default {MANAGED_BY_OPERATOR}) or use one of these",
-            )
-        ]
+        return [MANAGED_BY.at(path, managed_by)]
 
     def _validate_template(self, spec: ReplicaSpec, path: str) -> list[Finding]:
         found = containers(spec.template)

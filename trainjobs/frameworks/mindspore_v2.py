@@ -32,7 +32,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from trainjobs.errors import Finding
+from trainjobs.errors import Finding, Rule
 from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
     LABEL_JOB_NAME,
@@ -59,6 +59,18 @@ ENV_ORDER = (
     "MS_ROLE",
 )
 _ROLES = {"Scheduler": "MS_SCHED", "PS": "MS_PSERVER", "Worker": "MS_WORKER"}
+
+SCHEDULER_REPLICAS = Rule(
+    "mindspore.scheduler_replicas",
+    "a MindSpore cluster has one scheduler; the workers find it by its Service",
+    hint="set Scheduler.replicas to 1",
+)
+SERVICE_LINKS = Rule(
+    "mindspore.service_links",
+    "MS_SCHED_HOST is taken from the scheduler Service's environment variable, which "
+    "Kubernetes gives only pods with service links",
+    hint="remove enableServiceLinks: false",
+)
 
 
 class MSJobV2Spec(K8sModel):
@@ -179,33 +191,15 @@ class MindSporeV2(KubeflowV1Framework[MSJobV2]):
         findings: list[Finding] = []
         base = f"spec.{self.replica_alias}"
         if "Scheduler" in job.replica_specs and job.replicas("Scheduler") > 1:
-            findings.append(
-                Finding(
-                    code="mindspore.scheduler_replicas",
-                    path=f"{base}.Scheduler.replicas",
-                    message="a MindSpore cluster has one scheduler; the workers find it by its "
-                    "Service",
-                    value=job.replicas("Scheduler"),
-                    hint="set Scheduler.replicas to 1",
-                )
-            )
+            schedulers = job.replicas("Scheduler")
+            findings.append(SCHEDULER_REPLICAS.at(f"{base}.Scheduler.replicas", schedulers))
         if "Scheduler" not in job.replica_specs:
             return findings
         for rtype, spec in job.replica_specs.items():
             pod = spec.template.get("spec") or {}
             if rtype != "Scheduler" and pod.get("enableServiceLinks") is False:
-                findings.append(
-                    Finding(
-                        code="mindspore.service_links",
-                        path=f"{base}.{rtype}.template.spec.enableServiceLinks",
-                        message=(
-                            "MS_SCHED_HOST is taken from the scheduler Service's environment "
-                            "variable, which Kubernetes gives only pods with service links"
-                        ),
-                        value=False,
-                        hint="remove enableServiceLinks: false",
-                    )
-                )
+                path = f"{base}.{rtype}.template.spec.enableServiceLinks"
+                findings.append(SERVICE_LINKS.at(path, False))
         return findings
 
     def expansion(self, job: MSJobV2) -> Expansion:

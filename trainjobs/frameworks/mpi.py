@@ -39,7 +39,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from trainjobs.errors import Finding
+from trainjobs.errors import Finding, Rule
 from trainjobs.frameworks import mpi_pods
 from trainjobs.frameworks._container_rules import (
     PINNED_IMAGE_HINT,
@@ -47,7 +47,12 @@ from trainjobs.frameworks._container_rules import (
     no_containers,
     template_restart_policy,
 )
-from trainjobs.frameworks._mpi import launcher_name, worker_name
+from trainjobs.frameworks._mpi import (
+    LAUNCHER_MISSING,
+    LAUNCHER_REPLICAS,
+    launcher_name,
+    worker_name,
+)
 from trainjobs.frameworks.base import Framework, JobResource, K8sModel
 from trainjobs.frameworks.kubeflow_v1 import ReplicaSpec, RunPolicy
 from trainjobs.frameworks.mpi_pods import ROOT_SSH_PATH
@@ -68,6 +73,45 @@ _DEFAULTS = {"Launcher": (1, "OnFailure"), "Worker": (0, "Never")}
 """Replicas and restartPolicy the operator fills in per replica type."""
 JOB_BACKOFF_LIMIT = 6
 """Kubernetes' default ``backoffLimit`` of the launcher's batch/v1 Job when runPolicy sets none."""
+
+# The operator's rules (and the Trainer's, for the trainer target), declared once.
+HOSTNAME_LENGTH = Rule(
+    "name.dns1035",
+    "the worker hostname {last!r} has {length} characters; a DNS-1035 label has at most "
+    f"{LABEL_MAX}",
+    hint="shorten the job name to at most {most} characters",
+)
+HOSTNAME_LABEL = Rule(
+    "name.dns1035",
+    "the worker hostname {last!r} must be a DNS-1035 label: lowercase letters, digits and '-', "
+    "starting with a letter",
+    hint="rename the job; its pods' hostnames are made from it",
+)
+REPLICA_TYPE = Rule(
+    "mpi.replica_type",
+    "MPIJob has no replica type {rtype!r}; the MPI Operator ignores it",
+    hint="use Launcher or Worker, spelled exactly so",
+)
+WORKER_REPLICAS = Rule(
+    "mpi.worker_replicas",
+    "Worker.replicas must be at least 1 (an unset count defaults to 0)",
+    hint="set Worker.replicas to the number of worker pods, or remove the Worker spec",
+)
+RESTART_POLICY = Rule(
+    "mpi.restart_policy",
+    "the MPI Operator accepts only restartPolicy Never or OnFailure",
+    hint="use OnFailure (the Launcher default) or Never (the Worker default)",
+)
+MANAGED_BY = Rule(
+    "mpi.managed_by",
+    f"managedBy must be {OPERATOR_MANAGER} or {MULTIKUEUE_MANAGER}",
+    hint="remove managedBy to let the MPI Operator manage the job",
+)
+TRAINER_IMPLEMENTATION = Rule(
+    "trainer.mpi_implementation",
+    "Trainer v2.3 launches OpenMPI only",
+    hint="use OpenMPI, or the operator or pods target",
+)
 
 
 class MPIRunPolicy(RunPolicy):
@@ -203,14 +247,7 @@ class MPI(Framework[MPIJob]):
         specs = job.spec.mpi_replica_specs
         base = "spec.mpiReplicaSpecs"
         if "Launcher" not in specs:
-            findings.append(
-                Finding(
-                    code="mpi.launcher_missing",
-                    path=f"{base}.Launcher",
-                    message="an MPIJob needs a Launcher replica spec",
-                    hint="add mpiReplicaSpecs.Launcher: the pod that runs mpirun, replicas 1",
-                )
-            )
+            findings.append(LAUNCHER_MISSING.at(f"{base}.Launcher"))
         for rtype, replica in specs.items():
             findings += _replica_findings(rtype, replica, f"{base}.{rtype}")
         findings += _run_policy_findings(job.spec.run_policy)
@@ -241,15 +278,8 @@ class MPI(Framework[MPIJob]):
         ``dependsOn: node Ready``. Trainer v2.3 implements OpenMPI only."""
         spec = job.spec
         if spec.mpi_implementation != "OpenMPI":
-            return None, [
-                Finding(
-                    code="trainer.mpi_implementation",
-                    path="spec.mpiImplementation",
-                    message="Trainer v2.3 launches OpenMPI only",
-                    value=spec.mpi_implementation,
-                    hint="use OpenMPI, or the operator or pods target",
-                )
-            ]
+            implementation = spec.mpi_implementation
+            return None, [TRAINER_IMPLEMENTATION.at("spec.mpiImplementation", implementation)]
         specs = spec.mpi_replica_specs
 
         def node(rtype: str, sshd: bool) -> dict[str, Any]:
@@ -341,76 +371,25 @@ def _name_findings(job: MPIJob) -> list[Finding]:
     last = worker_name(job.name, max(job.replicas("Worker"), 1) - 1)
     suffix = len(last) - len(job.name)
     if len(last) > LABEL_MAX:
+        most = LABEL_MAX - suffix
         return [
-            Finding(
-                code="name.dns1035",
-                path="metadata.name",
-                message=(
-                    f"the worker hostname {last!r} has {len(last)} characters; "
-                    f"a DNS-1035 label has at most {LABEL_MAX}"
-                ),
-                value=job.name,
-                hint=f"shorten the job name to at most {LABEL_MAX - suffix} characters",
-            )
+            HOSTNAME_LENGTH.at("metadata.name", job.name, last=last, length=len(last), most=most)
         ]
     if not DNS1035_LABEL.match(last):
-        return [
-            Finding(
-                code="name.dns1035",
-                path="metadata.name",
-                message=(
-                    f"the worker hostname {last!r} must be a DNS-1035 label: lowercase "
-                    "letters, digits and '-', starting with a letter"
-                ),
-                value=job.name,
-                hint="rename the job; its pods' hostnames are made from it",
-            )
-        ]
+        return [HOSTNAME_LABEL.at("metadata.name", job.name, last=last)]
     return []
 
 
 def _replica_findings(rtype: str, replica: ReplicaSpec, base: str) -> list[Finding]:
     if rtype not in _REPLICA_TYPES:
-        return [
-            Finding(
-                code="mpi.replica_type",
-                path=base,
-                message=f"MPIJob has no replica type {rtype!r}; the MPI Operator ignores it",
-                value=rtype,
-                hint="use Launcher or Worker, spelled exactly so",
-            )
-        ]
+        return [REPLICA_TYPE.at(base, rtype, rtype=rtype)]
     findings: list[Finding] = []
     if rtype == "Launcher" and replica.replicas != 1:
-        findings.append(
-            Finding(
-                code="mpi.launcher_replicas",
-                path=f"{base}.replicas",
-                message="an MPIJob has exactly one Launcher",
-                value=replica.replicas,
-                hint="set Launcher.replicas to 1; scale out with Worker.replicas",
-            )
-        )
+        findings.append(LAUNCHER_REPLICAS.at(f"{base}.replicas", replica.replicas))
     if rtype == "Worker" and (replica.replicas or 0) < 1:
-        findings.append(
-            Finding(
-                code="mpi.worker_replicas",
-                path=f"{base}.replicas",
-                message="Worker.replicas must be at least 1 (an unset count defaults to 0)",
-                value=replica.replicas,
-                hint="set Worker.replicas to the number of worker pods, or remove the Worker spec",
-            )
-        )
+        findings.append(WORKER_REPLICAS.at(f"{base}.replicas", replica.replicas))
     if replica.restart_policy not in _RESTART_POLICIES:
-        findings.append(
-            Finding(
-                code="mpi.restart_policy",
-                path=f"{base}.restartPolicy",
-                message="the MPI Operator accepts only restartPolicy Never or OnFailure",
-                value=replica.restart_policy,
-                hint="use OnFailure (the Launcher default) or Never (the Worker default)",
-            )
-        )
+        findings.append(RESTART_POLICY.at(f"{base}.restartPolicy", replica.restart_policy))
     findings += _template_findings(replica.template, f"{base}.template")
     return findings
 
@@ -434,15 +413,7 @@ def _run_policy_findings(policy: MPIRunPolicy | None) -> list[Finding]:
     if managed_by == MULTIKUEUE_MANAGER:
         # A MultiKueue job is valid; the pods target refuses it (pods_refusals).
         return []
-    return [
-        Finding(
-            code="mpi.managed_by",
-            path="spec.runPolicy.managedBy",
-            message=f"managedBy must be {OPERATOR_MANAGER} or {MULTIKUEUE_MANAGER}",
-            value=managed_by,
-            hint="remove managedBy to let the MPI Operator manage the job",
-        )
-    ]
+    return [MANAGED_BY.at("spec.runPolicy.managedBy", managed_by)]
 
 
 FRAMEWORK = MPI()

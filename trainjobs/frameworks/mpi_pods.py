@@ -10,13 +10,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from trainjobs.frameworks._mpi import (
-    CONFIG_MOUNT_PATH,
-    CONFIG_VOLUME,
-    DISCOVER_HOSTS,
-    HOSTFILE,
-    MODE_READ_ONLY,
-    MODE_SCRIPT,
-    config_name,
+    HOST_FILES,
+    HOSTFILE_PATH,
+    config_map,
+    config_mount,
+    config_volume,
     launcher_name,
     nvidia_hidden_env,
     object_metadata,
@@ -62,7 +60,6 @@ SSH_MODE = 0o600
 """Key files' mode, set only under /root/.ssh: sshd refuses keys others can read."""
 # mpirun and hydra retry while a worker's sshd is still starting.
 _CONNECTION_ATTEMPTS = "-o ConnectionAttempts=10"
-_HOSTFILE_PATH = f"{CONFIG_MOUNT_PATH}/{HOSTFILE}"
 # The Secret's keys, as files: the ECDSA key goes where ssh looks first (id_rsa).
 _SSH_ITEMS = (
     ("ssh-privatekey", "id_rsa"),
@@ -120,19 +117,19 @@ def launcher_env(job: MPIJob) -> list[dict[str, Any]]:
     if implementation == "OpenMPI":
         env += [
             env_var("OMPI_MCA_orte_keep_fqdn_hostnames", "true"),
-            env_var("OMPI_MCA_orte_default_hostfile", _HOSTFILE_PATH),
+            env_var("OMPI_MCA_orte_default_hostfile", HOSTFILE_PATH),
             env_var("OMPI_MCA_plm_rsh_args", _CONNECTION_ATTEMPTS),
             env_var("OMPI_MCA_orte_set_default_slots", slots),
         ]
     elif implementation == "Intel":
         env += [
-            env_var("I_MPI_HYDRA_HOST_FILE", _HOSTFILE_PATH),
+            env_var("I_MPI_HYDRA_HOST_FILE", HOSTFILE_PATH),
             env_var("I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS", _CONNECTION_ATTEMPTS),
             env_var("I_MPI_PERHOST", slots),
         ]
     else:
         env += [
-            env_var("HYDRA_HOST_FILE", _HOSTFILE_PATH),
+            env_var("HYDRA_HOST_FILE", HOSTFILE_PATH),
             env_var("HYDRA_LAUNCH_EXTRA_ARGS", _CONNECTION_ATTEMPTS),
         ]
     if not job.spec.run_launcher_as_worker:
@@ -166,12 +163,7 @@ def _service(job: MPIJob) -> Manifest:
 
 
 def _config_map(job: MPIJob) -> Manifest:
-    return {
-        "apiVersion": "v1",
-        "kind": "ConfigMap",
-        "metadata": object_metadata(config_name(job.name), job.namespace, job.name),
-        "data": {DISCOVER_HOSTS: discover_hosts(job), HOSTFILE: hostfile(job)},
-    }
+    return config_map(job.name, job.namespace, hostfile(job), discover_hosts(job))
 
 
 def _ssh_secret(job: MPIJob) -> Manifest:
@@ -263,16 +255,8 @@ def _launcher_job(job: MPIJob) -> Manifest:
     main["env"] = [*(main.get("env") or []), *launcher_env(job)]
     _mount_ssh(job, spec, main)
     spec["restartPolicy"] = pod_restart_policy(replica.restart_policy, "OnFailure")
-    items = [
-        {"key": HOSTFILE, "path": HOSTFILE, "mode": MODE_READ_ONLY},
-        {"key": DISCOVER_HOSTS, "path": DISCOVER_HOSTS, "mode": MODE_SCRIPT},
-    ]
-    config = {"name": CONFIG_VOLUME, "configMap": {"name": config_name(job.name), "items": items}}
-    spec["volumes"] = [*spec["volumes"], config]
-    main["volumeMounts"] = [
-        *main["volumeMounts"],
-        {"name": CONFIG_VOLUME, "mountPath": CONFIG_MOUNT_PATH},
-    ]
+    spec["volumes"] = [*spec["volumes"], config_volume(job.name, HOST_FILES)]
+    main["volumeMounts"] = [*main["volumeMounts"], config_mount()]
     workers = job.replicas("Worker")
     if job.spec.launcher_creation_policy == "WaitForWorkersReady" and workers:
         # First, so the user's init containers also run once the workers are Ready,

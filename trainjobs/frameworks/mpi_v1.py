@@ -34,10 +34,19 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from trainjobs.errors import Finding, Severity
+from trainjobs.errors import Finding, Rule, Severity
 from trainjobs.frameworks import mpi_v1_pods
-from trainjobs.frameworks._container_rules import no_containers, template_restart_policy
-from trainjobs.frameworks._mpi import launcher_name, worker_name
+from trainjobs.frameworks._container_rules import (
+    PINNED_IMAGE_HINT,
+    no_containers,
+    template_restart_policy,
+)
+from trainjobs.frameworks._mpi import (
+    LAUNCHER_MISSING,
+    LAUNCHER_REPLICAS,
+    launcher_name,
+    worker_name,
+)
 from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
     V1_CONTROLLER_RULES,
@@ -54,6 +63,31 @@ from trainjobs.plan.expansion import Expansion
 __all__ = ["FRAMEWORK", "KUBECTL_DELIVERY_IMAGE", "MPIJobV1", "MPIJobV1Spec", "MPIv1"]
 
 _DEFAULT_REPLICAS = {"Launcher": 1, "Worker": 0}
+
+# The controller's rules (ValidateV1MpiJobSpec) and two warnings, declared once.
+REPLICA_TYPE = Rule(
+    "mpi.replica_type",
+    "MPIJob has no replica type {rtype!r}",
+    hint="use Launcher or Worker, spelled exactly so (this API does not fold case)",
+)
+CONTAINER_FIELDS = (
+    ("image", Rule("template.image", "every container needs an image", hint=PINNED_IMAGE_HINT)),
+    ("name", Rule("template.name", "every container needs a name", hint="set name")),
+)
+"""What every container must have, each with the rule that says so."""
+CLEAN_POD_POLICY = Rule(
+    "mpi.clean_pod_policy",
+    "the deprecated spec.cleanPodPolicy differs from runPolicy.cleanPodPolicy; the operator "
+    "applies runPolicy's ({nested})",
+    hint="remove spec.cleanPodPolicy and keep runPolicy.cleanPodPolicy",
+    severity=Severity.WARNING,
+)
+MAIN_CONTAINER = Rule(
+    "mpi.main_container",
+    "no Worker container has this name, so kubectl exec --container fails",
+    hint="use one of {names} or remove mainContainer",
+    severity=Severity.WARNING,
+)
 
 
 class MPIJobV1Spec(K8sModel):
@@ -157,28 +191,13 @@ class MPIv1(KubeflowV1Framework[MPIJobV1]):
         for rtype, replica in specs.items():
             findings += self._replica_findings(rtype, replica, f"{base}.{rtype}")
         if "Launcher" not in specs:
-            findings.append(
-                Finding(
-                    code="mpi.launcher_missing",
-                    path=f"{base}.Launcher",
-                    message="an MPIJob needs a Launcher replica spec",
-                    hint="add mpiReplicaSpecs.Launcher: the pod that runs mpirun, replicas 1",
-                )
-            )
+            findings.append(LAUNCHER_MISSING.at(f"{base}.Launcher"))
         findings += _spec_warnings(job)
         return findings
 
     def _replica_findings(self, rtype: str, replica: ReplicaSpec, base: str) -> list[Finding]:
         if rtype not in self.replica_types:
-            return [
-                Finding(
-                    code="mpi.replica_type",
-                    path=base,
-                    message=f"MPIJob has no replica type {rtype!r}",
-                    value=rtype,
-                    hint="use Launcher or Worker, spelled exactly so (this API does not fold case)",
-                )
-            ]
+            return [REPLICA_TYPE.at(base, rtype, rtype=rtype)]
         findings: list[Finding] = []
         template_spec = replica.template.get("spec") or {}
         found = containers(template_spec)
@@ -190,31 +209,11 @@ class MPIv1(KubeflowV1Framework[MPIJobV1]):
                 )
             )
         for i, container in enumerate(found):
-            for field, what in (("image", "an image"), ("name", "a name")):
+            for field, rule in CONTAINER_FIELDS:
                 if not container.get(field):
-                    findings.append(
-                        Finding(
-                            code=f"template.{field}",
-                            path=f"{base}.template.spec.containers[{i}].{field}",
-                            message=f"every container needs {what}",
-                            hint=f"set {field}"
-                            + (
-                                " to a pinned tag, e.g. 'repo/trainer:1.0'"
-                                if field == "image"
-                                else ""
-                            ),
-                        )
-                    )
+                    findings.append(rule.at(f"{base}.template.spec.containers[{i}].{field}"))
         if rtype == "Launcher" and replica.replicas != 1:
-            findings.append(
-                Finding(
-                    code="mpi.launcher_replicas",
-                    path=f"{base}.replicas",
-                    message="an MPIJob has exactly one Launcher",
-                    value=replica.replicas,
-                    hint="set Launcher.replicas to 1; scale out with Worker.replicas",
-                )
-            )
+            findings.append(LAUNCHER_REPLICAS.at(f"{base}.replicas", replica.replicas))
         return findings + template_restart_policy(replica.template, f"{base}.template")
 
     def pod_templates(self, job: MPIJobV1) -> Iterable[PodSet]:
@@ -266,33 +265,14 @@ def _spec_warnings(job: MPIJobV1) -> list[Finding]:
     nested = spec.run_policy.clean_pod_policy if spec.run_policy else None
     if spec.clean_pod_policy is not None and nested is not None and spec.clean_pod_policy != nested:
         findings.append(
-            Finding(
-                code="mpi.clean_pod_policy",
-                path="spec.cleanPodPolicy",
-                message=(
-                    "the deprecated spec.cleanPodPolicy differs from runPolicy.cleanPodPolicy; "
-                    f"the operator applies runPolicy's ({nested})"
-                ),
-                value=spec.clean_pod_policy,
-                hint="remove spec.cleanPodPolicy and keep runPolicy.cleanPodPolicy",
-                severity=Severity.WARNING,
-            )
+            CLEAN_POD_POLICY.at("spec.cleanPodPolicy", spec.clean_pod_policy, nested=nested)
         )
     main = spec.main_container
     worker = spec.mpi_replica_specs.get("Worker")
     if main and worker is not None:
         names = [c.get("name") for c in containers(worker.template.get("spec") or {})]
         if main not in names:
-            findings.append(
-                Finding(
-                    code="mpi.main_container",
-                    path="spec.mainContainer",
-                    message="no Worker container has this name, so kubectl exec --container fails",
-                    value=main,
-                    hint=f"use one of {names} or remove mainContainer",
-                    severity=Severity.WARNING,
-                )
-            )
+            findings.append(MAIN_CONTAINER.at("spec.mainContainer", main, names=names))
     return findings
 
 

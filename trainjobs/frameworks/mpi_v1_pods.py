@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 from trainjobs.frameworks._mpi import (
     CONFIG_MOUNT_PATH,
-    CONFIG_VOLUME,
-    DISCOVER_HOSTS,
-    HOSTFILE,
-    MODE_READ_ONLY,
+    HOST_FILES,
+    HOSTFILE_PATH,
     MODE_SCRIPT,
-    config_name,
+    config_map,
+    config_mount,
+    config_volume,
     launcher_name,
     nvidia_hidden_env,
     object_metadata,
@@ -141,16 +141,13 @@ def _service_account(job: MPIJobV1) -> str:
 
 
 def _config_map(job: MPIJobV1, gpu: bool) -> Manifest:
-    return {
-        "apiVersion": "v1",
-        "kind": "ConfigMap",
-        "metadata": object_metadata(config_name(job.name), job.namespace, job.name),
-        "data": {
-            DISCOVER_HOSTS: discover_hosts(job, gpu),
-            HOSTFILE: hostfile(job, gpu),
-            KUBEXEC: kubexec(job),
-        },
-    }
+    return config_map(
+        job.name,
+        job.namespace,
+        hostfile(job, gpu),
+        discover_hosts(job, gpu),
+        {KUBEXEC: kubexec(job)},
+    )
 
 
 def _role(job: MPIJobV1) -> Manifest:
@@ -188,11 +185,6 @@ def _role_binding(job: MPIJobV1) -> Manifest:
     }
 
 
-def _config_volume(job: MPIJobV1, files: list[tuple[str, int]]) -> dict[str, Any]:
-    items = [{"key": key, "path": key, "mode": mode} for key, mode in files]
-    return {"name": CONFIG_VOLUME, "configMap": {"name": config_name(job.name), "items": items}}
-
-
 def _worker(job: MPIJobV1, index: int, own: dict[str, str]) -> PodPlan:
     replica = job.spec.mpi_replica_specs["Worker"]
     return PodPlan(
@@ -206,8 +198,8 @@ def _worker(job: MPIJobV1, index: int, own: dict[str, str]) -> PodPlan:
         main_args=("365d",),
         main_command_if="no_command",
         # Open MPI checks for the rsh agent's path on every rank, workers included.
-        main_mounts=({"name": CONFIG_VOLUME, "mountPath": CONFIG_MOUNT_PATH},),
-        volumes=(_config_volume(job, [(KUBEXEC, MODE_SCRIPT)]),),
+        main_mounts=(config_mount(),),
+        volumes=(config_volume(job.name, [(KUBEXEC, MODE_SCRIPT)]),),
     )
 
 
@@ -220,7 +212,7 @@ def _kubectl_delivery(job: MPIJobV1) -> dict[str, Any]:
         "resources": {"limits": dict(resources), "requests": dict(resources)},
         "volumeMounts": [
             {"name": KUBECTL_VOLUME, "mountPath": KUBECTL_MOUNT_PATH},
-            {"name": CONFIG_VOLUME, "mountPath": CONFIG_MOUNT_PATH},
+            config_mount(),
         ],
         "imagePullPolicy": "IfNotPresent",
     }
@@ -230,7 +222,7 @@ def _launcher_env(existing: list[dict[str, Any]], gpu: bool) -> list[dict[str, A
     kubexec_path = f"{CONFIG_MOUNT_PATH}/{KUBEXEC}"
     env = [
         env_var("OMPI_MCA_plm_rsh_agent", kubexec_path),
-        env_var("OMPI_MCA_orte_default_hostfile", f"{CONFIG_MOUNT_PATH}/{HOSTFILE}"),
+        env_var("OMPI_MCA_orte_default_hostfile", HOSTFILE_PATH),
     ]
     if not gpu:
         env += nvidia_hidden_env()
@@ -246,7 +238,6 @@ def _launcher_env(existing: list[dict[str, Any]], gpu: bool) -> list[dict[str, A
 def _launcher(job: MPIJobV1, gpu: bool, own: dict[str, str]) -> PodPlan:
     replica = job.spec.mpi_replica_specs["Launcher"]
     written = containers(_launcher_spec(job))
-    files = [(KUBEXEC, MODE_SCRIPT), (HOSTFILE, MODE_READ_ONLY), (DISCOVER_HOSTS, MODE_SCRIPT)]
     return PodPlan(
         role="Launcher",
         name=launcher_name(job.name),
@@ -259,7 +250,10 @@ def _launcher(job: MPIJobV1, gpu: bool, own: dict[str, str]) -> PodPlan:
         service_account=launcher_name(job.name),
         main_mounts=(
             {"name": KUBECTL_VOLUME, "mountPath": KUBECTL_MOUNT_PATH},
-            {"name": CONFIG_VOLUME, "mountPath": CONFIG_MOUNT_PATH},
+            config_mount(),
         ),
-        volumes=({"name": KUBECTL_VOLUME, "emptyDir": {}}, _config_volume(job, files)),
+        volumes=(
+            {"name": KUBECTL_VOLUME, "emptyDir": {}},
+            config_volume(job.name, [(KUBEXEC, MODE_SCRIPT), *HOST_FILES]),
+        ),
     )

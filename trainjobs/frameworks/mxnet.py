@@ -15,13 +15,13 @@ pkg/controller.v1/mxnet, pkg/apis/kubeflow.org/v1/mxnet_validation.go).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from trainjobs.errors import Finding, Severity
+from trainjobs.errors import Finding, Rule, Severity
 from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
     V1_CONTROLLER_RULES,
@@ -72,6 +72,39 @@ def _mx_cluster(name: str, layout: tuple[tuple[str, int, int, str], ...]) -> _Cl
         len(cluster.get("server", [])),
         len(cluster.get("worker", [])),
     )
+
+
+# The v1.8.1 controller's rules and two warnings, declared once.
+DEPRECATED = Rule(
+    "mxjob.deprecated",
+    "MXJob is deprecated: Training Operator v1.9.0 removed it",
+    hint="the operator target needs Training Operator v1.8.1 or older; the pods target needs "
+    "no operator",
+    severity=Severity.ADVICE,
+)
+SCHEDULER_REPLICAS = Rule(
+    "mxjob.scheduler_replicas",
+    "an MXJob has at most one Scheduler (every pod dials scheduler 0)",
+    hint="set Scheduler.replicas to 1",
+)
+JOB_MODE = Rule(
+    "mxjob.job_mode",
+    "jobMode is neither MXTrain nor MXTune (the operator ignores it)",
+    hint="use MXTrain for Scheduler/Server/Worker jobs, MXTune for tuning",
+    severity=Severity.WARNING,
+)
+REPLICA_TYPE = Rule(
+    "mxjob.replica_type",
+    "MXJob has no replica type {rtype!r}; the operator starts its pods all the same, with "
+    "DMLC_ROLE set to it",
+    hint="use one of {known}",
+    severity=Severity.WARNING,
+)
+REPLICA_TYPE_CASE = replace(
+    REPLICA_TYPE,
+    hint="write it {spelt!r} (v1.8.1 fixes the case of Scheduler, Server and Worker keys only)",
+)
+"""A replica type spelt in another case: the same rule, with the key's spelling as the fix."""
 
 
 class MXJobSpec(K8sModel):
@@ -150,61 +183,20 @@ class MXNet(KubeflowV1Framework[MXJob]):
 
     def validate_spec(self, job: MXJob) -> list[Finding]:
         base = f"spec.{self.replica_alias}"
-        findings = [
-            Finding(
-                code="mxjob.deprecated",
-                path="kind",
-                message="MXJob is deprecated: Training Operator v1.9.0 removed it",
-                hint=(
-                    "the operator target needs Training Operator v1.8.1 or older; "
-                    "the pods target needs no operator"
-                ),
-                severity=Severity.ADVICE,
-            )
-        ]
+        findings = [DEPRECATED.at("kind")]
         if job.replicas("Scheduler") > 1:
-            findings.append(
-                Finding(
-                    code="mxjob.scheduler_replicas",
-                    path=f"{base}.Scheduler.replicas",
-                    message="an MXJob has at most one Scheduler (every pod dials scheduler 0)",
-                    value=job.replicas("Scheduler"),
-                    hint="set Scheduler.replicas to 1",
-                )
-            )
+            schedulers = job.replicas("Scheduler")
+            findings.append(SCHEDULER_REPLICAS.at(f"{base}.Scheduler.replicas", schedulers))
         if job.spec.job_mode not in JOB_MODES:
-            findings.append(
-                Finding(
-                    code="mxjob.job_mode",
-                    path="spec.jobMode",
-                    message="jobMode is neither MXTrain nor MXTune (the operator ignores it)",
-                    value=job.spec.job_mode,
-                    hint="use MXTrain for Scheduler/Server/Worker jobs, MXTune for tuning",
-                    severity=Severity.WARNING,
-                )
-            )
-        known = {t.lower(): t for t in self.replica_types}
+            findings.append(JOB_MODE.at("spec.jobMode", job.spec.job_mode))
+        by_lower = {t.lower(): t for t in self.replica_types}
+        known = ", ".join(self.replica_types)
         for rtype in job.replica_specs:
             if rtype not in self.replica_types:
-                spelt = known.get(rtype.lower())
-                findings.append(
-                    Finding(
-                        code="mxjob.replica_type",
-                        path=f"{base}.{rtype}",
-                        message=(
-                            f"MXJob has no replica type {rtype!r}; the operator starts its "
-                            "pods all the same, with DMLC_ROLE set to it"
-                        ),
-                        value=rtype,
-                        hint=(
-                            f"write it {spelt!r} (v1.8.1 fixes the case of Scheduler, Server "
-                            "and Worker keys only)"
-                            if spelt
-                            else f"use one of {', '.join(self.replica_types)}"
-                        ),
-                        severity=Severity.WARNING,
-                    )
-                )
+                spelt = by_lower.get(rtype.lower())
+                rule = REPLICA_TYPE_CASE if spelt else REPLICA_TYPE
+                path = f"{base}.{rtype}"
+                findings.append(rule.at(path, rtype, rtype=rtype, spelt=spelt, known=known))
         return findings
 
     def _layout(self, job: MXJob) -> tuple[tuple[str, int, int, str], ...]:
@@ -227,8 +219,7 @@ class MXNet(KubeflowV1Framework[MXJob]):
     def addresses(self, job: Any) -> dict[str, str]:
         if job.replicas("Scheduler") < 1:
             return {}
-        port = self.port_of(job, "Scheduler", self.default_port)
-        return {"scheduler": f"{self.pod_name(job, 'Scheduler', 0)}:{port}"}
+        return self.first_pod_address(job, "scheduler", "Scheduler")
 
 
 def _mx_env(cluster: _Cluster, rtype: str, index: int) -> list[dict[str, Any]]:

@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from trainjobs.errors import Finding, Severity
+from trainjobs.errors import Finding, Rule, Severity
 from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
@@ -33,6 +33,20 @@ from trainjobs.frameworks.kubeflow_v1 import (
 from trainjobs.plan import KindRef, SuccessPolicy
 
 __all__ = ["FRAMEWORK", "Paddle", "PaddleElasticPolicy", "PaddleJob", "PaddleJobSpec"]
+
+ELASTIC_NEEDS_WORKER = Rule(
+    "paddle.elastic_needs_worker",
+    "without minReplicas or maxReplicas the operator takes both from the Worker spec, but the "
+    "job has none (its controller would crash)",
+    hint="add {worker} or set minReplicas/maxReplicas",
+)
+ELASTIC_IGNORED = Rule(
+    "paddle.elastic_ignored",
+    "the Training Operator stores a PaddleJob's elasticPolicy but acts on none of it: no env, "
+    "no autoscaler",
+    hint="scale through the PaddleJob's scale subresource, or drop elasticPolicy",
+    severity=Severity.ADVICE,
+)
 
 
 class PaddleElasticPolicy(K8sModel):
@@ -122,29 +136,9 @@ class Paddle(KubeflowV1Framework[PaddleJob]):
             return []
         if elastic.min_replicas is None and elastic.max_replicas is None:
             # Only reachable without a Worker spec: the defaulting would read its replicas.
-            return [
-                Finding(
-                    code="paddle.elastic_needs_worker",
-                    path="spec.elasticPolicy",
-                    message=(
-                        "without minReplicas or maxReplicas the operator takes both from "
-                        "the Worker spec, but the job has none (its controller would crash)"
-                    ),
-                    hint=f"add spec.{self.replica_alias}.Worker or set minReplicas/maxReplicas",
-                )
-            ]
-        return [
-            Finding(
-                code="paddle.elastic_ignored",
-                path="spec.elasticPolicy",
-                message=(
-                    "the Training Operator stores a PaddleJob's elasticPolicy but acts on none "
-                    "of it: no env, no autoscaler"
-                ),
-                hint="scale through the PaddleJob's scale subresource, or drop elasticPolicy",
-                severity=Severity.ADVICE,
-            )
-        ]
+            worker = f"spec.{self.replica_alias}.Worker"
+            return [ELASTIC_NEEDS_WORKER.at("spec.elasticPolicy", worker=worker)]
+        return [ELASTIC_IGNORED.at("spec.elasticPolicy")]
 
     def cluster_env(self, job: PaddleJob, rtype: str, index: int) -> list[dict[str, Any]]:
         return self.cluster_envs(job)(rtype, index)
@@ -177,11 +171,7 @@ class Paddle(KubeflowV1Framework[PaddleJob]):
         return env
 
     def addresses(self, job: Any) -> dict[str, str]:
-        endpoint_type = self._endpoint_type(job)
-        if endpoint_type not in job.replica_specs:
-            return {}
-        port = self.port_of(job, endpoint_type, self.default_port)
-        return {"master": f"{self.pod_name(job, endpoint_type, 0)}:{port}"}
+        return self.first_pod_address(job, "master", self._endpoint_type(job))
 
 
 FRAMEWORK = Paddle()

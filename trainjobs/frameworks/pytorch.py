@@ -11,7 +11,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from trainjobs.errors import Finding, Severity
+from trainjobs.errors import Finding, Rule, Severity
 from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
@@ -29,6 +29,77 @@ INIT_CONTAINER_IMAGE = "alpine:3.10"
 """The operator's ``--pytorch-init-container-image`` default."""
 INIT_CONTAINER_MAX_TRIES = 100
 """The operator's ``--pytorch-init-container-max-tries`` default."""
+
+# The webhook's rules, then the pods and trainer targets' own, declared once.
+MASTER_REPLICAS = Rule(
+    "pytorch.master_replicas",
+    "a PyTorchJob has exactly one Master",
+    hint="set Master.replicas to 1 and add Worker replicas instead",
+)
+WORKER_REPLICAS = Rule(
+    "pytorch.worker_replicas",
+    "Worker.replicas must be at least 1",
+    hint="set Worker.replicas to 1 or more, or remove the Worker spec",
+)
+ELASTIC_NEEDS_WORKER = Rule(
+    "pytorch.elastic_needs_worker",
+    "elastic mode scales Workers, but the job has no Worker spec",
+    hint="add {worker} or remove elasticPolicy",
+)
+NPROC_TWICE = Rule(
+    "pytorch.nproc_twice",
+    "elasticPolicy.nProcPerNode and spec.nprocPerNode are both set",
+    hint="drop the deprecated elasticPolicy.nProcPerNode",
+)
+NPROC_DEPRECATED = Rule(
+    "pytorch.nproc_deprecated",
+    "elasticPolicy.nProcPerNode is deprecated since v1.7",
+    hint="move it to spec.nprocPerNode",
+    severity=Severity.WARNING,
+)
+ELASTIC_BOUNDS = Rule(
+    "pytorch.elastic_bounds",
+    "minReplicas is larger than maxReplicas",
+    hint="lower minReplicas to at most {most}",
+)
+NPROC = Rule(
+    "pytorch.nproc",
+    "nprocPerNode must be auto, cpu, gpu or a whole number",
+    hint="e.g. nprocPerNode: '4' for four processes per pod",
+)
+ELASTIC_HPA = Rule(
+    "pytorch.elastic_hpa",
+    "the operator would scale the Workers with an HPA on the PyTorchJob; on the pods target "
+    "there is no PyTorchJob, so no HPA: the Worker count stays as rendered (torchrun still "
+    "tolerates workers leaving and rejoining within minReplicas..maxReplicas)",
+    hint="change Worker replicas in the stack to scale, or use the operator target for "
+    "autoscaling; remove metrics to silence this",
+    severity=Severity.WARNING,
+)
+TRAINER_ELASTIC = Rule(
+    "trainer.elastic",
+    "Trainer v2.3 runs a fixed number of nodes (its torch policy has no elastic mode): the "
+    "TrainJob runs on {nodes} nodes, not {low} to {high}",
+    hint="set the replicas you want, or use the operator or pods target to keep elastic training",
+    severity=Severity.WARNING,
+)
+TRAINER_ONE_TEMPLATE = Rule(
+    "trainer.one_template",
+    "Trainer v2 starts every node from one pod template, but the Master's differs from the "
+    "Worker's",
+    hint="give Master the Worker's pod spec, or use the operator or pods target",
+)
+TRAINER_RESTART_POLICY = Rule(
+    "trainer.restart_policy",
+    "Trainer runs nodes as Job pods, which restart OnFailure or Never",
+    hint="use OnFailure",
+)
+TRAINER_NPROC = Rule(
+    "trainer.nproc",
+    "Trainer v2.3 takes a number of processes per node, or none for auto (one per GPU, else "
+    "per CPU)",
+    hint="write a number, e.g. '4', or remove it",
+)
 
 
 def _is_whole_number(text: str) -> bool:
@@ -174,82 +245,30 @@ class PyTorch(KubeflowV1Framework[PyTorchJob]):
         findings: list[Finding] = []
         base = f"spec.{self.replica_alias}"
         if "Master" in job.replica_specs and job.replicas("Master") != 1:
-            findings.append(
-                Finding(
-                    code="pytorch.master_replicas",
-                    path=f"{base}.Master.replicas",
-                    message="a PyTorchJob has exactly one Master",
-                    value=job.replicas("Master"),
-                    hint="set Master.replicas to 1 and add Worker replicas instead",
-                )
-            )
+            findings.append(MASTER_REPLICAS.at(f"{base}.Master.replicas", job.replicas("Master")))
         if "Worker" in job.replica_specs and job.replicas("Worker") < 1:
-            findings.append(
-                Finding(
-                    code="pytorch.worker_replicas",
-                    path=f"{base}.Worker.replicas",
-                    message="Worker.replicas must be at least 1",
-                    value=job.replicas("Worker"),
-                    hint="set Worker.replicas to 1 or more, or remove the Worker spec",
-                )
-            )
+            findings.append(WORKER_REPLICAS.at(f"{base}.Worker.replicas", job.replicas("Worker")))
         elastic = job.spec.elastic_policy
         if elastic is not None:
             if "Worker" not in job.replica_specs:
-                findings.append(
-                    Finding(
-                        code="pytorch.elastic_needs_worker",
-                        path="spec.elasticPolicy",
-                        message="elastic mode scales Workers, but the job has no Worker spec",
-                        hint=f"add {base}.Worker or remove elasticPolicy",
-                    )
-                )
-            if elastic.n_proc_per_node is not None and job.spec.nproc_per_node is not None:
-                findings.append(
-                    Finding(
-                        code="pytorch.nproc_twice",
-                        path="spec.elasticPolicy.nProcPerNode",
-                        message="elasticPolicy.nProcPerNode and spec.nprocPerNode are both set",
-                        value=elastic.n_proc_per_node,
-                        hint="drop the deprecated elasticPolicy.nProcPerNode",
-                    )
-                )
-            elif elastic.n_proc_per_node is not None:
-                findings.append(
-                    Finding(
-                        code="pytorch.nproc_deprecated",
-                        path="spec.elasticPolicy.nProcPerNode",
-                        message="elasticPolicy.nProcPerNode is deprecated since v1.7",
-                        value=elastic.n_proc_per_node,
-                        hint="move it to spec.nprocPerNode",
-                        severity=Severity.WARNING,
-                    )
-                )
+                worker = f"{base}.Worker"
+                findings.append(ELASTIC_NEEDS_WORKER.at("spec.elasticPolicy", worker=worker))
+            if elastic.n_proc_per_node is not None:
+                # Set twice, or only in the deprecated place.
+                twice = job.spec.nproc_per_node is not None
+                rule = NPROC_TWICE if twice else NPROC_DEPRECATED
+                path = "spec.elasticPolicy.nProcPerNode"
+                findings.append(rule.at(path, elastic.n_proc_per_node))
             if (elastic.min_replicas or 0) > (elastic.max_replicas or 0):
-                findings.append(
-                    Finding(
-                        code="pytorch.elastic_bounds",
-                        path="spec.elasticPolicy.minReplicas",
-                        message="minReplicas is larger than maxReplicas",
-                        value=elastic.min_replicas,
-                        hint=f"lower minReplicas to at most {elastic.max_replicas}",
-                    )
-                )
+                path, most = "spec.elasticPolicy.minReplicas", elastic.max_replicas
+                findings.append(ELASTIC_BOUNDS.at(path, elastic.min_replicas, most=most))
         nproc = job.spec.nproc_per_node
         if (
             nproc is not None
             and nproc not in ("auto", "cpu", "gpu")
             and not _is_whole_number(nproc)
         ):
-            findings.append(
-                Finding(
-                    code="pytorch.nproc",
-                    path="spec.nprocPerNode",
-                    message="nprocPerNode must be auto, cpu, gpu or a whole number",
-                    value=nproc,
-                    hint="e.g. nprocPerNode: '4' for four processes per pod",
-                )
-            )
+            findings.append(NPROC.at("spec.nprocPerNode", nproc))
         return findings
 
     def cluster_env(self, job: PyTorchJob, rtype: str, index: int) -> list[dict[str, Any]]:
@@ -342,23 +361,7 @@ class PyTorch(KubeflowV1Framework[PyTorchJob]):
         elastic = job.spec.elastic_policy
         # The operator tests for nil: `metrics: []` would still make an HPA.
         if elastic is not None and elastic.metrics is not None:
-            findings.append(
-                Finding(
-                    code="pytorch.elastic_hpa",
-                    path="spec.elasticPolicy.metrics",
-                    message=(
-                        "the operator would scale the Workers with an HPA on the PyTorchJob; "
-                        "on the pods target there is no PyTorchJob, so no HPA: the Worker "
-                        "count stays as rendered (torchrun still tolerates workers leaving "
-                        "and rejoining within minReplicas..maxReplicas)"
-                    ),
-                    hint=(
-                        "change Worker replicas in the stack to scale, or use the operator "
-                        "target for autoscaling; remove metrics to silence this"
-                    ),
-                    severity=Severity.WARNING,
-                )
-            )
+            findings.append(ELASTIC_HPA.at("spec.elasticPolicy.metrics"))
         return findings
 
     def trainer_plan(self, job: PyTorchJob) -> tuple[TrainerPlan | None, list[Finding]]:
@@ -372,56 +375,22 @@ class PyTorch(KubeflowV1Framework[PyTorchJob]):
         nodes = job.replicas("Master") + job.replicas("Worker")
         dropped: list[Finding] = []
         if elastic is not None:
+            low, high = elastic.min_replicas, elastic.max_replicas
+            bounds = f"{low}:{high}"
             dropped.append(
-                Finding(
-                    code="trainer.elastic",
-                    path="spec.elasticPolicy",
-                    message="Trainer v2.3 runs a fixed number of nodes (its torch policy has "
-                    f"no elastic mode): the TrainJob runs on {nodes} nodes, not "
-                    f"{elastic.min_replicas} to {elastic.max_replicas}",
-                    value=f"{elastic.min_replicas}:{elastic.max_replicas}",
-                    hint="set the replicas you want, or use the operator or pods target to "
-                    "keep elastic training",
-                    severity=Severity.WARNING,
-                )
+                TRAINER_ELASTIC.at("spec.elasticPolicy", bounds, nodes=nodes, low=low, high=high)
             )
         source = "Worker" if "Worker" in specs else "Master"
         if "Master" in specs and "Worker" in specs:
             master, worker = (specs[r].template.get("spec") or {} for r in ("Master", "Worker"))
             if master != worker:
-                findings.append(
-                    Finding(
-                        code="trainer.one_template",
-                        path=f"{base}.Master.template.spec",
-                        message="Trainer v2 starts every node from one pod template, but the "
-                        "Master's differs from the Worker's",
-                        hint="give Master the Worker's pod spec, or use the operator or pods "
-                        "target",
-                    )
-                )
+                findings.append(TRAINER_ONE_TEMPLATE.at(f"{base}.Master.template.spec"))
         policy = specs[source].restart_policy or self.default_restart_policy
         if policy == "Always":
-            findings.append(
-                Finding(
-                    code="trainer.restart_policy",
-                    path=f"{base}.{source}.restartPolicy",
-                    message="Trainer runs nodes as Job pods, which restart OnFailure or Never",
-                    value=policy,
-                    hint="use OnFailure",
-                )
-            )
+            findings.append(TRAINER_RESTART_POLICY.at(f"{base}.{source}.restartPolicy", policy))
         nproc = job.spec.nproc_per_node
         if nproc in ("cpu", "gpu"):
-            findings.append(
-                Finding(
-                    code="trainer.nproc",
-                    path="spec.nprocPerNode",
-                    message="Trainer v2.3 takes a number of processes per node, or none for "
-                    "auto (one per GPU, else per CPU)",
-                    value=nproc,
-                    hint="write a number, e.g. '4', or remove it",
-                )
-            )
+            findings.append(TRAINER_NPROC.at("spec.nprocPerNode", nproc))
         if findings:
             return None, [*dropped, *findings]
         node = as_node(specs[source].template, self.default_container, self.default_port_name)
@@ -436,13 +405,7 @@ class PyTorch(KubeflowV1Framework[PyTorchJob]):
         return plan, dropped
 
     def addresses(self, job: Any) -> dict[str, str]:
-        if "Master" in job.replica_specs:
-            port = self.port_of(job, "Master", self.default_port)
-            return {"master": f"{self.pod_name(job, 'Master', 0)}:{port}"}
-        if "Worker" in job.replica_specs:
-            port = self.port_of(job, "Worker", self.default_port)
-            return {"master": f"{self.pod_name(job, 'Worker', 0)}:{port}"}
-        return {}
+        return self.first_pod_address(job, "master", "Master", "Worker")
 
 
 FRAMEWORK = PyTorch()

@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from trainjobs.errors import Finding
+from trainjobs.errors import Finding, Rule
 from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
@@ -29,6 +29,12 @@ __all__ = ["FRAMEWORK", "TFJob", "TFJobSpec", "TensorFlow"]
 
 # Replica types counted by the operator's "is this job distributed" test.
 _DISTRIBUTED_TYPES = ("Chief", "Evaluator", "Master", "PS", "Worker")
+
+CHIEF_AND_MASTER = Rule(
+    "tfjob.chief_and_master",
+    "a TFJob may have a Chief or a Master, not both",
+    hint="keep one of them (Chief is the usual name)",
+)
 
 
 class TFJobSpec(K8sModel):
@@ -172,15 +178,7 @@ class TensorFlow(KubeflowV1Framework[TFJob]):
 
     def validate_spec(self, job: TFJob) -> list[Finding]:
         if all(t in job.replica_specs for t in ("Chief", "Master")):
-            return [
-                Finding(
-                    code="tfjob.chief_and_master",
-                    path=f"spec.{self.replica_alias}",
-                    message="a TFJob may have a Chief or a Master, not both",
-                    value=["Chief", "Master"],
-                    hint="keep one of them (Chief is the usual name)",
-                )
-            ]
+            return [CHIEF_AND_MASTER.at(f"spec.{self.replica_alias}", ["Chief", "Master"])]
         return []
 
     def addresses(self, job: Any) -> dict[str, str]:

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from trainjobs.errors import Finding
+from trainjobs.errors import Finding, Rule
 from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
@@ -28,6 +28,17 @@ from trainjobs.frameworks.kubeflow_v1 import (
 from trainjobs.plan import KindRef, SuccessPolicy
 
 __all__ = ["FRAMEWORK", "XGBoost", "XGBoostJob", "XGBoostJobSpec"]
+
+MASTER_MISSING = Rule(
+    "xgboost.master_missing",
+    "an XGBoostJob needs a Master (it runs the Rabit tracker)",
+    hint="add {master} with replicas: 1",
+)
+MASTER_REPLICAS = Rule(
+    "xgboost.master_replicas",
+    "an XGBoostJob has exactly one Master",
+    hint="set Master.replicas to 1 and add Worker replicas instead",
+)
 
 
 @lru_cache(maxsize=64)
@@ -84,24 +95,9 @@ class XGBoost(KubeflowV1Framework[XGBoostJob]):
     def validate_spec(self, job: XGBoostJob) -> list[Finding]:
         path = f"spec.{self.replica_alias}.Master"
         if "Master" not in job.replica_specs:
-            return [
-                Finding(
-                    code="xgboost.master_missing",
-                    path=path,
-                    message="an XGBoostJob needs a Master (it runs the Rabit tracker)",
-                    hint=f"add {path} with replicas: 1",
-                )
-            ]
+            return [MASTER_MISSING.at(path, master=path)]
         if job.replicas("Master") != 1:
-            return [
-                Finding(
-                    code="xgboost.master_replicas",
-                    path=f"{path}.replicas",
-                    message="an XGBoostJob has exactly one Master",
-                    value=job.replicas("Master"),
-                    hint="set Master.replicas to 1 and add Worker replicas instead",
-                )
-            ]
+            return [MASTER_REPLICAS.at(f"{path}.replicas", job.replicas("Master"))]
         return []
 
     def cluster_env(self, job: XGBoostJob, rtype: str, index: int) -> list[dict[str, Any]]:
@@ -136,10 +132,7 @@ class XGBoost(KubeflowV1Framework[XGBoostJob]):
         return env
 
     def addresses(self, job: Any) -> dict[str, str]:
-        if "Master" not in job.replica_specs:
-            return {}
-        port = self.port_of(job, "Master", self.default_port)
-        return {"master": f"{self.pod_name(job, 'Master', 0)}:{port}"}
+        return self.first_pod_address(job, "master", "Master")
 
 
 FRAMEWORK = XGBoost()

@@ -12,10 +12,9 @@ from typing import Any
 
 from trainjobs.errors import Finding
 from trainjobs.frameworks.base import Framework
-from trainjobs.k8s.data import Manifest
 from trainjobs.plan import JobPlan
 from trainjobs.spec.entry import JobEntry, Target
-from trainjobs.targets.base import TargetPlugin
+from trainjobs.targets.base import Rendered, TargetPlugin
 from trainjobs.targets.jobset import JobSetTarget
 from trainjobs.targets.operator import OperatorTarget
 from trainjobs.targets.pods import PodsTarget
@@ -28,9 +27,7 @@ TARGETS: dict[str, TargetPlugin] = {
 }
 
 
-def expand(
-    entry: JobEntry, framework: Framework[Any], plan: JobPlan, target: Target
-) -> tuple[list[Manifest], list[Finding]]:
+def expand(entry: JobEntry, framework: Framework[Any], plan: JobPlan, target: Target) -> Rendered:
     """Manifests of the job of ``plan`` on ``target``, or a finding when its framework
     lacks that target."""
     if target not in framework.targets or target not in TARGETS:

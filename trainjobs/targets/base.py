@@ -11,7 +11,10 @@ from trainjobs.k8s.data import Manifest
 from trainjobs.plan import JobPlan
 from trainjobs.spec.entry import JobEntry, Target
 
-__all__ = ["TargetPlugin"]
+__all__ = ["Rendered", "TargetPlugin"]
+
+Rendered = tuple[list[Manifest], list[Finding]]
+"""What a target makes of one job: its objects, and findings for what it cannot express."""
 
 
 class TargetPlugin(ABC):
@@ -25,8 +28,6 @@ class TargetPlugin(ABC):
     description: ClassVar[str]
 
     @abstractmethod
-    def render(
-        self, entry: JobEntry, framework: Framework[Any], plan: JobPlan
-    ) -> tuple[list[Manifest], list[Finding]]:
+    def render(self, entry: JobEntry, framework: Framework[Any], plan: JobPlan) -> Rendered:
         """The objects, and findings for what the target cannot express; paths relative
         to the job."""

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from trainjobs.errors import Finding
 from trainjobs.frameworks.base import Framework
-from trainjobs.k8s.data import Manifest
 from trainjobs.plan import JobPlan
 from trainjobs.spec.entry import JobEntry
-from trainjobs.targets.base import TargetPlugin
+from trainjobs.targets.base import Rendered, TargetPlugin
 
 __all__ = ["JobSetTarget"]
 
@@ -24,7 +22,5 @@ class JobSetTarget(TargetPlugin):
     name = "jobset"
     description = "the JobSet (and its Secret, ConfigMap, PodGroup) the Trainer controller makes"
 
-    def render(
-        self, entry: JobEntry, framework: Framework[Any], plan: JobPlan
-    ) -> tuple[list[Manifest], list[Finding]]:
+    def render(self, entry: JobEntry, framework: Framework[Any], plan: JobPlan) -> Rendered:
         return framework.jobset(plan.resource)

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from trainjobs.errors import Finding
 from trainjobs.frameworks.base import Framework
-from trainjobs.k8s.data import Manifest
 from trainjobs.plan import JobPlan
 from trainjobs.spec.entry import JobEntry
-from trainjobs.targets.base import TargetPlugin
+from trainjobs.targets.base import Rendered, TargetPlugin
 
 __all__ = ["OperatorTarget"]
 
@@ -19,9 +17,7 @@ class OperatorTarget(TargetPlugin):
     name = "operator"
     description = "the custom resource its operator consumes, defaults made explicit"
 
-    def render(
-        self, entry: JobEntry, framework: Framework[Any], plan: JobPlan
-    ) -> tuple[list[Manifest], list[Finding]]:
+    def render(self, entry: JobEntry, framework: Framework[Any], plan: JobPlan) -> Rendered:
         # Definitions declared beside the job (a Trainer runtime) come with the first
         # job that uses them, so two jobs sharing one never emit it twice.
         carried = framework.definition_manifests(plan.resource)

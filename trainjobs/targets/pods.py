@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from trainjobs.errors import Finding, Severity
+from trainjobs.errors import Severity
 from trainjobs.frameworks.base import Framework
 from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
 from trainjobs.plan import JobPlan
 from trainjobs.plan.expansion import PodPlan, ServicePlan
 from trainjobs.spec.entry import JobEntry
-from trainjobs.targets.base import TargetPlugin
+from trainjobs.targets.base import Rendered, TargetPlugin
 
 __all__ = ["PodsTarget", "pod_manifest", "pod_objects", "service_manifest"]
 
@@ -27,9 +27,7 @@ class PodsTarget(TargetPlugin):
     name = "pods"
     description = "the Pods and Services the operator would create; no operator needed"
 
-    def render(
-        self, entry: JobEntry, framework: Framework[Any], plan: JobPlan
-    ) -> tuple[list[Manifest], list[Finding]]:
+    def render(self, entry: JobEntry, framework: Framework[Any], plan: JobPlan) -> Rendered:
         # What the operator would refuse to run (suspended, managed elsewhere) renders
         # nothing rather than pods no controller would have made.
         findings = framework.pods_findings(plan.resource)

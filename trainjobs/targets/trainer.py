@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from trainjobs.errors import Finding, Severity
+from trainjobs.errors import Rule, Severity
 from trainjobs.frameworks.base import Framework
 from trainjobs.k8s.data import Manifest, deep_copy
 from trainjobs.k8s.names import shorten
@@ -37,7 +37,7 @@ from trainjobs.plan.trainer import (
     TrainerPlan,
 )
 from trainjobs.spec.entry import JobEntry
-from trainjobs.targets.base import TargetPlugin
+from trainjobs.targets.base import Rendered, TargetPlugin
 
 __all__ = ["TrainerTarget", "runtime_name", "trainer_manifests"]
 
@@ -123,29 +123,24 @@ def trainer_manifests(
     return [runtime, trainjob]
 
 
+TTL = Rule(
+    "trainer.ttl",
+    "a TrainJob is not deleted after it finishes; Trainer v2.3 has no such setting",
+    hint="remove ttlSecondsAfterFinished, or delete finished TrainJobs yourself",
+    severity=Severity.ADVICE,
+)
+
+
 class TrainerTarget(TargetPlugin):
     name = "trainer"
     description = "a Kubeflow Trainer v2 TrainJob and the ClusterTrainingRuntime it uses"
 
-    def render(
-        self, entry: JobEntry, framework: Framework[Any], plan: JobPlan
-    ) -> tuple[list[Manifest], list[Finding]]:
+    def render(self, entry: JobEntry, framework: Framework[Any], plan: JobPlan) -> Rendered:
         trainer, findings = framework.trainer_plan(plan.resource)
         if trainer is None:
             return [], findings
         objects = trainer_manifests(plan, trainer, gang=entry.options.gang)
         ttl = plan.run_policy.ttl_seconds_after_finished
         if ttl is not None:
-            findings = [
-                *findings,
-                Finding(
-                    code="trainer.ttl",
-                    path="spec.runPolicy.ttlSecondsAfterFinished",
-                    message="a TrainJob is not deleted after it finishes; Trainer v2.3 has no "
-                    "such setting",
-                    value=ttl,
-                    hint="remove ttlSecondsAfterFinished, or delete finished TrainJobs yourself",
-                    severity=Severity.ADVICE,
-                ),
-            ]
+            findings = [*findings, TTL.at("spec.runPolicy.ttlSecondsAfterFinished", ttl)]
         return objects, findings

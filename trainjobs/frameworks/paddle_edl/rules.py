@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from fractions import Fraction
 
-from trainjobs.errors import Finding, Severity
+from trainjobs.errors import Finding, Rule, Severity
 from trainjobs.frameworks.paddle_edl.model import ResourceRequirements, TrainingJob
 from trainjobs.frameworks.paddle_edl.quantities import (
     GPU_NAMES,
@@ -22,6 +22,75 @@ from trainjobs.frameworks.paddle_edl.quantities import (
 from trainjobs.k8s.names import dns1123_label_problem
 
 __all__ = ["job_findings"]
+
+NAME = Rule(
+    "name.dns1123",
+    "the job name {problem}",
+    hint="rename the job; its pods carry it as the label paddle-job=<name>",
+)
+ENTRYPOINT = Rule(
+    "edl.entrypoint",
+    'every trainer runs this command (sh -c "$ENTRY"); without it the trainers do nothing',
+    hint="set e.g. entrypoint: python train.py",
+)
+ELASTIC_NEEDS_FAULT_TOLERANCE = Rule(
+    "edl.elastic_needs_fault_tolerance",
+    "max-instance must equal min-instance when fault_tolerant is false: only a fault-tolerant "
+    "job survives trainers being added and removed",
+    hint="set spec.fault_tolerant: true to let EDL scale the trainers, or max-instance: {low}",
+)
+MAX_BELOW_MIN = Rule(
+    "edl.max_below_min",
+    "max-instance is below min-instance ({low}), so the job is not elastic",
+    hint="set max-instance to {low} or more",
+    severity=Severity.WARNING,
+)
+PORTS = Rule(
+    "edl.ports",
+    "the job's ports run from {first} to {last}, past 65535",
+    hint="choose a lower port or fewer ports_num/ports_num_for_sparse",
+)
+GPU_TWICE = Rule(
+    "edl.gpu_twice",
+    "GPUs are named twice (nvidia.com/gpu and the legacy alpha.kubernetes.io/nvidia-gpu)",
+    hint="keep nvidia.com/gpu",
+)
+NOT_A_QUANTITY = Rule(
+    "edl.quantity", "not a Kubernetes quantity", hint="write a quantity such as 2, 500m or 4Gi"
+)
+NEGATIVE_QUANTITY = Rule(
+    "edl.quantity", "a quantity cannot be negative", hint="write a quantity such as 2, 500m or 4Gi"
+)
+TRAINER_COUNT = Rule(
+    "edl.trainer_count",
+    "the trainers ask for no CPU, so PADDLE_INIT_TRAINER_COUNT is 0",
+    hint="set resources.requests.cpu (the CPUs, rounded up, become the trainer count)",
+    severity=Severity.WARNING,
+)
+VOLUME_MOUNT = Rule(
+    "edl.volume_mount",
+    "no volume in spec.volumes has this name",
+    hint="add the volume to spec.volumes or fix the name",
+)
+PASSES_MISPLACED = Rule(
+    "edl.passes_misplaced",
+    "the controller never read passes here (the upstream examples put it here by mistake); "
+    "the job runs spec.passes, which is {passes}",
+    hint="move it to spec.passes",
+    severity=Severity.WARNING,
+)
+ETCD_ENDPOINT_UNUSED = Rule(
+    "edl.unused_field",
+    "never read: the job uses the etcd in its master pod",
+    hint="remove it",
+    severity=Severity.ADVICE,
+)
+PSERVER_MAX_UNUSED = Rule(
+    "edl.unused_field",
+    "never read: parameter servers do not scale",
+    hint="remove it or set it to min-instance ({low})",
+    severity=Severity.ADVICE,
+)
 
 
 def job_findings(job: TrainingJob) -> list[Finding]:
@@ -39,47 +108,20 @@ def job_findings(job: TrainingJob) -> list[Finding]:
 def _name(job: TrainingJob) -> Iterator[Finding]:
     problem = dns1123_label_problem(job.name)
     if problem:
-        yield Finding(
-            code="name.dns1123",
-            path="metadata.name",
-            message=f"the job name {problem}",
-            value=job.name,
-            hint="rename the job; its pods carry it as the label paddle-job=<name>",
-        )
+        yield NAME.at("metadata.name", job.name, problem=problem)
 
 
 def _trainer(job: TrainingJob) -> Iterator[Finding]:
     trainer = job.spec.trainer
     if not trainer.entrypoint:
-        yield Finding(
-            code="edl.entrypoint",
-            path="spec.trainer.entrypoint",
-            message='every trainer runs this command (sh -c "$ENTRY"); without it the '
-            "trainers do nothing",
-            hint="set e.g. entrypoint: python train.py",
-        )
+        yield ENTRYPOINT.at("spec.trainer.entrypoint")
     low, high = trainer.min_instance, trainer.max_instance
     if high is None or high == 0:
         return
     if high > low and not job.spec.fault_tolerant:
-        yield Finding(
-            code="edl.elastic_needs_fault_tolerance",
-            path="spec.trainer.max-instance",
-            message="max-instance must equal min-instance when fault_tolerant is false: "
-            "only a fault-tolerant job survives trainers being added and removed",
-            value=high,
-            hint=f"set spec.fault_tolerant: true to let EDL scale the trainers, "
-            f"or max-instance: {low}",
-        )
+        yield ELASTIC_NEEDS_FAULT_TOLERANCE.at("spec.trainer.max-instance", high, low=low)
     if high < low:
-        yield Finding(
-            code="edl.max_below_min",
-            path="spec.trainer.max-instance",
-            message=f"max-instance is below min-instance ({low}), so the job is not elastic",
-            value=high,
-            hint=f"set max-instance to {low} or more",
-            severity=Severity.WARNING,
-        )
+        yield MAX_BELOW_MIN.at("spec.trainer.max-instance", high, low=low)
 
 
 def _ports(job: TrainingJob) -> Iterator[Finding]:
@@ -87,13 +129,7 @@ def _ports(job: TrainingJob) -> Iterator[Finding]:
     first = spec.port or 0
     last = first + (spec.ports_num or 0) + (spec.ports_num_for_sparse or 0) - 1
     if last > 65535:
-        yield Finding(
-            code="edl.ports",
-            path="spec.port",
-            message=f"the job's ports run from {first} to {last}, past 65535",
-            value=first,
-            hint="choose a lower port or fewer ports_num/ports_num_for_sparse",
-        )
+        yield PORTS.at("spec.port", first, first=first, last=last)
 
 
 def _component_resources(job: TrainingJob) -> Iterator[tuple[str, ResourceRequirements]]:
@@ -113,35 +149,24 @@ def _resources(job: TrainingJob) -> Iterator[Finding]:
         for part in ("limits", "requests"):
             values = getattr(resources, part) or {}
             if all(name in values for name in GPU_NAMES):
-                yield Finding(
-                    code="edl.gpu_twice",
-                    path=f"{path}.{part}",
-                    message="GPUs are named twice (nvidia.com/gpu and the legacy "
-                    "alpha.kubernetes.io/nvidia-gpu)",
-                    value=sorted(GPU_NAMES),
-                    hint="keep nvidia.com/gpu",
-                )
+                yield GPU_TWICE.at(f"{path}.{part}", sorted(GPU_NAMES))
             for name, value in values.items():
-                problem = _quantity_problem(value)
-                if problem:
+                broken_rule = _quantity_rule(value)
+                if broken_rule is not None:
                     broken = True
-                    yield Finding(
-                        code="edl.quantity",
-                        path=f"{path}.{part}[{name!r}]" if "/" in name else f"{path}.{part}.{name}",
-                        message=problem,
-                        value=value,
-                        hint="write a quantity such as 2, 500m or 4Gi",
-                    )
+                    where = f"{path}.{part}[{name!r}]" if "/" in name else f"{path}.{part}.{name}"
+                    yield broken_rule.at(where, value)
     if not broken:
         yield from _trainer_count(job)
 
 
-def _quantity_problem(value: object) -> str:
+def _quantity_rule(value: object) -> Rule | None:
+    """The rule ``value`` breaks as a resource quantity, or None when it is one."""
     try:
         amount = quantity(value)
     except BadQuantity:
-        return "not a Kubernetes quantity"
-    return "a quantity cannot be negative" if amount < 0 else ""
+        return NOT_A_QUANTITY
+    return NEGATIVE_QUANTITY if amount < 0 else None
 
 
 def _trainer_count(job: TrainingJob) -> Iterator[Finding]:
@@ -152,13 +177,7 @@ def _trainer_count(job: TrainingJob) -> Iterator[Finding]:
         return
     cpu = [source["cpu"] for source in (requests, limits) if source and "cpu" in source]
     if not cpu or quantity(cpu[0]) == Fraction(0):
-        yield Finding(
-            code="edl.trainer_count",
-            path="spec.trainer.resources",
-            message="the trainers ask for no CPU, so PADDLE_INIT_TRAINER_COUNT is 0",
-            hint="set resources.requests.cpu (the CPUs, rounded up, become the trainer count)",
-            severity=Severity.WARNING,
-        )
+        yield TRAINER_COUNT.at("spec.trainer.resources")
 
 
 def _mounts(job: TrainingJob) -> Iterator[Finding]:
@@ -166,47 +185,20 @@ def _mounts(job: TrainingJob) -> Iterator[Finding]:
     for index, mount in enumerate(job.spec.volume_mounts or []):
         name = mount.get("name")
         if name not in names:
-            yield Finding(
-                code="edl.volume_mount",
-                path=f"spec.VolumeMounts[{index}].name",
-                message="no volume in spec.volumes has this name",
-                value=name,
-                hint="add the volume to spec.volumes or fix the name",
-            )
+            yield VOLUME_MOUNT.at(f"spec.VolumeMounts[{index}].name", name)
 
 
 def _ignored(job: TrainingJob) -> Iterator[Finding]:
     spec = job.spec
     if spec.trainer.passes is not None:
-        yield Finding(
-            code="edl.passes_misplaced",
-            path="spec.trainer.passes",
-            message="the controller never read passes here (the upstream examples put it "
-            f"here by mistake); the job runs spec.passes, which is {spec.passes}",
-            value=spec.trainer.passes,
-            hint="move it to spec.passes",
-            severity=Severity.WARNING,
-        )
+        yield PASSES_MISPLACED.at("spec.trainer.passes", spec.trainer.passes, passes=spec.passes)
     endpoints = [("spec.trainer.etcd-endpoint", spec.trainer.etcd_endpoint)]
     if spec.master is not None:
         endpoints.append(("spec.master.etcd-endpoint", spec.master.etcd_endpoint))
     for path, value in endpoints:
         if value:
-            yield Finding(
-                code="edl.unused_field",
-                path=path,
-                message="never read: the job uses the etcd in its master pod",
-                value=value,
-                hint="remove it",
-                severity=Severity.ADVICE,
-            )
+            yield ETCD_ENDPOINT_UNUSED.at(path, value)
     pserver = spec.pserver
     if pserver.max_instance and pserver.max_instance != pserver.min_instance:
-        yield Finding(
-            code="edl.unused_field",
-            path="spec.pserver.max-instance",
-            message="never read: parameter servers do not scale",
-            value=pserver.max_instance,
-            hint=f"remove it or set it to min-instance ({pserver.min_instance})",
-            severity=Severity.ADVICE,
-        )
+        path, low = "spec.pserver.max-instance", pserver.min_instance
+        yield PSERVER_MAX_UNUSED.at(path, pserver.max_instance, low=low)

@@ -37,13 +37,13 @@ Deviations, all deliberate:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Final
 
 from trainjobs import limits
-from trainjobs.errors import Finding, Severity
+from trainjobs.errors import Finding, Rule, Severity
 from trainjobs.frameworks.trainjob._merge import (
     by_mount_path,
     by_name,
@@ -85,8 +85,6 @@ NODE: Final = NODE_CONTAINER
 LAUNCHER: Final = "launcher"
 COMPLETION_INDEX_FIELD: Final = "metadata.annotations['batch.kubernetes.io/job-completion-index']"
 STORAGE_URI: Final = "STORAGE_URI"
-COSCHEDULING_LABEL: Final = POD_GROUP_LABEL
-VOLCANO_GROUP_ANNOTATION: Final = GROUP_NAME_ANNOTATION
 DEFAULT_SCHEDULE_TIMEOUT: Final = 60
 
 MPI_SSH_VOLUME: Final = "mpi-ssh-auth"
@@ -97,6 +95,42 @@ DEFAULT_SSH_PATH: Final = "/root/.ssh"
 TORCHTUNE_ENTRYPOINT: Final = ["tune", "run"]
 TORCHTUNE_IMMUTABLE: Final = frozenset(
     {"output_dir", "tokenizer.path", "checkpointer.checkpoint_dir", "tokenizer.merges_file"}
+)
+
+# What the Trainer controller refuses or leaves undone while it builds the JobSet, and what
+# the jobset and pods targets cannot do, declared once.
+ENV_INJECTION_TARGET: Final = Rule(
+    "trainjob.env_injection_target",
+    "the runtime's mlPolicy.torch.envInjection.targets[{index}] names container {name!r} of "
+    "replicated job {job!r}, which the runtime template does not have",
+    hint="fix the runtime: name a replicated job and a container it has",
+)
+MPI_IMPLEMENTATION: Final = Rule(
+    "trainjob.mpi_implementation",
+    "the runtime's mlPolicy.mpi.mpiImplementation is empty: the Trainer v2.3.0 controller "
+    "implements only OpenMPI and fails the TrainJob",
+    hint="set mpiImplementation: OpenMPI in the runtime (or leave it unset)",
+)
+MANAGED_BY: Final = Rule(
+    "trainjob.managed_by",
+    "the TrainJob is managed by {manager}: this cluster's Trainer controller creates no JobSet "
+    "for it, so the jobset and pods targets cannot either",
+    hint="use the operator target (MultiKueue dispatches the TrainJob to a worker cluster), or "
+    f"remove managedBy (default {DEFAULT_MANAGED_BY}) to run it here",
+)
+FLUX_UNSUPPORTED: Final = Rule(
+    "trainjob.flux_unsupported",
+    "the runtime's mlPolicy is flux: trainjobs does not yet expand the Flux plugin (its "
+    "installer init container, broker config and curve keys)",
+    hint="use the operator target for Flux runtimes",
+)
+DEADLINE_CONTROLLER: Final = Rule(
+    "trainjob.deadline_controller",
+    "the Trainer controller itself fails the TrainJob at its deadline; the JobSet carries no "
+    "deadline, so on this target nothing stops the job then",
+    hint="use the operator target, or set activeDeadlineSeconds in the runtime's replicated "
+    "Job templates",
+    severity=Severity.WARNING,
 )
 
 
@@ -253,29 +287,25 @@ def _pod_requests(pod_spec: Mapping[str, Any]) -> dict[str, tuple[Fraction, Any]
     """What one pod requests (``resourcehelpers.PodRequests``): the containers' requests
     summed, raised to any single init container's; limits do not count."""
     total: dict[str, tuple[Fraction, Any]] = {}
-    for container in pod_spec.get("containers") or []:
-        requests = (
-            ((container.get("resources") or {}).get("requests") or {})
-            if isinstance(container, dict)
-            else {}
-        )
-        for name, raw in requests.items():
-            value = quantity(raw)
-            if value is None:
-                continue
-            before = total.get(name)
-            total[name] = (value + before[0], before[1]) if before else (value, raw)
-    for container in pod_spec.get("initContainers") or []:
-        requests = (
-            ((container.get("resources") or {}).get("requests") or {})
-            if isinstance(container, dict)
-            else {}
-        )
-        for name, raw in requests.items():
-            value = quantity(raw)
-            if value is not None and (name not in total or value > total[name][0]):
-                total[name] = (value, raw)
+    for name, value, raw in _requests(pod_spec, "containers"):
+        before = total.get(name)
+        total[name] = (value + before[0], before[1]) if before else (value, raw)
+    for name, value, raw in _requests(pod_spec, "initContainers"):
+        if name not in total or value > total[name][0]:
+            total[name] = (value, raw)
     return total
+
+
+def _requests(pod_spec: Mapping[str, Any], key: str) -> Iterator[tuple[str, Fraction, Any]]:
+    """Each request of the ``key`` containers that is a quantity: resource name, amount,
+    and the value as written."""
+    for container in pod_spec.get(key) or []:
+        if not isinstance(container, dict):
+            continue
+        for name, raw in ((container.get("resources") or {}).get("requests") or {}).items():
+            value = quantity(raw)
+            if value is not None:
+                yield name, value, raw
 
 
 def _pod_sets(build: _Build) -> None:
@@ -401,16 +431,9 @@ def _torch(build: _Build) -> None:
         for name in target.container_names:
             container = _container(build.pod_spec(pod_set), name, init=True) if pod_set else None
             if container is None:
+                facts = {"index": t_index, "name": name, "job": target.job_name}
                 build.findings.append(
-                    Finding(
-                        code="trainjob.env_injection_target",
-                        path="spec.runtimeRef",
-                        message=f"the runtime's mlPolicy.torch.envInjection.targets[{t_index}] "
-                        f"names container {name!r} of replicated job {target.job_name!r}, "
-                        "which the runtime template does not have",
-                        value=target.to_manifest(),
-                        hint="fix the runtime: name a replicated job and a container it has",
-                    )
+                    ENV_INJECTION_TARGET.at("spec.runtimeRef", target.to_manifest(), **facts)
                 )
                 continue
             _upsert_env(container, pet)
@@ -496,16 +519,7 @@ def _mpi(build: _Build) -> None:
             slots = gpus
     implementation = "OpenMPI" if policy.mpi_implementation is None else policy.mpi_implementation
     if implementation != "OpenMPI":
-        build.findings.append(
-            Finding(
-                code="trainjob.mpi_implementation",
-                path="spec.runtimeRef",
-                message="the runtime's mlPolicy.mpi.mpiImplementation is empty: the Trainer "
-                "v2.3.0 controller implements only OpenMPI and fails the TrainJob",
-                value=implementation,
-                hint="set mpiImplementation: OpenMPI in the runtime (or leave it unset)",
-            )
-        )
+        build.findings.append(MPI_IMPLEMENTATION.at("spec.runtimeRef", implementation))
     mount_path = policy.ssh_auth_mount_path or DEFAULT_SSH_PATH
     secret = mpi_secret_name(job.name)
     ssh_volume = {
@@ -663,13 +677,13 @@ def _pod_group(build: _Build) -> Manifest | None:
     resources = {name: format_like(v, s) for name, (v, s) in sorted(totals.items())}
     spec: dict[str, Any] = {"minMember": members, "minResources": resources}
     if policy.coscheduling is not None:
-        build.pod_labels[COSCHEDULING_LABEL] = job.name
+        build.pod_labels[POD_GROUP_LABEL] = job.name
         timeout = policy.coscheduling.schedule_timeout_seconds
         spec["scheduleTimeoutSeconds"] = DEFAULT_SCHEDULE_TIMEOUT if timeout is None else timeout
         api_version = "scheduling.x-k8s.io/v1alpha1"
     else:
         assert policy.volcano is not None
-        build.pod_annotations[VOLCANO_GROUP_ANNOTATION] = job.name
+        build.pod_annotations[GROUP_NAME_ANNOTATION] = job.name
         api_version = "scheduling.volcano.sh/v1beta1"
         if QUEUE_ANNOTATION in build.annotations:
             spec["queue"] = build.annotations[QUEUE_ANNOTATION]
@@ -766,41 +780,13 @@ def _decorate_pods(build: _Build) -> None:
 def _target_findings(job: TrainJob, ml: MLPolicy | None) -> list[Finding]:
     findings = []
     if job.managed_by != DEFAULT_MANAGED_BY:
-        findings.append(
-            Finding(
-                code="trainjob.managed_by",
-                path="spec.managedBy",
-                message=f"the TrainJob is managed by {job.managed_by}: this cluster's Trainer "
-                "controller creates no JobSet for it, so the jobset and pods targets cannot either",
-                value=job.managed_by,
-                hint="use the operator target (MultiKueue dispatches the TrainJob to a worker "
-                f"cluster), or remove managedBy (default {DEFAULT_MANAGED_BY}) to run it here",
-            )
-        )
+        manager = job.managed_by
+        findings.append(MANAGED_BY.at("spec.managedBy", manager, manager=manager))
     if ml is not None and ml.flux is not None:
-        findings.append(
-            Finding(
-                code="trainjob.flux_unsupported",
-                path="spec.runtimeRef",
-                message="the runtime's mlPolicy is flux: trainjobs does not yet expand the "
-                "Flux plugin (its installer init container, broker config and curve keys)",
-                value=job.spec.runtime_ref.name,
-                hint="use the operator target for Flux runtimes",
-            )
-        )
-    if job.spec.active_deadline_seconds is not None:
-        findings.append(
-            Finding(
-                code="trainjob.deadline_controller",
-                path="spec.activeDeadlineSeconds",
-                message="the Trainer controller itself fails the TrainJob at its deadline; the "
-                "JobSet carries no deadline, so on this target nothing stops the job then",
-                value=job.spec.active_deadline_seconds,
-                hint="use the operator target, or set activeDeadlineSeconds in the runtime's "
-                "replicated Job templates",
-                severity=Severity.WARNING,
-            )
-        )
+        findings.append(FLUX_UNSUPPORTED.at("spec.runtimeRef", job.spec.runtime_ref.name))
+    deadline = job.spec.active_deadline_seconds
+    if deadline is not None:
+        findings.append(DEADLINE_CONTROLLER.at("spec.activeDeadlineSeconds", deadline))
     return findings
 
 

@@ -29,7 +29,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any, Final
 
-from trainjobs.errors import Finding, Severity
+from trainjobs.errors import Finding, Rule, Severity
 from trainjobs.k8s.data import Manifest, deep_copy
 
 __all__ = [
@@ -66,6 +66,28 @@ NODE_SELECTOR_STRATEGY_KEY: Final = "alpha.jobset.sigs.k8s.io/node-selector"
 NAMESPACED_JOB_KEY: Final = "alpha.jobset.sigs.k8s.io/namespaced-job"
 NO_SCHEDULE_TAINT_KEY: Final = "alpha.jobset.sigs.k8s.io/no-schedule"
 _UID_NAMESPACE: Final = uuid.UUID("5b0e4f38-3d9b-4c38-9f5e-6a0e2f6c7d21")
+
+# What JobSet does that the pods target cannot, declared once.
+PODS_DEPENDS_ON: Final = Rule(
+    "trainjob.pods_depends_on",
+    "JobSet starts {job!r} only once {waits}; the pods target creates every Job at once, so "
+    "it starts without waiting",
+    hint="make the job's containers wait for what they need, or use the jobset or operator target",
+    severity=Severity.WARNING,
+)
+PODS_STARTUP_ORDER: Final = Rule(
+    "trainjob.pods_startup_order",
+    "JobSet starts the replicated jobs in order; the pods target starts them all at once",
+    hint="use the jobset or operator target",
+    severity=Severity.WARNING,
+)
+PODS_EXCLUSIVE: Final = Rule(
+    "trainjob.pods_exclusive",
+    "exclusive placement's pod affinities come from JobSet's pod webhook, which the pods "
+    "target does without: Jobs may share a topology domain",
+    hint="use the jobset or operator target",
+    severity=Severity.WARNING,
+)
 
 
 def jobset_uid(namespace: str, name: str) -> str:
@@ -313,44 +335,15 @@ def pods_findings(jobset_manifest: Mapping[str, Any], path: str = "") -> list[Fi
         depends = rjob.get("dependsOn")
         if depends:
             waits = ", ".join(f"{d.get('name')} {d.get('status')}" for d in depends)
-            findings.append(
-                Finding(
-                    code="trainjob.pods_depends_on",
-                    path=f"{path}replicatedJobs[{index}].dependsOn",
-                    message=f"JobSet starts {rjob.get('name')!r} only once {waits}; the pods "
-                    "target creates every Job at once, so it starts without waiting",
-                    value=depends,
-                    hint="make the job's containers wait for what they need, or use the jobset "
-                    "or operator target",
-                    severity=Severity.WARNING,
-                )
-            )
-    if (spec.get("startupPolicy") or {}).get("startupPolicyOrder") == "InOrder":
-        findings.append(
-            Finding(
-                code="trainjob.pods_startup_order",
-                path=f"{path}startupPolicy",
-                message="JobSet starts the replicated jobs in order; the pods target starts "
-                "them all at once",
-                value=spec.get("startupPolicy"),
-                hint="use the jobset or operator target",
-                severity=Severity.WARNING,
-            )
-        )
+            where = f"{path}replicatedJobs[{index}].dependsOn"
+            findings.append(PODS_DEPENDS_ON.at(where, depends, job=rjob.get("name"), waits=waits))
+    startup = spec.get("startupPolicy")
+    if (startup or {}).get("startupPolicyOrder") == "InOrder":
+        findings.append(PODS_STARTUP_ORDER.at(f"{path}startupPolicy", startup))
     annotations = (jobset_manifest.get("metadata") or {}).get("annotations") or {}
     exclusive = EXCLUSIVE_KEY in annotations or any(
         EXCLUSIVE_KEY in _job_annotations(r) for r in spec.get("replicatedJobs") or []
     )
     if exclusive:
-        findings.append(
-            Finding(
-                code="trainjob.pods_exclusive",
-                path=f"{path}replicatedJobs",
-                message="exclusive placement's pod affinities come from JobSet's pod webhook, "
-                "which the pods target does without: Jobs may share a topology domain",
-                value=EXCLUSIVE_KEY,
-                hint="use the jobset or operator target",
-                severity=Severity.WARNING,
-            )
-        )
+        findings.append(PODS_EXCLUSIVE.at(f"{path}replicatedJobs", EXCLUSIVE_KEY))
     return findings

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from trainjobs.errors import Finding, Severity
+from trainjobs.errors import Finding, Rule, Severity
 from trainjobs.frameworks.trainjob.jobset import (
     ANCESTOR_LABEL,
     DATASET,
@@ -65,6 +65,159 @@ VALIDATION_LABEL: Final = "trainer.kubeflow.org/webhook-validation"
 SUPPORT_LABEL: Final = "trainer.kubeflow.org/support"
 _PATH_CHARS = re.compile(r"^[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$")
 _EXPECTED_CONTAINER: Final = {TRAINER: NODE, DATASET: DATASET, MODEL: MODEL}
+_OWN_ENV: Final = (DATASET, MODEL, NODE)
+"""Containers whose env the Trainer sets itself, so a runtime patch must not."""
+
+# The rules, declared once; each finding below says only where, the value and the facts.
+NAME: Final = Rule(
+    "trainjob.name",
+    "metadata.name must be an RFC 1035 DNS label of at most 63 characters ({problem})",
+    hint="use lowercase letters, digits and '-', starting with a letter",
+)
+RESERVED_ENV: Final = Rule(
+    "trainjob.reserved_env",
+    "{name} is reserved: the {policy} policy of runtime {runtime!r} sets it (reserved: {names})",
+    hint="remove it, or name your variable differently",
+)
+ENV_INJECTION_TARGET: Final = Rule(
+    "trainjob.env_injection_target",
+    "the runtime {runtime!r}'s mlPolicy.torch.envInjection.targets[{index}] names container "
+    "{name!r} of replicated job {job!r}, which its template does not have",
+    hint="fix the runtime: name a replicated job and a container it has",
+)
+INITIALIZER_RUNTIME: Final = Rule(
+    "trainjob.initializer_runtime",
+    "the runtime {runtime!r} {problem}, which the Trainer requires of a runtime for a "
+    "TrainJob with this initializer",
+    hint="use a runtime with a {kind!r} job (container {kind!r} mounting the 'initializer' "
+    "volume), or remove the initializer",
+)
+PATCH_MANAGER: Final = Rule(
+    "trainjob.patch_manager",
+    "manager must be a domain-prefixed path, such as 'acme.io/foo'",
+    hint="name the tool that owns the patch: <your domain>/<tool>",
+)
+PATCH_JOB: Final = Rule(
+    "trainjob.patch_job",
+    "the runtime {runtime!r} has no replicated job {name!r}",
+    hint="patch one of {known}",
+)
+PATCH_CONTAINER: Final = Rule(
+    "trainjob.patch_container",
+    "replicated job {job!r} of the runtime has no container {name!r}",
+    hint="patch one of {known}",
+)
+PATCH_ENV: Final = Rule(
+    "trainjob.patch_env",
+    "a runtime patch must not set env of the {name!r} container (nor of dataset-initializer, "
+    "model-initializer, node)",
+    hint="set it in spec.trainer.env or spec.initializer.*.env",
+)
+TORCHTUNE_MODEL: Final = Rule(
+    "trainjob.torchtune_model",
+    "a torchtune job (command [tune, run]) needs a runtime of a supported model; "
+    "{runtime!r} names {model}",
+    hint="use a torchtune-<model>-<size> runtime ({models})",
+)
+TORCHTUNE_NODES: Final = Rule(
+    "trainjob.torchtune_nodes", "must be 1 for the {model} model", hint="set numNodes: 1"
+)
+TORCHTUNE_QLORA_MODEL: Final = Rule(
+    "trainjob.torchtune_qlora",
+    "QLoRA is not supported for the {model} model",
+    hint="drop model.quantize_base=True from args",
+)
+TORCHTUNE_QLORA_GPU: Final = Rule(
+    "trainjob.torchtune_qlora",
+    "QLoRA of the {model} model runs on one GPU: numProcPerNode must be auto or 1 and "
+    "resourcesPerNode must ask for exactly 1 GPU",
+    hint="set numProcPerNode: 1 and one GPU per node",
+)
+TORCHTUNE_LORA_NODES: Final = Rule(
+    "trainjob.torchtune_lora_nodes",
+    "LoRA fine-tuning is not supported for multi-node training in TorchTune",
+    hint="set numNodes: 1",
+)
+TORCHTUNE_IMMUTABLE_ARG: Final = Rule(
+    "trainjob.torchtune_immutable",
+    "must not set {key!r}: the runtime manages it",
+    hint="remove it",
+)
+NUM_NODES: Final = Rule(
+    "trainjob.num_nodes",
+    "numNodes must be at least 1: with fewer the trainer Job gets parallelism 0 and no pod "
+    "ever runs",
+    hint="set numNodes: 1 or more",
+)
+NUM_PROC_PER_NODE: Final = Rule(
+    "trainjob.num_proc_per_node",
+    "numProcPerNode must be at least 1",
+    hint="set a positive number, or leave it unset",
+)
+NUM_PROC_IGNORED: Final = Rule(
+    "trainjob.num_proc_ignored",
+    "the runtime {runtime!r} has {policy}, which ignores numProcPerNode",
+    hint="remove it (only torch and MPI runtimes read it)",
+    severity=Severity.WARNING,
+)
+NO_TRAINER_JOB: Final = Rule(
+    "trainjob.no_trainer_job",
+    "the runtime {runtime!r} has no replicated job labelled "
+    + ANCESTOR_LABEL
+    + ": trainer, so spec.trainer changes nothing",
+    hint="use a runtime with a trainer job, or remove spec.trainer",
+    severity=Severity.WARNING,
+)
+POD_NAME_LENGTH: Final = Rule(
+    "trainjob.pod_name_length",
+    "JobSet refuses the Trainer's JobSet: its longest pod name ({longest!r} with the 5 random "
+    "characters Kubernetes adds) is longer than 63 characters, so the job never starts",
+    hint="shorten the name to at most {most} characters",
+)
+MPI_NODES: Final = Rule(
+    "trainjob.mpi_nodes",
+    "must be 1 when the MPI runtime runs the launcher as a node but lacks a 'launcher' or a "
+    "'node' job",
+    hint="set numNodes: 1, or use a runtime with both jobs",
+)
+MPI_IMPLEMENTATION: Final = Rule(
+    "trainjob.mpi_implementation",
+    "the runtime {runtime!r} sets mpiImplementation to '': the Trainer v2.3.0 controller "
+    "implements only OpenMPI and fails the TrainJob",
+    hint="set mpiImplementation: OpenMPI in the runtime (or leave it unset)",
+)
+RUNTIME_DEPRECATED: Final = Rule(
+    "trainjob.runtime_deprecated",
+    "the runtime {runtime!r} is deprecated and will be removed in a future release of "
+    "Kubeflow Trainer",
+    hint="move to a supported runtime",
+    severity=Severity.WARNING,
+)
+RUNTIME_REPLICAS: Final = Rule(
+    "trainjob.runtime_replicas",
+    "a {ancestor} job always must have replicas 1",
+    hint="set replicas: 1 (the node count is mlPolicy.numNodes)",
+)
+RUNTIME_CONTAINER: Final = Rule(
+    "trainjob.runtime_container",
+    "must contain the required container for the ancestor {ancestor}: {wanted!r}",
+    hint="name the container {wanted!r}",
+)
+RUNTIME_DEPENDS_ON: Final = Rule(
+    "trainjob.runtime_depends_on",
+    "replicated job {job!r} cannot depend on {name!r}: JobSet needs it to be an earlier job",
+    hint="name one of {known}",
+)
+RUNTIME_SUCCESS_TARGET: Final = Rule(
+    "trainjob.runtime_success_target",
+    "no replicated job {name!r}; JobSet refuses the JobSet",
+    hint="name one of {known}",
+)
+RUNTIME_DEPENDS_FIRST: Final = Rule(
+    "trainjob.runtime_depends_first",
+    "JobSet refuses dependsOn on the first replicated job",
+    hint="move the job it depends on before it",
+)
 
 
 def _rjobs(runtime: Runtime) -> list[Mapping[str, Any]]:
@@ -91,13 +244,13 @@ def _reserved(job: TrainJob, names: tuple[str, ...], policy: str) -> list[Findin
     for index, env in enumerate((trainer.env if trainer else None) or []):
         if env.get("name") in names:
             out.append(
-                Finding(
-                    code="trainjob.reserved_env",
-                    path=f"spec.trainer.env[{index}].name",
-                    message=f"{env.get('name')} is reserved: the {policy} policy of runtime "
-                    f"{job.spec.runtime_ref.name!r} sets it (reserved: {', '.join(names)})",
-                    value=env.get("name"),
-                    hint="remove it, or name your variable differently",
+                RESERVED_ENV.at(
+                    f"spec.trainer.env[{index}].name",
+                    env.get("name"),
+                    name=env.get("name"),
+                    policy=policy,
+                    runtime=job.spec.runtime_ref.name,
+                    names=", ".join(names),
                 )
             )
     return out
@@ -116,14 +269,13 @@ def _env_injection_rules(job: TrainJob, runtime: Runtime) -> list[Finding]:
         for name in target.container_names:
             if name not in containers.get(target.job_name, set()):
                 out.append(
-                    Finding(
-                        code="trainjob.env_injection_target",
-                        path="spec.runtimeRef",
-                        message=f"the runtime {runtime.name!r}'s mlPolicy.torch.envInjection."
-                        f"targets[{index}] names container {name!r} of replicated job "
-                        f"{target.job_name!r}, which its template does not have",
-                        value=target.to_manifest(),
-                        hint="fix the runtime: name a replicated job and a container it has",
+                    ENV_INJECTION_TARGET.at(
+                        "spec.runtimeRef",
+                        target.to_manifest(),
+                        runtime=runtime.name,
+                        index=index,
+                        name=name,
+                        job=target.job_name,
                     )
                 )
     return out
@@ -156,17 +308,8 @@ def _initializer_rules(job: TrainJob, runtime: Runtime) -> list[Finding]:
             ):
                 problem = f"mounts no volume named 'initializer' in container {kind!r}"
         if problem:
-            out.append(
-                Finding(
-                    code="trainjob.initializer_runtime",
-                    path=path,
-                    message=f"the runtime {job.spec.runtime_ref.name!r} {problem}, which the "
-                    "Trainer requires of a runtime for a TrainJob with this initializer",
-                    value=job.spec.runtime_ref.name,
-                    hint=f"use a runtime with a {kind!r} job (container {kind!r} mounting the "
-                    "'initializer' volume), or remove the initializer",
-                )
-            )
+            name = job.spec.runtime_ref.name
+            out.append(INITIALIZER_RUNTIME.at(path, name, runtime=name, problem=problem, kind=kind))
     return out
 
 
@@ -181,15 +324,7 @@ def _patch_rules(job: TrainJob, runtime: Runtime) -> list[Finding]:
         base = f"spec.runtimePatches[{p_index}]"
         host, sep, tail = patch.manager.partition("/")
         if not sep or not tail or dns1123_subdomain_problem(host) or not _PATH_CHARS.match(tail):
-            out.append(
-                Finding(
-                    code="trainjob.patch_manager",
-                    path=f"{base}.manager",
-                    message="manager must be a domain-prefixed path, such as 'acme.io/foo'",
-                    value=patch.manager,
-                    hint="name the tool that owns the patch: <your domain>/<tool>",
-                )
-            )
+            out.append(PATCH_MANAGER.at(f"{base}.manager", patch.manager))
         spec = patch.training_runtime_spec
         js_patch = spec.template.spec if spec and spec.template else None
         for r_index, rpatch in enumerate((js_patch.replicated_jobs if js_patch else None) or []):
@@ -197,13 +332,12 @@ def _patch_rules(job: TrainJob, runtime: Runtime) -> list[Finding]:
             known = containers.get(rpatch.name)
             if known is None:
                 out.append(
-                    Finding(
-                        code="trainjob.patch_job",
-                        path=f"{rpath}.name",
-                        message=f"the runtime {job.spec.runtime_ref.name!r} has no replicated job "
-                        f"{rpatch.name!r}",
-                        value=rpatch.name,
-                        hint=f"patch one of {', '.join(sorted(containers)) or 'none'}",
+                    PATCH_JOB.at(
+                        f"{rpath}.name",
+                        rpatch.name,
+                        runtime=job.spec.runtime_ref.name,
+                        name=rpatch.name,
+                        known=", ".join(sorted(containers)) or "none",
                     )
                 )
                 continue
@@ -222,36 +356,17 @@ def _patch_rules(job: TrainJob, runtime: Runtime) -> list[Finding]:
                     cpath = f"{rpath}.template.spec.template.spec.{key}[{c_index}]"
                     if container.name not in known:
                         out.append(
-                            Finding(
-                                code="trainjob.patch_container",
-                                path=f"{cpath}.name",
-                                message=f"replicated job {rpatch.name!r} of the runtime has no "
-                                f"container {container.name!r}",
-                                value=container.name,
-                                hint=f"patch one of {', '.join(sorted(known)) or 'none'}",
+                            PATCH_CONTAINER.at(
+                                f"{cpath}.name",
+                                container.name,
+                                job=rpatch.name,
+                                name=container.name,
+                                known=", ".join(sorted(known)) or "none",
                             )
                         )
-                    elif (
-                        key == "containers"
-                        and container.env
-                        and container.name
-                        in (
-                            DATASET,
-                            MODEL,
-                            NODE,
-                        )
-                    ):
-                        out.append(
-                            Finding(
-                                code="trainjob.patch_env",
-                                path=f"{cpath}.env",
-                                message="a runtime patch must not set env of the "
-                                f"{container.name!r} container (nor of dataset-initializer, "
-                                "model-initializer, node)",
-                                value=[e.get("name") for e in container.env],
-                                hint="set it in spec.trainer.env or spec.initializer.*.env",
-                            )
-                        )
+                    elif key == "containers" and container.env and container.name in _OWN_ENV:
+                        names = [e.get("name") for e in container.env]
+                        out.append(PATCH_ENV.at(f"{cpath}.env", names, name=container.name))
     return out
 
 
@@ -261,27 +376,19 @@ def _torchtune_rules(job: TrainJob, runtime: Runtime) -> list[Finding]:
     out = []
     model = _torchtune_model(job.spec.runtime_ref.name)
     if model not in TORCHTUNE_MODELS:
+        name = job.spec.runtime_ref.name
         out.append(
-            Finding(
-                code="trainjob.torchtune_model",
-                path="spec.runtimeRef.name",
-                message=f"a torchtune job (command [tune, run]) needs a runtime of a supported "
-                f"model; {job.spec.runtime_ref.name!r} names {model or 'none'}",
-                value=job.spec.runtime_ref.name,
-                hint=f"use a torchtune-<model>-<size> runtime ({', '.join(TORCHTUNE_MODELS)})",
+            TORCHTUNE_MODEL.at(
+                "spec.runtimeRef.name",
+                name,
+                runtime=name,
+                model=model or "none",
+                models=", ".join(TORCHTUNE_MODELS),
             )
         )
     nodes = trainer.num_nodes if trainer.num_nodes is not None else 1
     if nodes > 1 and model != "llama3_3/70B":
-        out.append(
-            Finding(
-                code="trainjob.torchtune_nodes",
-                path="spec.trainer.numNodes",
-                message=f"must be 1 for the {model} model",
-                value=nodes,
-                hint="set numNodes: 1",
-            )
-        )
+        out.append(TORCHTUNE_NODES.at("spec.trainer.numNodes", nodes, model=model))
     nproc: int | str = (
         trainer.num_proc_per_node if trainer.num_proc_per_node is not None else "auto"
     )
@@ -290,48 +397,19 @@ def _torchtune_rules(job: TrainJob, runtime: Runtime) -> list[Finding]:
     args = list(trainer.args or [])
     if "_qlora" in config:
         if model == "qwen2_5/1.5B":
-            out.append(
-                Finding(
-                    code="trainjob.torchtune_qlora",
-                    path="spec.runtimeRef.name",
-                    message=f"QLoRA is not supported for the {model} model",
-                    value=job.spec.runtime_ref.name,
-                    hint="drop model.quantize_base=True from args",
-                )
-            )
+            name = job.spec.runtime_ref.name
+            out.append(TORCHTUNE_QLORA_MODEL.at("spec.runtimeRef.name", name, model=model))
         if "_qlora_single_device" not in config and model in ("llama3_2/1B", "llama3_2/3B"):
+            resources_path = "spec.trainer.resourcesPerNode"
             out.append(
-                Finding(
-                    code="trainjob.torchtune_qlora",
-                    path="spec.trainer.resourcesPerNode",
-                    message=f"QLoRA of the {model} model runs on one GPU: numProcPerNode must be "
-                    "auto or 1 and resourcesPerNode must ask for exactly 1 GPU",
-                    value=trainer.resources_per_node,
-                    hint="set numProcPerNode: 1 and one GPU per node",
-                )
+                TORCHTUNE_QLORA_GPU.at(resources_path, trainer.resources_per_node, model=model)
             )
     if nodes > 1 and (_lora(args) or _qlora(args)):
-        out.append(
-            Finding(
-                code="trainjob.torchtune_lora_nodes",
-                path="spec.trainer.numNodes",
-                message="LoRA fine-tuning is not supported for multi-node training in TorchTune",
-                value=nodes,
-                hint="set numNodes: 1",
-            )
-        )
+        out.append(TORCHTUNE_LORA_NODES.at("spec.trainer.numNodes", nodes))
     for index, arg in enumerate(args):
         key = arg.split("=", 1)[0]
         if key in TORCHTUNE_IMMUTABLE:
-            out.append(
-                Finding(
-                    code="trainjob.torchtune_immutable",
-                    path=f"spec.trainer.args[{index}]",
-                    message=f"must not set {key!r}: the runtime manages it",
-                    value=arg,
-                    hint="remove it",
-                )
-            )
+            out.append(TORCHTUNE_IMMUTABLE_ARG.at(f"spec.trainer.args[{index}]", arg, key=key))
     return out
 
 
@@ -353,56 +431,22 @@ def _trainer_rules(job: TrainJob, runtime: Runtime) -> list[Finding]:
     ml = runtime.spec.ml_policy
     kind = ml.kind if ml else ""
     if trainer is not None and trainer.num_nodes is not None and trainer.num_nodes < 1:
-        out.append(
-            Finding(
-                code="trainjob.num_nodes",
-                path="spec.trainer.numNodes",
-                message="numNodes must be at least 1: with fewer the trainer Job gets "
-                "parallelism 0 and no pod ever runs",
-                value=trainer.num_nodes,
-                hint="set numNodes: 1 or more",
-            )
-        )
+        out.append(NUM_NODES.at("spec.trainer.numNodes", trainer.num_nodes))
     if trainer is not None and trainer.num_proc_per_node is not None:
-        if trainer.num_proc_per_node < 1:
-            out.append(
-                Finding(
-                    code="trainjob.num_proc_per_node",
-                    path="spec.trainer.numProcPerNode",
-                    message="numProcPerNode must be at least 1",
-                    value=trainer.num_proc_per_node,
-                    hint="set a positive number, or leave it unset",
-                )
-            )
+        nproc_path, nproc = "spec.trainer.numProcPerNode", trainer.num_proc_per_node
+        if nproc < 1:
+            out.append(NUM_PROC_PER_NODE.at(nproc_path, nproc))
         elif kind not in ("torch", "mpi", "flux"):
-            out.append(
-                Finding(
-                    code="trainjob.num_proc_ignored",
-                    path="spec.trainer.numProcPerNode",
-                    message=f"the runtime {job.spec.runtime_ref.name!r} has "
-                    f"{'the ' + kind + ' policy' if kind else 'no ML policy'}, which ignores "
-                    "numProcPerNode",
-                    value=trainer.num_proc_per_node,
-                    hint="remove it (only torch and MPI runtimes read it)",
-                    severity=Severity.WARNING,
-                )
-            )
+            policy = f"the {kind} policy" if kind else "no ML policy"
+            name = job.spec.runtime_ref.name
+            out.append(NUM_PROC_IGNORED.at(nproc_path, nproc, runtime=name, policy=policy))
     ancestors = {
         (((r.get("template") or {}).get("metadata") or {}).get("labels") or {}).get(ANCESTOR_LABEL)
         for r in _rjobs(runtime)
     }
     if trainer is not None and TRAINER not in ancestors:
-        out.append(
-            Finding(
-                code="trainjob.no_trainer_job",
-                path="spec.trainer",
-                message=f"the runtime {job.spec.runtime_ref.name!r} has no replicated job "
-                f"labelled {ANCESTOR_LABEL}: trainer, so spec.trainer changes nothing",
-                value=job.spec.runtime_ref.name,
-                hint="use a runtime with a trainer job, or remove spec.trainer",
-                severity=Severity.WARNING,
-            )
-        )
+        name = job.spec.runtime_ref.name
+        out.append(NO_TRAINER_JOB.at("spec.trainer", name, runtime=name))
     return out
 
 
@@ -421,15 +465,7 @@ def _pod_name_rules(job: TrainJob, runtime: Runtime) -> list[Finding]:
         if len(longest) > 63:
             spare = 63 - (len(longest) - len(job.name))
             out.append(
-                Finding(
-                    code="trainjob.pod_name_length",
-                    path="metadata.name",
-                    message=f"JobSet refuses the Trainer's JobSet: its longest pod name "
-                    f"({longest!r} with the 5 random characters Kubernetes adds) is longer "
-                    "than 63 characters, so the job never starts",
-                    value=job.name,
-                    hint=f"shorten the name to at most {max(spare, 1)} characters",
-                )
+                POD_NAME_LENGTH.at("metadata.name", job.name, longest=longest, most=max(spare, 1))
             )
             break
     return out
@@ -441,16 +477,7 @@ def trainjob_findings(job: TrainJob, runtime: Runtime) -> list[Finding]:
     out: list[Finding] = []
     problem = dns1035_label_problem(job.name)
     if problem or len(job.name) > 63:
-        out.append(
-            Finding(
-                code="trainjob.name",
-                path="metadata.name",
-                message="metadata.name must be an RFC 1035 DNS label of at most 63 characters "
-                f"({problem or 'too long'})",
-                value=job.name,
-                hint="use lowercase letters, digits and '-', starting with a letter",
-            )
-        )
+        out.append(NAME.at("metadata.name", job.name, problem=problem or "too long"))
     ml = runtime.spec.ml_policy
     kind = ml.kind if ml else ""
     trainer = job.spec.trainer
@@ -470,28 +497,10 @@ def trainjob_findings(job: TrainJob, runtime: Runtime) -> list[Finding]:
             and launcher_as_node
             and ("launcher" not in names or NODE not in names)
         ):
-            out.append(
-                Finding(
-                    code="trainjob.mpi_nodes",
-                    path="spec.trainer.numNodes",
-                    message="must be 1 when the MPI runtime runs the launcher as a node but "
-                    "lacks a 'launcher' or a 'node' job",
-                    value=nodes,
-                    hint="set numNodes: 1, or use a runtime with both jobs",
-                )
-            )
+            out.append(MPI_NODES.at("spec.trainer.numNodes", nodes))
         out += _reserved(job, MPI_RESERVED, "MPI")
         if ml.mpi.mpi_implementation == "":
-            out.append(
-                Finding(
-                    code="trainjob.mpi_implementation",
-                    path="spec.runtimeRef",
-                    message=f"the runtime {runtime.name!r} sets mpiImplementation to '': the "
-                    "Trainer v2.3.0 controller implements only OpenMPI and fails the TrainJob",
-                    value=runtime.name,
-                    hint="set mpiImplementation: OpenMPI in the runtime (or leave it unset)",
-                )
-            )
+            out.append(MPI_IMPLEMENTATION.at("spec.runtimeRef", runtime.name, runtime=runtime.name))
     elif kind == "xgboost":
         out += _reserved(job, XGBOOST_RESERVED, "XGBoost")
     out += _initializer_rules(job, runtime)
@@ -501,15 +510,7 @@ def trainjob_findings(job: TrainJob, runtime: Runtime) -> list[Finding]:
     deprecated = (runtime.metadata.labels or {}).get(SUPPORT_LABEL) == "deprecated"
     if deprecated and runtime.kind == "ClusterTrainingRuntime":  # as upstream: only those
         out.append(
-            Finding(
-                code="trainjob.runtime_deprecated",
-                path="spec.runtimeRef.name",
-                message=f"the runtime {runtime.name!r} is deprecated and will be removed in a "
-                "future release of Kubeflow Trainer",
-                value=runtime.name,
-                hint="move to a supported runtime",
-                severity=Severity.WARNING,
-            )
+            RUNTIME_DEPRECATED.at("spec.runtimeRef.name", runtime.name, runtime=runtime.name)
         )
     return out
 
@@ -528,39 +529,26 @@ def runtime_findings(runtime: Runtime) -> list[Finding]:
         if not validated or ancestor not in _EXPECTED_CONTAINER:
             continue
         if rjob.get("replicas", 1) != 1:
+            replicas = rjob.get("replicas")
             out.append(
-                Finding(
-                    code="trainjob.runtime_replicas",
-                    path=f"{base}[{index}].replicas",
-                    message=f"a {ancestor} job always must have replicas 1",
-                    value=rjob.get("replicas"),
-                    hint="set replicas: 1 (the node count is mlPolicy.numNodes)",
-                )
+                RUNTIME_REPLICAS.at(f"{base}[{index}].replicas", replicas, ancestor=ancestor)
             )
         wanted = _EXPECTED_CONTAINER[ancestor]
-        if wanted not in _names(_pod_spec(rjob), "containers"):
-            out.append(
-                Finding(
-                    code="trainjob.runtime_container",
-                    path=f"{base}[{index}].template.spec.template.spec.containers",
-                    message=f"must contain the required container for the ancestor {ancestor}: "
-                    f"{wanted!r}",
-                    value=_names(_pod_spec(rjob), "containers"),
-                    hint=f"name the container {wanted!r}",
-                )
-            )
+        have = _names(_pod_spec(rjob), "containers")
+        if wanted not in have:
+            path = f"{base}[{index}].template.spec.template.spec.containers"
+            out.append(RUNTIME_CONTAINER.at(path, have, ancestor=ancestor, wanted=wanted))
     names = [str(r.get("name")) for r in rjobs]
     for index, rjob in enumerate(rjobs[1:], start=1):  # the first: its own rule below
         for d_index, depends in enumerate(rjob.get("dependsOn") or []):
             if depends.get("name") not in names[:index]:
                 out.append(
-                    Finding(
-                        code="trainjob.runtime_depends_on",
-                        path=f"{base}[{index}].dependsOn[{d_index}].name",
-                        message=f"replicated job {rjob.get('name')!r} cannot depend on "
-                        f"{depends.get('name')!r}: JobSet needs it to be an earlier job",
-                        value=depends.get("name"),
-                        hint=f"name one of {', '.join(names[:index]) or 'none'}",
+                    RUNTIME_DEPENDS_ON.at(
+                        f"{base}[{index}].dependsOn[{d_index}].name",
+                        depends.get("name"),
+                        job=rjob.get("name"),
+                        name=depends.get("name"),
+                        known=", ".join(names[:index]) or "none",
                     )
                 )
     spec = runtime.spec.template.spec if runtime.spec.template else None
@@ -568,22 +556,13 @@ def runtime_findings(runtime: Runtime) -> list[Finding]:
     for t_index, target in enumerate((success.target_replicated_jobs if success else None) or []):
         if target not in names:
             out.append(
-                Finding(
-                    code="trainjob.runtime_success_target",
-                    path=f"spec.template.spec.successPolicy.targetReplicatedJobs[{t_index}]",
-                    message=f"no replicated job {target!r}; JobSet refuses the JobSet",
-                    value=target,
-                    hint=f"name one of {', '.join(names) or 'none'}",
+                RUNTIME_SUCCESS_TARGET.at(
+                    f"spec.template.spec.successPolicy.targetReplicatedJobs[{t_index}]",
+                    target,
+                    name=target,
+                    known=", ".join(names) or "none",
                 )
             )
     if rjobs and rjobs[0].get("dependsOn"):
-        out.append(
-            Finding(
-                code="trainjob.runtime_depends_first",
-                path=f"{base}[0].dependsOn",
-                message="JobSet refuses dependsOn on the first replicated job",
-                value=rjobs[0].get("dependsOn"),
-                hint="move the job it depends on before it",
-            )
-        )
+        out.append(RUNTIME_DEPENDS_FIRST.at(f"{base}[0].dependsOn", rjobs[0].get("dependsOn")))
     return out
