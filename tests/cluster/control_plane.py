@@ -598,6 +598,9 @@ class ControlPlane:
     kubeconfig: Path = field(init=False)
     logs: Path = field(init=False)
     started_in: float = 0.0
+    webhook_configs: list[str] = field(default_factory=list)
+    """Names of the webhook configurations registered here (by URL, on loopback): a
+    render's objects of the same name would merge into them."""
 
     def __post_init__(self) -> None:
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -884,6 +887,7 @@ class ControlPlane:
             90,
             alive=trainer.check_alive,
         )
+        self._install_runtimes()
         kwok.check_alive()
         others.result()
         rest.shutdown()
@@ -1090,10 +1094,7 @@ class ControlPlane:
         fixed.mkdir(parents=True, exist_ok=True)
         (fixed / "tls.crt").touch(exist_ok=True)
 
-        config = training_operator_webhooks(port, ca.cert_pem)
-        self.client.create(
-            "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", config
-        )
+        self._put_webhook_configuration(training_operator_webhooks(port, ca.cert_pem))
 
     def _serving_certs(self, folder: Path, name: str) -> Issued:
         """A CA and a serving certificate for 127.0.0.1 in ``folder`` (tls.crt, tls.key,
@@ -1148,6 +1149,15 @@ class ControlPlane:
     def _put_webhook_configuration(self, config: dict[str, Any]) -> None:
         plural = config["kind"].lower() + "s"
         self.client.create(f"/apis/admissionregistration.k8s.io/v1/{plural}", config)
+        self.webhook_configs.append(config["metadata"]["name"])
+
+    def _install_runtimes(self) -> None:
+        """The ClusterTrainingRuntimes trainjobs' Trainer install ships (as upstream's
+        install does by default), so a TrainJob may name them as on a real cluster."""
+        for runtime in shipped_runtimes():
+            self.client.create(
+                "/apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes", runtime
+            )
 
     def _mpi_operator_leads(self) -> bool:
         lease = self.client.get(
@@ -1201,10 +1211,8 @@ OPERATOR_GROUPS = ("kubeflow.org", "trainer.kubeflow.org", "jobset.x-k8s.io")
 """The API groups of the CRDs the controllers here watch from their start."""
 
 
-def trainer_webhooks(which: str, port: int, ca_pem: bytes) -> list[dict[str, Any]]:
-    """trainjobs' own webhook configurations of the Trainer install — ``which`` is
-    ``trainer`` (defaulter/validator.trainer.kubeflow.org) or ``jobset`` (JobSet's) —
-    registered by URL (:func:`_by_url`)."""
+def _trainer_install(install_runtimes: bool) -> list[dict[str, Any]]:
+    """What trainjobs renders for a ``Trainer`` install in the control plane's namespace."""
     from trainjobs.check import run
     from trainjobs.spec import parse_documents
 
@@ -1212,11 +1220,22 @@ def trainer_webhooks(which: str, port: int, ca_pem: bytes) -> list[dict[str, Any
         "apiVersion": "trainjobs.dev/v1alpha1",
         "kind": "Trainer",
         "metadata": {"name": "trainer", "namespace": TRAINER_NAMESPACE},
-        "spec": {"installRuntimes": False},
+        "spec": {"installRuntimes": install_runtimes},
     }
-    rendering = run(parse_documents([doc], source="<control plane>"))
+    return [dict(m) for m in run(parse_documents([doc], source="<control plane>")).manifests]
+
+
+def shipped_runtimes() -> list[dict[str, Any]]:
+    """The ClusterTrainingRuntimes trainjobs' Trainer install ships."""
+    return [m for m in _trainer_install(True) if m["kind"] == "ClusterTrainingRuntime"]
+
+
+def trainer_webhooks(which: str, port: int, ca_pem: bytes) -> list[dict[str, Any]]:
+    """trainjobs' own webhook configurations of the Trainer install — ``which`` is
+    ``trainer`` (defaulter/validator.trainer.kubeflow.org) or ``jobset`` (JobSet's) —
+    registered by URL (:func:`_by_url`)."""
     configs = []
-    for manifest in rendering.manifests:
+    for manifest in _trainer_install(False):
         if not manifest["kind"].endswith("WebhookConfiguration"):
             continue
         if manifest["metadata"]["name"].startswith("jobset") != (which == "jobset"):

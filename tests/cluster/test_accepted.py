@@ -10,6 +10,7 @@ table is printed, and its "only the API server rejects" column must be empty.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.cluster.control_plane import CRD_PREFERRED, WEBHOOK_CONFIG, ControlPlane
+from tests.cluster.control_plane import CRD_PREFERRED, ControlPlane
 from tests.cluster.kube import apply, ensure_namespaces, render
 from tests.cluster.refusals import custom_resource_refused, our_errors, said_at_apply
 from tests.support.paths import EXAMPLES, example_job_files, stack_files
@@ -86,21 +87,47 @@ def mpijob_crd(cluster: ControlPlane) -> Iterator[Any]:
     use(False)  # the MPI Operator's v2beta1, for the tests that follow
 
 
-def _beside_ours(manifest: dict[str, Any]) -> dict[str, Any]:
-    """The object, renamed if it is the Training Operator's webhook configuration.
+def _beside_ours(manifest: dict[str, Any], ours: list[str]) -> dict[str, Any]:
+    """The object, renamed if it is a webhook configuration the control plane has too.
 
-    The control plane installed its own (reaching the operator by URL on loopback); a
+    The control plane installed its own (reaching the controller by URL on loopback); a
     dry-run apply of the render's (by Service) over it would merge the two into one
     naming both, which no cluster that got it from trainjobs would hold. Under another
-    name it is validated as a create, as on a cluster without the operator.
+    name it is validated as a create, as on a cluster without the controller.
     """
-    if (
-        manifest["kind"] == "ValidatingWebhookConfiguration"
-        and manifest["metadata"]["name"] == WEBHOOK_CONFIG
-    ):
+    if manifest["kind"].endswith("WebhookConfiguration") and manifest["metadata"]["name"] in ours:
         manifest = copy.deepcopy(manifest)
-        manifest["metadata"]["name"] = f"{WEBHOOK_CONFIG}.dry-run"
+        manifest["metadata"]["name"] += ".dry-run"
     return manifest
+
+
+RUNTIME_KINDS = ("ClusterTrainingRuntime", "TrainingRuntime")
+
+
+@contextlib.contextmanager
+def _runtimes_created(cluster: ControlPlane, manifests: list[dict[str, Any]]) -> Iterator[None]:
+    """The render's Trainer runtimes the cluster lacks, created for the test and removed
+    after: the Trainer's webhook refuses a TrainJob whose runtime does not exist yet, and
+    a dry run creates nothing (`pulumi up` creates the runtime first)."""
+    created = []
+    for manifest in manifests:
+        if manifest["kind"] not in RUNTIME_KINDS:
+            continue
+        meta = manifest["metadata"]
+        where = f"namespaces/{meta['namespace']}/" if "namespace" in meta else ""
+        plural = manifest["kind"].lower() + "s"
+        path = f"/apis/trainer.kubeflow.org/v1alpha1/{where}{plural}/{meta['name']}"
+        if cluster.client.get(path) is None:
+            result = apply(cluster, [manifest], dry_run=False)
+            assert result.ok, f"the render's runtime was refused:\n{result}"
+            created.append(manifest)
+    try:
+        yield
+    finally:
+        if created:
+            cluster.kubectl(
+                "delete", "--wait=false", "-f", "-", stdin=yaml.safe_dump_all(created), check=False
+            )
 
 
 @pytest.mark.parametrize(("path", "target"), CASES, ids=_case_id)
@@ -114,10 +141,11 @@ def test_apiserver_accepts_render(
     name or label the API server's validation refuses, a custom resource the Training
     Operator's webhook rejects, an invalid Pod (duplicate ports, bad quantities).
     """
-    manifests = [_beside_ours(m) for m in render(path, target)]
+    manifests = [_beside_ours(m, cluster.webhook_configs) for m in render(path, target)]
     mpijob_crd(_needs_mpijob_v1(manifests))
     ensure_namespaces(cluster, manifests)
-    result = apply(cluster, manifests, dry_run=True)
+    with _runtimes_created(cluster, manifests):
+        result = apply(cluster, manifests, dry_run=True)
     assert result.ok, f"the API server refused the render of {path} ({target}):\n{result}"
     # kubectl names every object it applied: nothing was skipped.
     assert len(result.stdout.splitlines()) == len(manifests), result.stdout

@@ -14,13 +14,13 @@ mutation are the same on both sides): every remaining difference is trainjobs'.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import yaml
 
-from tests.cluster.control_plane import TRAINER_NAMESPACE, ControlPlane
+from tests.cluster import control_plane
+from tests.cluster.control_plane import ControlPlane
 from tests.cluster.expansion import (
     Manifest,
     is_runtime_snapshot,
@@ -181,22 +181,16 @@ def _without_empty(value: Any) -> Any:
 
 
 @pytest.fixture(scope="module")
-def shipped_runtimes(cluster: ControlPlane) -> Iterator[list[Manifest]]:
-    """The ClusterTrainingRuntimes trainjobs' Trainer install ships, in the cluster."""
-    install = {
-        "apiVersion": "trainjobs.dev/v1alpha1",
-        "kind": "Trainer",
-        "metadata": {"name": "trainer", "namespace": TRAINER_NAMESPACE},
-        "spec": {},
-    }
-    runtimes = _render([install], "operator", ("ClusterTrainingRuntime",))
+def shipped_runtimes(cluster: ControlPlane) -> list[Manifest]:
+    """The ClusterTrainingRuntimes trainjobs' Trainer install ships, which the control
+    plane installed."""
+    runtimes = control_plane.shipped_runtimes()
+    path = "/apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes"
     assert {r["metadata"]["name"] for r in runtimes} >= {"torch-distributed"}
-    result = apply(cluster, runtimes, dry_run=False)
-    assert result.ok, f"the shipped runtimes were refused:\n{result}"
-    yield runtimes
-    cluster.kubectl(
-        "delete", "--ignore-not-found", "-f", "-", stdin=yaml.safe_dump_all(runtimes), check=False
-    )
+    assert {r["metadata"]["name"] for r in cluster.client.items(path)} >= {
+        r["metadata"]["name"] for r in runtimes
+    }
+    return runtimes
 
 
 @pytest.mark.parametrize("case", CASES)
