@@ -9,7 +9,7 @@ import pytest
 from tests.support.paths import EXAMPLES
 from tests.support.pulumi_harness import run_program
 from trainjobs.check import run
-from trainjobs.components import TrainingJob
+from trainjobs.components import TrainingJob, program
 from trainjobs.components.job import InvalidJobError
 from trainjobs.errors import SpecError
 from trainjobs.k8s.yamlio import load_all
@@ -112,3 +112,37 @@ def test_the_trainer_target_waits_on_the_trainjobs_own_conditions() -> None:
     with pytest.raises(SpecError) as err:
         _trainer(wait="running")
     assert [f.code for f in err.value.errors] == ["wait.running"]
+
+
+def _dataset_on_pods() -> list[dict[str, Any]]:
+    """examples/trainjob-dataset (a runtime whose node job dependsOn its dataset
+    initializer: Complete), its TrainJob on the pods target, without the Secret."""
+    docs: list[dict[str, Any]] = load_all(
+        (EXAMPLES / "trainjob-dataset" / "trainjob.yaml").read_text()
+    )
+    runtime, job = docs
+    job["spec"]["initializer"]["dataset"].pop("secretRef")
+    return [runtime, {**job, "trainjobs": {"target": "pods"}}]
+
+
+def test_on_the_pods_target_a_job_is_created_after_those_it_depends_on() -> None:
+    # JobSet's dependsOn (Complete), which no controller keeps on the pods target: the
+    # initializer's Job is awaited until it completes, the node Job created after it.
+    found = {o.title: o.lifecycle for o in run(parse_documents(_dataset_on_pods())).objects}
+    initializer = "Job default/alpaca-sft-dataset-initializer-0"
+    assert found[initializer] == Lifecycle(timeout="60m")
+    assert found["Job default/alpaca-sft-node-0"] == Lifecycle(
+        skip_await=True, after=("alpaca-sft-dataset-initializer-0",)
+    )
+
+
+def test_components_create_the_waiting_job_after_the_one_it_waits_for() -> None:
+    config = {"trainjobs:jobs": _dataset_on_pods()}
+    resources = run_program(program, config)
+    jobs = {r.name: r for r in resources if r.type == "kubernetes:batch/v1:Job"}
+    initializer = jobs["default/alpaca-sft-dataset-initializer-0"]
+    node = jobs["default/alpaca-sft-node-0"]
+    assert "pulumi.com/skipAwait" not in initializer.inputs["metadata"]["annotations"]
+    assert initializer.options["custom_timeouts"] == {"create": "60m", "update": "60m"}
+    assert initializer.urn in node.options["dependencies"]
+    assert node.inputs["metadata"]["annotations"]["pulumi.com/skipAwait"] == "true"

@@ -54,14 +54,32 @@ def register_objects(
     before it (the list returned is in the order of ``objects``). A pod
     created before its Secret would not start, a custom resource before its CRD
     would be refused, a pod before its Service would miss the Service's link
-    variables, a webhook before its server would reject every object.
+    variables, a webhook before its server would reject every object. A Job with
+    ``lifecycle.after`` is created once the Jobs it names have completed (the provider
+    awaits them): JobSet's ``dependsOn`` on the pods target.
     """
     generated = GeneratedValues(parent, prefix, passwords)
     by_index: dict[int, pulumi.CustomResource] = {}
+    jobs = {
+        str(o.manifest["metadata"]["name"]): i
+        for i, o in enumerate(objects)
+        if o.manifest.get("kind") == "Job"
+    }
     for tier in sorted({apply_tier(o.manifest) for o in objects}):
-        opts = pulumi.ResourceOptions(parent=parent, depends_on=list(by_index.values()))
-        for index, o in enumerate(objects):
-            if apply_tier(o.manifest) == tier:
+        before = list(by_index.values())
+        waiting = [i for i, o in enumerate(objects) if apply_tier(o.manifest) == tier]
+        while waiting:
+            # A Job that waits for others (Lifecycle.after) comes once they are registered:
+            # it depends on them, and the provider awaits their completion.
+            ready = [
+                i
+                for i in waiting
+                if all(jobs.get(n) in by_index for n in objects[i].lifecycle.after if n in jobs)
+            ] or waiting
+            for index in ready:
+                o = objects[index]
+                awaited = [by_index[jobs[n]] for n in o.lifecycle.after if n in jobs]
+                opts = pulumi.ResourceOptions(parent=parent, depends_on=[*before, *awaited])
                 by_index[index] = register_manifest(
                     o.manifest,
                     opts,
@@ -71,6 +89,7 @@ def register_objects(
                     inputs=inputs,
                     secret=secret,
                 )
+            waiting = [i for i in waiting if i not in by_index]
     # In the objects' order, so a resource and the object it came from pair up.
     return [by_index[i] for i in range(len(objects))]
 

@@ -16,7 +16,7 @@ Pulumi-only annotations.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from trainjobs.errors import Finding
@@ -41,11 +41,15 @@ class Lifecycle:
         skip_await: do not wait for the object at all.
         wait_for: a ``pulumi.com/waitFor`` expression (``condition=Running``), or empty.
         timeout: how long to wait (``60m``), or empty for the provider's default.
+        after: names of batch Jobs of the same job this object is created after, once
+            each has completed (JobSet's ``dependsOn: Complete``, which on the pods
+            target no controller keeps); default none.
     """
 
     skip_await: bool = False
     wait_for: str = ""
     timeout: str = ""
+    after: tuple[str, ...] = ()
 
     def annotations(self) -> dict[str, str]:
         """The Pulumi annotations that carry this decision."""
@@ -78,6 +82,44 @@ def base_lifecycle(manifest: Mapping[str, Any]) -> Lifecycle:
     return NO_WAIT if manifest.get("kind") == "Service" else DEFAULT
 
 
+REPLICATED_JOB = "jobset.sigs.k8s.io/replicatedjob-name"
+"""The label JobSet puts on each Job it creates: the replicated job it belongs to."""
+
+
+@dataclass(frozen=True)
+class _Order:
+    awaited: frozenset[str] = frozenset()
+    after: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+def _jobset_order(manifests: Sequence[Mapping[str, Any]], plan: JobPlan) -> _Order:
+    """On the pods target of a job JobSet runs: the Jobs others wait for to complete
+    (awaited), and for each Job those it is created after. JobSet's ``dependsOn:
+    Ready`` cannot be kept this way (the provider awaits a Job's completion only)."""
+    by_role: dict[str, list[str]] = {}
+    for manifest in manifests:
+        meta = manifest.get("metadata") or {}
+        role = (meta.get("labels") or {}).get(REPLICATED_JOB)
+        if manifest.get("kind") == "Job" and role is not None:
+            by_role.setdefault(str(role), []).append(str(meta.get("name")))
+    rules = plan.run_rules if by_role else None
+    if rules is None:
+        return _Order()
+    waits: dict[str, set[str]] = {}
+    for replica in rules.replicas:
+        for role, status in replica.depends_on:
+            if status == "Complete":
+                waits.setdefault(replica.role, set()).add(role)
+    awaited = {name for roles in waits.values() for role in roles for name in by_role.get(role, [])}
+    after = {
+        name: tuple(n for role in sorted(waits[dependent]) for n in by_role.get(role, []))
+        for dependent, names in by_role.items()
+        if dependent in waits
+        for name in names
+    }
+    return _Order(frozenset(awaited), after)
+
+
 def job_lifecycle(
     manifests: Sequence[Mapping[str, Any]],
     plan: JobPlan,
@@ -92,6 +134,7 @@ def job_lifecycle(
         (plan.kind.api_version, plan.kind.kind): plan.status_conditions,
         (TRAINJOB_KIND.api_version, TRAINJOB_KIND.kind): TRAINJOB_CONDITIONS,
     }
+    order = _jobset_order(manifests, plan)
     out: list[Lifecycle] = []
     can_succeed = False
     cannot_run = False
@@ -111,8 +154,16 @@ def job_lifecycle(
         elif kind == "Pod":
             out.append(Lifecycle(timeout=limit) if wait == "running" else NO_WAIT)
         elif kind == "Job" and key[0] == "batch/v1":
-            # A Job's own await is its completion: the right thing only for "succeeded".
-            out.append(Lifecycle(timeout=limit) if wait == "succeeded" else NO_WAIT)
+            # A Job's own await is its completion: the right thing for "succeeded", and
+            # for a Job others wait for.
+            name = str((manifest.get("metadata") or {}).get("name"))
+            awaited = wait == "succeeded" or name in order.awaited
+            out.append(
+                replace(
+                    Lifecycle(timeout=limit) if awaited else NO_WAIT,
+                    after=order.after.get(name, ()),
+                )
+            )
             can_succeed = True
         else:
             out.append(base_lifecycle(manifest))

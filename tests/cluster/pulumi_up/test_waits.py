@@ -22,6 +22,8 @@ from tests.cluster.control_plane import ControlPlane
 from tests.cluster.pulumi_up.pulumi_cli import Project
 
 HERE = Path(__file__).resolve().parent
+KWOK_SUCCEED = "trainjobs.dev/kwok-succeed"
+"""The annotation our kwok stages finish a running pod on (control_plane.KWOK_STAGES)."""
 
 
 @pytest.fixture
@@ -175,9 +177,7 @@ def test_wait_succeeded_of_a_trainjob_waits_for_the_trainer(
         assert up.poll() is None, "pulumi up returned before the TrainJob completed"
         for pod in running:
             name = pod["metadata"]["name"]  # type: ignore[index]
-            cluster.kubectl(
-                "annotate", "-n", "waits-trainjob", "pod", name, "trainjobs.dev/kwok-succeed=true"
-            )
+            cluster.kubectl("annotate", "-n", "waits-trainjob", "pod", name, f"{KWOK_SUCCEED}=true")
         try:
             out, _ = up.communicate(timeout=120)
         except subprocess.TimeoutExpired:
@@ -195,3 +195,62 @@ def test_wait_succeeded_of_a_trainjob_waits_for_the_trainer(
     assert job is not None
     conditions = {c["type"]: c["status"] for c in job["status"].get("conditions", [])}
     assert conditions.get("Complete") == "True", conditions
+
+
+def test_on_the_pods_target_pulumi_up_keeps_jobsets_depends_on(
+    project: Project, cluster: ControlPlane, kwok_node: str
+) -> None:
+    """The node Job of a TrainJob on the pods target is created only once the dataset
+    initializer's Job has completed (JobSet dependsOn: Complete, which no controller
+    keeps there), and the up then returns.
+
+    Fails if the components create both Jobs at once (the node Job exists while the
+    initializer still runs) or do not await the initializer (the up returns early).
+    """
+    namespace = "waits-order"
+    cluster.client.create(
+        "/api/v1/persistentvolumes",
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolume",
+            "metadata": {"name": "waits-order-initializer"},
+            "spec": {
+                "capacity": {"storage": "1Gi"},
+                "accessModes": ["ReadWriteOnce"],
+                "persistentVolumeReclaimPolicy": "Retain",
+                "hostPath": {"path": "/tmp/waits-order-initializer"},
+                "claimRef": {"namespace": namespace, "name": "initializer-ordered"},
+            },
+        },
+    )
+    project.init(namespace)
+    up = _popen_up(project, namespace)
+    selector = "labelSelector=jobset.sigs.k8s.io/replicatedjob-name%3Ddataset-initializer"
+    node_job = f"/apis/batch/v1/namespaces/{namespace}/jobs/ordered-node-0"
+    try:
+        deadline = time.monotonic() + 240
+        running: list[dict[str, object]] = []
+        while time.monotonic() < deadline and up.poll() is None and not running:
+            found = cluster.client.items(f"/api/v1/namespaces/{namespace}/pods?{selector}")
+            running = [p for p in found if p.get("status", {}).get("phase") == "Running"]
+            time.sleep(0.5)
+        assert running, "the dataset initializer's pod never ran"
+        time.sleep(5)
+        assert up.poll() is None, "pulumi up returned while the initializer still ran"
+        assert cluster.client.get(node_job) is None, "the node Job did not wait"
+        for pod in running:
+            name = pod["metadata"]["name"]  # type: ignore[index]
+            cluster.kubectl("annotate", "-n", namespace, "pod", name, f"{KWOK_SUCCEED}=true")
+        try:
+            out, _ = up.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            up.kill()
+            out, _ = up.communicate()
+            pytest.fail(f"pulumi up still waits 120s after the initializer completed:\n{out}")
+    finally:
+        if up.poll() is None:
+            up.kill()
+            up.wait()
+        cluster.kubectl("delete", "pv", "waits-order-initializer", "--wait=false", check=False)
+    assert up.returncode == 0, out
+    assert cluster.client.get(node_job) is not None

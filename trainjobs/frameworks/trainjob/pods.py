@@ -70,9 +70,11 @@ _UID_NAMESPACE: Final = uuid.UUID("5b0e4f38-3d9b-4c38-9f5e-6a0e2f6c7d21")
 # What JobSet does that the pods target cannot, declared once.
 PODS_DEPENDS_ON: Final = Rule(
     "trainjob.pods_depends_on",
-    "JobSet starts {job!r} only once {waits}; the pods target creates every Job at once, so "
-    "it starts without waiting",
-    hint="make the job's containers wait for what they need, or use the jobset or operator target",
+    "JobSet starts {job!r} only once {waits}; on the pods target `pulumi up` keeps that "
+    "order for Complete (it creates the Job once those it waits for have completed), "
+    "{unkept}",
+    hint="apply the pods target with `pulumi up` (trainjobs' components), make the job's "
+    "containers wait for what they need, or use the jobset or operator target",
     severity=Severity.WARNING,
 )
 PODS_STARTUP_ORDER: Final = Rule(
@@ -336,7 +338,14 @@ def pods_findings(jobset_manifest: Mapping[str, Any], path: str = "") -> list[Fi
         if depends:
             waits = ", ".join(f"{d.get('name')} {d.get('status')}" for d in depends)
             where = f"{path}replicatedJobs[{index}].dependsOn"
-            findings.append(PODS_DEPENDS_ON.at(where, depends, job=rjob.get("name"), waits=waits))
+            unkept = (
+                "not for Ready, and the rendered files applied with kubectl start it at once"
+                if any(d.get("status") == "Ready" for d in depends)
+                else "but the rendered files applied with kubectl start it at once"
+            )
+            findings.append(
+                PODS_DEPENDS_ON.at(where, depends, job=rjob.get("name"), waits=waits, unkept=unkept)
+            )
     startup = spec.get("startupPolicy")
     if (startup or {}).get("startupPolicyOrder") == "InOrder":
         findings.append(PODS_STARTUP_ORDER.at(f"{path}startupPolicy", startup))
