@@ -141,8 +141,6 @@ is a kind of any document."""
 class PlatformKind(ABC, Generic[DocT]):
     """One platform kind: its model and how it renders. Pure: no I/O, no pulumi."""
 
-    kind: ClassVar[str]
-    """The document kind, e.g. ``RedisBackend``."""
     category: ClassVar[Category]
     """Which stack list it belongs to and how jobs refer to it."""
     model: type[DocT]
@@ -155,6 +153,11 @@ class PlatformKind(ABC, Generic[DocT]):
     """The command its image runs when a container sets none (``redis-server``), for
     ``trainjobs run-local``, which runs commands on this machine and cannot read images.
     Default none: run-local then asks for a command."""
+
+    @property
+    def kind(self) -> str:
+        """The document kind, e.g. ``RedisBackend``: what the model's ``kind`` Literal says."""
+        return str(self.model.model_fields["kind"].default)
 
     def document(self, resource: PlatformResource) -> DocT:
         """``resource`` as this kind's model, with its typed ``spec``: the registry hands

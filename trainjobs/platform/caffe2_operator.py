@@ -85,7 +85,6 @@ class Caffe2Operator(PlatformResource):
 class Caffe2OperatorKind(PlatformKind[Caffe2Operator]):
     """Installs the caffe2-operator."""
 
-    kind = "Caffe2Operator"
     category: ClassVar[Category] = "operator"
     model = Caffe2Operator
     title = "kubeflow/caffe2-operator (Caffe2Job), archived"

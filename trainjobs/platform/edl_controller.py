@@ -108,7 +108,6 @@ class EdlController(PlatformResource):
 class EdlControllerKind(PlatformKind[EdlController]):
     """Renders the EDL controller install."""
 
-    kind = "EdlController"
     category = "operator"
     model = EdlController
     title = "PaddlePaddle EDL controller (TrainingJob, elastic trainers)"

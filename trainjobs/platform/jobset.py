@@ -269,7 +269,6 @@ class JobSet(PlatformResource):
 class JobSetKind(OperatorKind[JobSet]):
     """Renders the JobSet v0.12.0 controller install on its own."""
 
-    kind = "JobSet"
     model = JobSet
     title = "JobSet v0.12.0 controller (needed by Kubeflow Trainer v2)"
     default_namespace = "jobset-system"

@@ -94,7 +94,6 @@ class MPIOperator(PlatformResource):
 class MPIOperatorKind(OperatorKind[MPIOperator]):
     """Renders the MPI Operator v0.8 install."""
 
-    kind = "MPIOperator"
     model = MPIOperator
     title = "Kubeflow MPI Operator v0.8 (MPIJob kubeflow.org/v2beta1)"
     default_namespace = "mpi-operator"

@@ -85,7 +85,6 @@ class MSOperator(PlatformResource):
 class MSOperatorKind(PlatformKind[MSOperator]):
     """Installs the 2020 ms-operator."""
 
-    kind = "MSOperator"
     category: ClassVar[Category] = "operator"
     model = MSOperator
     title = "mindspore-ai/ms-operator 2020 (MSJob kubeflow.org/v1)"

@@ -122,7 +122,6 @@ class MSOperatorV2(PlatformResource):
 class MSOperatorV2Kind(PlatformKind[MSOperatorV2]):
     """Installs the 2022 ms-operator."""
 
-    kind = "MSOperatorV2"
     category: ClassVar[Category] = "operator"
     model = MSOperatorV2
     title = "mindspore-ai/ms-operator v1.0.0 (MSJob mindspore.gitee.com/v1)"

@@ -160,7 +160,6 @@ class Trainer(PlatformResource):
 class TrainerKind(OperatorKind[Trainer]):
     """Renders the Kubeflow Trainer v2.3.0 install."""
 
-    kind = "Trainer"
     model = Trainer
     title = "Kubeflow Trainer v2.3.0 (TrainJob, ClusterTrainingRuntime) with JobSet"
     default_namespace = "kubeflow-system"
