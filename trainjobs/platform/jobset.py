@@ -273,9 +273,7 @@ class JobSetKind(OperatorKind[JobSet]):
     title = "JobSet v0.12.0 controller (needed by Kubeflow Trainer v2)"
     default_namespace = "jobset-system"
     version = "v0.12.0"
-
-    def served_kinds(self, resource: PlatformResource) -> tuple[tuple[str, str], ...]:
-        return (("jobset.x-k8s.io/v1alpha2", "JobSet"),)
+    served = (("jobset.x-k8s.io/v1alpha2", "JobSet"),)
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
         spec = self.document(resource).spec

@@ -98,9 +98,7 @@ class MPIOperatorKind(OperatorKind[MPIOperator]):
     title = "Kubeflow MPI Operator v0.8 (MPIJob kubeflow.org/v2beta1)"
     default_namespace = "mpi-operator"
     version = "v0.8"
-
-    def served_kinds(self, resource: PlatformResource) -> tuple[tuple[str, str], ...]:
-        return (("kubeflow.org/v2beta1", "MPIJob"),)
+    served = (("kubeflow.org/v2beta1", "MPIJob"),)
 
     def gang(self, resource: PlatformResource) -> GangScheduler | None:
         flag = self.document(resource).spec.gang_scheduler

@@ -165,10 +165,7 @@ class TrainerKind(OperatorKind[Trainer]):
     default_namespace = "kubeflow-system"
     job_target = "trainer"
     version = VERSION
-
-    def served_kinds(self, resource: PlatformResource) -> tuple[tuple[str, str], ...]:
-        kinds = (f"{API}/v1alpha1", "TrainJob")
-        return (kinds,)
+    served = ((f"{API}/v1alpha1", "TrainJob"),)
 
     def validate(self, resource: PlatformResource) -> list[Finding]:
         if self.document(resource).spec.install_jobset:
