@@ -170,6 +170,14 @@ class PlatformKind(ABC, Generic[DocT]):
         """The namespace its objects go into (None: cluster-scoped)."""
         return resource.metadata.namespace or self.default_namespace
 
+    def required_namespace(self, resource: PlatformResource) -> str:
+        """:meth:`namespace` of a kind with a default namespace, which always has one."""
+        namespace = self.namespace(resource)
+        if namespace is None:
+            # A bug in the kind, not in the user's input: it declares no default namespace.
+            raise TypeError(f"{self.kind} is cluster-scoped: its objects have no namespace")
+        return namespace
+
     def validate(self, resource: PlatformResource) -> list[Finding]:
         """Rules beyond the model's types; paths relative to the document."""
         return []

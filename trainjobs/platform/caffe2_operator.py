@@ -97,7 +97,7 @@ class Caffe2OperatorKind(PlatformKind[Caffe2Operator]):
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
         spec = self.document(resource).spec
-        namespace = self.namespace(resource) or self.default_namespace or ""
+        namespace = self.required_namespace(resource)
         container = {
             "name": "caffe2-operator",
             "image": spec.image,

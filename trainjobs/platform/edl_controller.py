@@ -127,7 +127,7 @@ class EdlControllerKind(PlatformKind[EdlController]):
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
         spec = self.document(resource).spec
-        ns = self.namespace(resource) or "paddlecloud"
+        ns = self.required_namespace(resource)
         name = resource.name
         labels = component_labels("edl-controller", resource, "controller")
         selector = {k: labels[k] for k in ("app.kubernetes.io/name", "app.kubernetes.io/instance")}
@@ -159,7 +159,7 @@ class EdlControllerKind(PlatformKind[EdlController]):
         ]
 
     def outputs(self, resource: PlatformResource) -> dict[str, str]:
-        return {"namespace": self.namespace(resource) or "paddlecloud"}
+        return {"namespace": self.required_namespace(resource)}
 
 
 KIND = EdlControllerKind()

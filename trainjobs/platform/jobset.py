@@ -277,7 +277,7 @@ class JobSetKind(OperatorKind[JobSet]):
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
         spec = self.document(resource).spec
-        ns = str(self.namespace(resource))
+        ns = self.required_namespace(resource)
         head = [namespace(ns, {**OWNED, **SELECTOR, "app.kubernetes.io/component": "manager"})]
         objects = jobset_objects(ns, spec.image or DEFAULT_IMAGE, spec.resources)
         return [*head, *objects] if spec.create_namespace else objects

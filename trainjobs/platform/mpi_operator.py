@@ -159,7 +159,7 @@ class MPIOperatorKind(OperatorKind[MPIOperator]):
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
         spec = self.document(resource).spec
-        ns = str(self.namespace(resource))
+        ns = self.required_namespace(resource)
         objects: list[Manifest] = []
         if spec.create_namespace:
             objects.append(namespace(ns, LABELS))

@@ -99,7 +99,7 @@ class MSOperatorKind(PlatformKind[MSOperator]):
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
         spec = self.document(resource).spec
-        namespace = self.namespace(resource) or self.default_namespace or ""
+        namespace = self.required_namespace(resource)
         command = ["/ms-operator"]
         volumes: list[dict[str, Any]] = []
         mounts: list[dict[str, Any]] = []

@@ -129,7 +129,7 @@ class MSOperatorV2Kind(PlatformKind[MSOperatorV2]):
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
         spec = self.document(resource).spec
-        ns = self.namespace(resource) or self.default_namespace or ""
+        ns = self.required_namespace(resource)
         prefix = resource.name
         labels = component_labels("ms-operator", resource, "operator")
         plane = {"control-plane": "controller-manager"}

@@ -211,7 +211,7 @@ class TrainerKind(OperatorKind[Trainer]):
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
         spec = self.document(resource).spec
-        ns = str(self.namespace(resource))
+        ns = self.required_namespace(resource)
         objects: list[Manifest] = [namespace(ns)] if spec.create_namespace else []
         objects += [crd(f) for f in CRD_FILES]
         public_rule = Rule(("",), ("configmaps",), ("get", "list", "watch"), (PUBLIC,))

@@ -344,7 +344,7 @@ class TrainingOperatorKind(OperatorKind[TrainingOperator]):
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
         spec = self.document(resource).spec
-        ns = str(self.namespace(resource))
+        ns = self.required_namespace(resource)
         objects: list[Manifest] = []
         if spec.create_namespace:
             objects.append(namespace(ns))
