@@ -48,8 +48,9 @@ from trainjobs.platform.operator import OperatorKind, OperatorSpec
 
 __all__ = ["DEFAULT_IMAGE", "JobSet", "JobSetKind", "JobSetSpec", "jobset_objects"]
 
-DEFAULT_IMAGE = "registry.k8s.io/jobset/jobset:v0.12.0"
-CRD_FILE = "jobset-v0.12.0/jobset.x-k8s.io_jobsets.yaml"
+VERSION = "v0.12.0"
+DEFAULT_IMAGE = f"registry.k8s.io/jobset/jobset:{VERSION}"
+CRD_FILE = f"jobset-{VERSION}/jobset.x-k8s.io_jobsets.yaml"
 MANAGER = "jobset-controller-manager"
 WEBHOOK_SERVICE = "jobset-webhook-service"
 CERT_SECRET = "jobset-webhook-server-cert"
@@ -270,9 +271,9 @@ class JobSetKind(OperatorKind[JobSet]):
     """Renders the JobSet v0.12.0 controller install on its own."""
 
     model = JobSet
-    title = "JobSet v0.12.0 controller (needed by Kubeflow Trainer v2)"
+    title = f"JobSet {VERSION} controller (needed by Kubeflow Trainer v2)"
     default_namespace = "jobset-system"
-    version = "v0.12.0"
+    version = VERSION
     served = (("jobset.x-k8s.io/v1alpha2", "JobSet"),)
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
