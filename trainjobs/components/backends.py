@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pulumi
@@ -55,25 +55,20 @@ class RedisBackend(PlatformComponent):
         secret: bool = False,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        if isinstance(spec, PlatformArgs):
-            if isinstance(spec, RedisBackendArgs):
-                password = spec.password
-            namespace, uses = spec.namespace, spec.uses
-            k8s_version, secret, spec = spec.k8s_version, spec.secret, spec.spec
+        # The base component reads its options from one PlatformArgs: only the password
+        # is this kind's own.
+        args = spec
+        if not isinstance(args, PlatformArgs):
+            args = RedisBackendArgs(
+                spec, namespace, uses, k8s_version=k8s_version, secret=secret, password=password
+            )
+        if isinstance(args, RedisBackendArgs):
+            password = args.password
         self._password = password
         if password is not None:
-            data = spec.to_manifest() if hasattr(spec, "to_manifest") else dict(spec or {})
-            spec = {**data, "password": True}
-        super().__init__(
-            name,
-            spec,
-            namespace=namespace,
-            rendered=rendered,
-            uses=uses,
-            k8s_version=k8s_version,
-            secret=secret,
-            opts=opts,
-        )
+            data = args.spec.to_manifest() if hasattr(args.spec, "to_manifest") else args.spec
+            args = replace(args, spec={**(data or {}), "password": True})
+        super().__init__(name, args, rendered=rendered, opts=opts)
 
     def given_passwords(self) -> Mapping[str, pulumi.Input[str]]:
         password = getattr(self, "_password", None)

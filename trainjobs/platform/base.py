@@ -141,8 +141,6 @@ is a kind of any document."""
 class PlatformKind(ABC, Generic[DocT]):
     """One platform kind: its model and how it renders. Pure: no I/O, no pulumi."""
 
-    kind: ClassVar[str]
-    """The document kind, e.g. ``RedisBackend``."""
     category: ClassVar[Category]
     """Which stack list it belongs to and how jobs refer to it."""
     model: type[DocT]
@@ -156,6 +154,11 @@ class PlatformKind(ABC, Generic[DocT]):
     ``trainjobs run-local``, which runs commands on this machine and cannot read images.
     Default none: run-local then asks for a command."""
 
+    @property
+    def kind(self) -> str:
+        """The document kind, e.g. ``RedisBackend``: what the model's ``kind`` Literal says."""
+        return str(self.model.model_fields["kind"].default)
+
     def document(self, resource: PlatformResource) -> DocT:
         """``resource`` as this kind's model, with its typed ``spec``: the registry hands
         a kind only documents it parsed with its model."""
@@ -166,6 +169,14 @@ class PlatformKind(ABC, Generic[DocT]):
     def namespace(self, resource: PlatformResource) -> str | None:
         """The namespace its objects go into (None: cluster-scoped)."""
         return resource.metadata.namespace or self.default_namespace
+
+    def required_namespace(self, resource: PlatformResource) -> str:
+        """:meth:`namespace` of a kind with a default namespace, which always has one."""
+        namespace = self.namespace(resource)
+        if namespace is None:
+            # A bug in the kind, not in the user's input: it declares no default namespace.
+            raise TypeError(f"{self.kind} is cluster-scoped: its objects have no namespace")
+        return namespace
 
     def validate(self, resource: PlatformResource) -> list[Finding]:
         """Rules beyond the model's types; paths relative to the document."""

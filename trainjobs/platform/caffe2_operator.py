@@ -85,7 +85,6 @@ class Caffe2Operator(PlatformResource):
 class Caffe2OperatorKind(PlatformKind[Caffe2Operator]):
     """Installs the caffe2-operator."""
 
-    kind = "Caffe2Operator"
     category: ClassVar[Category] = "operator"
     model = Caffe2Operator
     title = "kubeflow/caffe2-operator (Caffe2Job), archived"
@@ -98,7 +97,7 @@ class Caffe2OperatorKind(PlatformKind[Caffe2Operator]):
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
         spec = self.document(resource).spec
-        namespace = self.namespace(resource) or self.default_namespace or ""
+        namespace = self.required_namespace(resource)
         container = {
             "name": "caffe2-operator",
             "image": spec.image,

@@ -108,7 +108,6 @@ class EdlController(PlatformResource):
 class EdlControllerKind(PlatformKind[EdlController]):
     """Renders the EDL controller install."""
 
-    kind = "EdlController"
     category = "operator"
     model = EdlController
     title = "PaddlePaddle EDL controller (TrainingJob, elastic trainers)"
@@ -128,7 +127,7 @@ class EdlControllerKind(PlatformKind[EdlController]):
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
         spec = self.document(resource).spec
-        ns = self.namespace(resource) or "paddlecloud"
+        ns = self.required_namespace(resource)
         name = resource.name
         labels = component_labels("edl-controller", resource, "controller")
         selector = {k: labels[k] for k in ("app.kubernetes.io/name", "app.kubernetes.io/instance")}
@@ -160,7 +159,7 @@ class EdlControllerKind(PlatformKind[EdlController]):
         ]
 
     def outputs(self, resource: PlatformResource) -> dict[str, str]:
-        return {"namespace": self.namespace(resource) or "paddlecloud"}
+        return {"namespace": self.required_namespace(resource)}
 
 
 KIND = EdlControllerKind()

@@ -48,8 +48,9 @@ from trainjobs.platform.operator import OperatorKind, OperatorSpec
 
 __all__ = ["DEFAULT_IMAGE", "JobSet", "JobSetKind", "JobSetSpec", "jobset_objects"]
 
-DEFAULT_IMAGE = "registry.k8s.io/jobset/jobset:v0.12.0"
-CRD_FILE = "jobset-v0.12.0/jobset.x-k8s.io_jobsets.yaml"
+VERSION = "v0.12.0"
+DEFAULT_IMAGE = f"registry.k8s.io/jobset/jobset:{VERSION}"
+CRD_FILE = f"jobset-{VERSION}/jobset.x-k8s.io_jobsets.yaml"
 MANAGER = "jobset-controller-manager"
 WEBHOOK_SERVICE = "jobset-webhook-service"
 CERT_SECRET = "jobset-webhook-server-cert"
@@ -269,18 +270,15 @@ class JobSet(PlatformResource):
 class JobSetKind(OperatorKind[JobSet]):
     """Renders the JobSet v0.12.0 controller install on its own."""
 
-    kind = "JobSet"
     model = JobSet
-    title = "JobSet v0.12.0 controller (needed by Kubeflow Trainer v2)"
+    title = f"JobSet {VERSION} controller (needed by Kubeflow Trainer v2)"
     default_namespace = "jobset-system"
-    version = "v0.12.0"
-
-    def served_kinds(self, resource: PlatformResource) -> tuple[tuple[str, str], ...]:
-        return (("jobset.x-k8s.io/v1alpha2", "JobSet"),)
+    version = VERSION
+    served = (("jobset.x-k8s.io/v1alpha2", "JobSet"),)
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
         spec = self.document(resource).spec
-        ns = str(self.namespace(resource))
+        ns = self.required_namespace(resource)
         head = [namespace(ns, {**OWNED, **SELECTOR, "app.kubernetes.io/component": "manager"})]
         objects = jobset_objects(ns, spec.image or DEFAULT_IMAGE, spec.resources)
         return [*head, *objects] if spec.create_namespace else objects

@@ -44,10 +44,11 @@ from trainjobs.platform.operator import (
 __all__ = ["DEFAULT_IMAGE", "MPIOperator", "MPIOperatorKind", "MPIOperatorSpec"]
 
 NAME = "mpi-operator"
+VERSION = "v0.8"
 DEFAULT_IMAGE = "mpioperator/mpi-operator:0.8.0"
 """The v0.8.0 release image. Upstream's release-0.8 manifest names the floating tag
 ``0.8``; trainjobs pins the release (override with ``spec.image``)."""
-CRD_FILE = "mpi-operator-v0.8/kubeflow.org_mpijobs.yaml"
+CRD_FILE = f"mpi-operator-{VERSION}/kubeflow.org_mpijobs.yaml"
 LABELS = {
     "app": NAME,
     "app.kubernetes.io/component": "mpijob",
@@ -94,14 +95,11 @@ class MPIOperator(PlatformResource):
 class MPIOperatorKind(OperatorKind[MPIOperator]):
     """Renders the MPI Operator v0.8 install."""
 
-    kind = "MPIOperator"
     model = MPIOperator
-    title = "Kubeflow MPI Operator v0.8 (MPIJob kubeflow.org/v2beta1)"
+    title = f"Kubeflow MPI Operator {VERSION} (MPIJob kubeflow.org/v2beta1)"
     default_namespace = "mpi-operator"
-    version = "v0.8"
-
-    def served_kinds(self, resource: PlatformResource) -> tuple[tuple[str, str], ...]:
-        return (("kubeflow.org/v2beta1", "MPIJob"),)
+    version = VERSION
+    served = (("kubeflow.org/v2beta1", "MPIJob"),)
 
     def gang(self, resource: PlatformResource) -> GangScheduler | None:
         flag = self.document(resource).spec.gang_scheduler
@@ -162,7 +160,7 @@ class MPIOperatorKind(OperatorKind[MPIOperator]):
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
         spec = self.document(resource).spec
-        ns = str(self.namespace(resource))
+        ns = self.required_namespace(resource)
         objects: list[Manifest] = []
         if spec.create_namespace:
             objects.append(namespace(ns, LABELS))

@@ -85,7 +85,6 @@ class MSOperator(PlatformResource):
 class MSOperatorKind(PlatformKind[MSOperator]):
     """Installs the 2020 ms-operator."""
 
-    kind = "MSOperator"
     category: ClassVar[Category] = "operator"
     model = MSOperator
     title = "mindspore-ai/ms-operator 2020 (MSJob kubeflow.org/v1)"
@@ -100,7 +99,7 @@ class MSOperatorKind(PlatformKind[MSOperator]):
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
         spec = self.document(resource).spec
-        namespace = self.namespace(resource) or self.default_namespace or ""
+        namespace = self.required_namespace(resource)
         command = ["/ms-operator"]
         volumes: list[dict[str, Any]] = []
         mounts: list[dict[str, Any]] = []

@@ -122,7 +122,6 @@ class MSOperatorV2(PlatformResource):
 class MSOperatorV2Kind(PlatformKind[MSOperatorV2]):
     """Installs the 2022 ms-operator."""
 
-    kind = "MSOperatorV2"
     category: ClassVar[Category] = "operator"
     model = MSOperatorV2
     title = "mindspore-ai/ms-operator v1.0.0 (MSJob mindspore.gitee.com/v1)"
@@ -130,7 +129,7 @@ class MSOperatorV2Kind(PlatformKind[MSOperatorV2]):
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
         spec = self.document(resource).spec
-        ns = self.namespace(resource) or self.default_namespace or ""
+        ns = self.required_namespace(resource)
         prefix = resource.name
         labels = component_labels("ms-operator", resource, "operator")
         plane = {"control-plane": "controller-manager"}

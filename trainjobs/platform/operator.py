@@ -87,10 +87,13 @@ class OperatorKind(PlatformKind[DocT]):
     """The target whose objects this operator consumes (``operator`` or ``trainer``)."""
     version: ClassVar[str] = ""
     """The upstream release the objects reproduce, e.g. ``v1.9.4``."""
+    served: ClassVar[tuple[tuple[str, str], ...]] = ()
+    """(apiVersion, kind) of every custom resource every install of the kind runs; default
+    none. A kind whose installs differ (enabled schemes) overrides :meth:`served_kinds`."""
 
     def served_kinds(self, resource: PlatformResource) -> tuple[tuple[str, str], ...]:
-        """(apiVersion, kind) of every custom resource this install runs; default none."""
-        return ()
+        """(apiVersion, kind) of every custom resource this install runs; default ``served``."""
+        return self.served
 
     def serves(self, resource: PlatformResource, api_version: str, kind: str) -> bool:
         """Whether this install runs custom resources of ``api_version``/``kind``."""

@@ -47,6 +47,7 @@ from trainjobs.platform.install import (
     webhook_configuration,
 )
 from trainjobs.platform.jobset import DEFAULT_IMAGE as JOBSET_IMAGE
+from trainjobs.platform.jobset import VERSION as JOBSET_VERSION
 from trainjobs.platform.jobset import jobset_objects
 from trainjobs.platform.operator import OperatorKind, OperatorSpec
 
@@ -114,8 +115,8 @@ def controller_configuration() -> dict[str, Any]:
 
 JOBSET_EXTERNAL = errors.Rule(
     "operator.jobset_external",
-    "Trainer runs every TrainJob as a JobSet; JobSet v0.12.0 must be installed before "
-    "Trainer starts",
+    f"Trainer runs every TrainJob as a JobSet; JobSet {JOBSET_VERSION} must be installed "
+    "before Trainer starts",
     hint="add a JobSet operator to this stack, or install JobSet in the cluster",
     severity=Severity.ADVICE,
 )
@@ -128,8 +129,8 @@ class TrainerSpec(OperatorSpec):
         default=True,
         alias="installJobSet",
         description=(
-            "true (default): install the JobSet v0.12.0 controller beside Trainer, as the "
-            "upstream manager overlay does. false: JobSet is installed already (a JobSet "
+            f"true (default): install the JobSet {JOBSET_VERSION} controller beside Trainer, as "
+            "the upstream manager overlay does. false: JobSet is installed already (a JobSet "
             "operator in this stack, or by the cluster's admins)."
         ),
     )
@@ -137,7 +138,7 @@ class TrainerSpec(OperatorSpec):
         default=True,
         alias="installRuntimes",
         description=(
-            "true (default): install the ClusterTrainingRuntimes Trainer v2.3.0 ships "
+            f"true (default): install the ClusterTrainingRuntimes Trainer {VERSION} ships "
             "(torch-distributed, deepspeed-distributed, jax-distributed, mlx-distributed, "
             "xgboost-distributed, the torchtune ones), as upstream's runtimes overlay does. "
             "false: none (declare your own TrainingRuntimes beside the jobs)."
@@ -160,16 +161,12 @@ class Trainer(PlatformResource):
 class TrainerKind(OperatorKind[Trainer]):
     """Renders the Kubeflow Trainer v2.3.0 install."""
 
-    kind = "Trainer"
     model = Trainer
-    title = "Kubeflow Trainer v2.3.0 (TrainJob, ClusterTrainingRuntime) with JobSet"
+    title = f"Kubeflow Trainer {VERSION} (TrainJob, ClusterTrainingRuntime) with JobSet"
     default_namespace = "kubeflow-system"
     job_target = "trainer"
     version = VERSION
-
-    def served_kinds(self, resource: PlatformResource) -> tuple[tuple[str, str], ...]:
-        kinds = (f"{API}/v1alpha1", "TrainJob")
-        return (kinds,)
+    served = ((f"{API}/v1alpha1", "TrainJob"),)
 
     def validate(self, resource: PlatformResource) -> list[Finding]:
         if self.document(resource).spec.install_jobset:
@@ -215,7 +212,7 @@ class TrainerKind(OperatorKind[Trainer]):
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
         spec = self.document(resource).spec
-        ns = str(self.namespace(resource))
+        ns = self.required_namespace(resource)
         objects: list[Manifest] = [namespace(ns)] if spec.create_namespace else []
         objects += [crd(f) for f in CRD_FILES]
         public_rule = Rule(("",), ("configmaps",), ("get", "list", "watch"), (PUBLIC,))

@@ -198,7 +198,6 @@ class TrainingOperator(PlatformResource):
 class TrainingOperatorKind(OperatorKind[TrainingOperator]):
     """Renders the Training Operator v1 install."""
 
-    kind = "TrainingOperator"
     model = TrainingOperator
     title = "Kubeflow Training Operator v1 (TFJob, PyTorchJob, XGBoostJob, MPIJob v1 …)"
     default_namespace = "kubeflow"
@@ -345,7 +344,7 @@ class TrainingOperatorKind(OperatorKind[TrainingOperator]):
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
         spec = self.document(resource).spec
-        ns = str(self.namespace(resource))
+        ns = self.required_namespace(resource)
         objects: list[Manifest] = []
         if spec.create_namespace:
             objects.append(namespace(ns))

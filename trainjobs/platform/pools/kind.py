@@ -77,7 +77,6 @@ AKS_NAME = Rule(
 class GpuNodePoolKind(PlatformKind[GpuNodePool]):
     """Renders a GpuNodePool and places jobs on it."""
 
-    kind = "GpuNodePool"
     category = "nodePool"
     model = GpuNodePool
     title = "GPU node pool (karpenter, static, gke, eks, aks) and job placement"
