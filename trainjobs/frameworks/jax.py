@@ -72,9 +72,6 @@ class JAX(KubeflowV1Framework[JAXJob]):
     def is_master(self, job: JAXJob, rtype: str, index: int) -> bool:
         return index == 0
 
-    def cluster_env(self, job: JAXJob, rtype: str, index: int) -> list[dict[str, Any]]:
-        return self.cluster_envs(job)(rtype, index)
-
     def cluster_envs(self, job: JAXJob) -> Callable[[str, int], list[dict[str, Any]]]:
         port = str(self.port_of(job, "Worker", self.default_port))
         coordinator = self.pod_name(job, "Worker", 0)

@@ -209,9 +209,6 @@ class MXNet(KubeflowV1Framework[MXJob]):
             layout.append((rtype, job.replicas(rtype), port, label))
         return tuple(layout)
 
-    def cluster_env(self, job: MXJob, rtype: str, index: int) -> list[dict[str, Any]]:
-        return self.cluster_envs(job)(rtype, index)
-
     def cluster_envs(self, job: MXJob) -> Callable[[str, int], list[dict[str, Any]]]:
         cluster = _mx_cluster(job.name, self._layout(job))
         return partial(_mx_env, cluster)

@@ -140,9 +140,6 @@ class Paddle(KubeflowV1Framework[PaddleJob]):
             return [ELASTIC_NEEDS_WORKER.at("spec.elasticPolicy", worker=worker)]
         return [ELASTIC_IGNORED.at("spec.elasticPolicy")]
 
-    def cluster_env(self, job: PaddleJob, rtype: str, index: int) -> list[dict[str, Any]]:
-        return self.cluster_envs(job)(rtype, index)
-
     def cluster_envs(self, job: PaddleJob) -> Callable[[str, int], list[dict[str, Any]]]:
         endpoint_type = self._endpoint_type(job)
         port = self.port_of(job, endpoint_type, self.default_port)

@@ -271,9 +271,6 @@ class PyTorch(KubeflowV1Framework[PyTorchJob]):
             findings.append(NPROC.at("spec.nprocPerNode", nproc))
         return findings
 
-    def cluster_env(self, job: PyTorchJob, rtype: str, index: int) -> list[dict[str, Any]]:
-        return self.cluster_envs(job)(rtype, index)
-
     def cluster_envs(self, job: PyTorchJob) -> Callable[[str, int], list[dict[str, Any]]]:
         # What every pod shares is worked out once per job; only the rank differs.
         spec = job.spec

@@ -134,9 +134,6 @@ class TensorFlow(KubeflowV1Framework[TFJob]):
         port = self.port_of(job, rtype, self.default_port)
         return f"{self.pod_name(job, rtype, index)}.{job.namespace}.svc:{port}"
 
-    def cluster_env(self, job: TFJob, rtype: str, index: int) -> list[dict[str, Any]]:
-        return self.cluster_envs(job)(rtype, index)
-
     def cluster_envs(self, job: TFJob) -> Callable[[str, int], list[dict[str, Any]]]:
         if sum(job.replicas(t) for t in _DISTRIBUTED_TYPES) == 1:
             return lambda rtype, index: []

@@ -100,9 +100,6 @@ class XGBoost(KubeflowV1Framework[XGBoostJob]):
             return [MASTER_REPLICAS.at(f"{path}.replicas", job.replicas("Master"))]
         return []
 
-    def cluster_env(self, job: XGBoostJob, rtype: str, index: int) -> list[dict[str, Any]]:
-        return self.cluster_envs(job)(rtype, index)
-
     def cluster_envs(self, job: XGBoostJob) -> Callable[[str, int], list[dict[str, Any]]]:
         # What every pod shares is worked out once per job; only the rank differs.
         total = sum(job.replicas(t) for t in job.replica_specs)
