@@ -121,6 +121,15 @@ class JobResource(K8sModel):
         # Kubeflow CRD), so to the operator it is an unset field.
         return drop_nulls(data) if isinstance(data, Mapping) else data
 
+    @classmethod
+    def kind_ref(cls) -> KindRef:
+        """The kind this model accepts: its ``apiVersion`` and ``kind`` defaults, with the
+        plural the lowercase kind plus ``s`` (``TFJob`` → ``tfjobs``), as every kind here
+        has it."""
+        api_version: str = cls.model_fields["api_version"].default
+        kind: str = cls.model_fields["kind"].default
+        return KindRef(api_version, kind, f"{kind.lower()}s")
+
     @property
     def name(self) -> str:
         return self.metadata.name
@@ -149,10 +158,11 @@ class Framework(ABC, Generic[JobT]):
     """Registry key, e.g. ``tensorflow``."""
     title: ClassVar[str]
     """Human name, e.g. ``TensorFlow (TFJob)``."""
-    kind: ClassVar[KindRef]
-    """The custom resource this framework reads and, on the operator target, emits."""
     model: ClassVar[type[JobResource]]
     """The pydantic model of the full custom resource."""
+    kind: ClassVar[KindRef]
+    """The custom resource this framework reads and, on the operator target, emits;
+    default ``model.kind_ref()``, set for a kind with another plural or short names."""
     targets: ClassVar[tuple[str, ...]] = ("operator", "pods")
     """Targets this framework renders to."""
     legacy: ClassVar[bool] = False
@@ -194,6 +204,11 @@ class Framework(ABC, Generic[JobT]):
     """Fields (by the name their path ends in) whose closed set of values the kind's CRD
     enforces, by enum or validation rule; elsewhere a value outside a closed set is the
     controller's to refuse. Default none."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "model" in cls.__dict__ and "kind" not in cls.__dict__:
+            cls.kind = cls.model.kind_ref()
 
     def loading_stage(self, finding: Finding) -> tuple[Stage, str] | None:
         """Which part of a cluster refuses a finding from validating a job of this kind

@@ -23,7 +23,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     V1Job,
     env_var,
 )
-from trainjobs.plan import KindRef, SuccessPolicy
+from trainjobs.plan import SuccessPolicy
 
 __all__ = ["FRAMEWORK", "JAX", "JAXJob", "JAXJobSpec"]
 
@@ -51,7 +51,6 @@ class JAX(KubeflowV1Framework[JAXJob]):
 
     name = "jax"
     title = "JAX (JAXJob)"
-    kind = KindRef("kubeflow.org/v1", "JAXJob", "jaxjobs")
     model = JAXJob
     # The JAXJob webhook does not call util.ValidateRunPolicy.
     webhook_rules = V1_WEBHOOK_RULES

@@ -45,7 +45,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     V1Job,
     env_var,
 )
-from trainjobs.plan import KindRef, SuccessPolicy
+from trainjobs.plan import SuccessPolicy
 from trainjobs.plan.expansion import Expansion
 
 __all__ = ["ENV_ORDER", "FRAMEWORK", "MSJobV2", "MSJobV2Spec", "MindSporeV2", "service_host_var"]
@@ -110,7 +110,6 @@ class MindSporeV2(KubeflowV1Framework[MSJobV2]):
 
     name = "mindspore-v2"
     title = "MindSpore (MSJob mindspore.gitee.com/v1, 2022)"
-    kind = KindRef("mindspore.gitee.com/v1", "MSJob", "msjobs")
     model = MSJobV2
     # Not the Training Operator: nothing of its ms-operator's validation is attributed yet.
     webhook_rules = frozenset()

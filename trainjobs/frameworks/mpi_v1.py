@@ -57,7 +57,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
 )
 from trainjobs.frameworks.mpi_v1_pods import KUBECTL_DELIVERY_IMAGE
 from trainjobs.k8s.pods import spec_containers as containers
-from trainjobs.plan import KindRef, PodSet, Replica, RunRules, SuccessPolicy
+from trainjobs.plan import PodSet, Replica, RunRules, SuccessPolicy
 from trainjobs.plan.expansion import Expansion
 
 __all__ = ["FRAMEWORK", "KUBECTL_DELIVERY_IMAGE", "MPIJobV1", "MPIJobV1Spec", "MPIv1"]
@@ -127,7 +127,6 @@ class MPIv1(KubeflowV1Framework[MPIJobV1]):
 
     name = "mpi-v1"
     title = "MPI v1 (MPIJob v1, kubectl exec)"
-    kind = KindRef("kubeflow.org/v1", "MPIJob", "mpijobs")
     model = MPIJobV1
     # MPIJob v1 has no webhook: Training Operator pkg/controller.v1/mpi/
     # mpijob_controller.go Reconcile calls ValidateV1MpiJobSpec (pkg/apis/kubeflow.org/v1/

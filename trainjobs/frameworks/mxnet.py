@@ -33,7 +33,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     go_json,
     replica_name,
 )
-from trainjobs.plan import KindRef, SuccessPolicy
+from trainjobs.plan import SuccessPolicy
 
 __all__ = ["FRAMEWORK", "JOB_MODES", "TUNER_SERVER_KEY", "MXJob", "MXJobSpec", "MXNet"]
 
@@ -139,7 +139,6 @@ class MXNet(KubeflowV1Framework[MXJob]):
 
     name = "mxnet"
     title = "MXNet (MXJob)"
-    kind = KindRef("kubeflow.org/v1", "MXJob", "mxjobs")
     model = MXJob
     # Training Operator v1.8.1 pkg/webhooks/mxnet/mxnet_webhook.go returns only the
     # deprecation warning; pkg/apis/kubeflow.org/v1/mxnet_validation.go, called by the

@@ -30,7 +30,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     env_field_ref,
     env_var,
 )
-from trainjobs.plan import KindRef, SuccessPolicy
+from trainjobs.plan import SuccessPolicy
 
 __all__ = ["FRAMEWORK", "Paddle", "PaddleElasticPolicy", "PaddleJob", "PaddleJobSpec"]
 
@@ -90,7 +90,6 @@ class Paddle(KubeflowV1Framework[PaddleJob]):
 
     name = "paddle"
     title = "PaddlePaddle (PaddleJob)"
-    kind = KindRef("kubeflow.org/v1", "PaddleJob", "paddlejobs")
     model = PaddleJob
     crd_file = "training-operator-v1.9.4/kubeflow.org_paddlejobs.yaml"
     replica_types = ("Master", "Worker")

@@ -20,7 +20,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     V1Job,
     env_var,
 )
-from trainjobs.plan import KindRef, SuccessPolicy
+from trainjobs.plan import SuccessPolicy
 from trainjobs.plan.trainer import ReplicatedJob, TrainerPlan, as_node
 
 __all__ = ["FRAMEWORK", "ElasticPolicy", "PyTorch", "PyTorchJob", "PyTorchJobSpec", "RdzvConf"]
@@ -187,7 +187,6 @@ class PyTorch(KubeflowV1Framework[PyTorchJob]):
 
     name = "pytorch"
     title = "PyTorch (PyTorchJob)"
-    kind = KindRef("kubeflow.org/v1", "PyTorchJob", "pytorchjobs")
     model = PyTorchJob
     # pytorchjob_webhook.go validateSpec (elasticPolicy needs a Worker, nProcPerNode
     # deprecated: a warning, forbidden beside spec.nprocPerNode) and

@@ -23,7 +23,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     env_var,
     replica_name,
 )
-from trainjobs.plan import KindRef, SuccessPolicy
+from trainjobs.plan import SuccessPolicy
 
 __all__ = ["FRAMEWORK", "TFJob", "TFJobSpec", "TensorFlow"]
 
@@ -87,7 +87,6 @@ class TensorFlow(KubeflowV1Framework[TFJob]):
 
     name = "tensorflow"
     title = "TensorFlow (TFJob)"
-    kind = KindRef("kubeflow.org/v1", "TFJob", "tfjobs")
     model = TFJob
     # tfjob_webhook.go validateTFReplicaSpecs: "must not have more than 1 Chief or Master".
     webhook_rules = KubeflowV1Framework.webhook_rules | {"tfjob.chief_and_master"}

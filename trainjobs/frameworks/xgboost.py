@@ -25,7 +25,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     env_var,
     replica_name,
 )
-from trainjobs.plan import KindRef, SuccessPolicy
+from trainjobs.plan import SuccessPolicy
 
 __all__ = ["FRAMEWORK", "XGBoost", "XGBoostJob", "XGBoostJobSpec"]
 
@@ -70,7 +70,6 @@ class XGBoost(KubeflowV1Framework[XGBoostJob]):
 
     name = "xgboost"
     title = "XGBoost (XGBoostJob)"
-    kind = KindRef("kubeflow.org/v1", "XGBoostJob", "xgboostjobs")
     model = XGBoostJob
     # xgboostjob_webhook.go validateXGBReplicaSpecs: a Master must be present, replicas 1.
     webhook_rules = KubeflowV1Framework.webhook_rules | {
