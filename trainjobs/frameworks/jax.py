@@ -54,7 +54,6 @@ class JAX(KubeflowV1Framework[JAXJob]):
     model = JAXJob
     # The JAXJob webhook does not call util.ValidateRunPolicy.
     webhook_rules = V1_WEBHOOK_RULES
-    crd_file = "training-operator-v1.9.4/kubeflow.org_jaxjobs.yaml"
     replica_types = ("Worker",)
     default_container = "jax"
     default_port_name = "jaxjob-port"

@@ -313,7 +313,19 @@ class KubeflowV1Framework(Framework[V1JobT]):
     """Value of the ``training.kubeflow.org/operator-name`` label."""
     env_into: ClassVar[Literal["default", "all"]] = "all"
     """Which containers get the env: the default container only, or every container."""
-    operator: ClassVar[str] = "Training Operator v1.9.4"
+    release: ClassVar[str] = "v1.9.4"
+    """The Training Operator release this kind follows; names :attr:`operator` and the
+    release's CRD of the kind, :attr:`crd_file`, unless the class states them."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "model" not in cls.__dict__:
+            return
+        if "operator" not in cls.__dict__:
+            cls.operator = f"Training Operator {cls.release}"
+        if "crd_file" not in cls.__dict__:
+            plural, group = cls.kind.plural, cls.kind.group
+            cls.crd_file = f"training-operator-{cls.release}/{group}_{plural}.yaml"
 
     # ----- hooks -----------------------------------------------------------
 

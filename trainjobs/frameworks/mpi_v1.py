@@ -141,7 +141,6 @@ class MPIv1(KubeflowV1Framework[MPIJobV1]):
         "template.image",
         "template.name",
     }
-    crd_file = "training-operator-v1.9.4/kubeflow.org_mpijobs.yaml"
     replica_types = ("Launcher", "Worker")
     # Constants of the API; unlike the other v1 kinds nothing is built from them.
     default_container = "mpi"

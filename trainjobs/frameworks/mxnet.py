@@ -152,8 +152,7 @@ class MXNet(KubeflowV1Framework[MXJob]):
         "mxjob.scheduler_replicas",
     }
     legacy = True
-    operator = "Training Operator v1.8.1"
-    crd_file = "training-operator-v1.8.1/kubeflow.org_mxjobs.yaml"
+    release = "v1.8.1"
     replica_types = ("Scheduler", "Server", "Worker", "TunerTracker", "TunerServer", "Tuner")
     # v1.8.1 validates neither the keys nor their case beyond these three.
     check_replica_types = False

@@ -91,7 +91,6 @@ class Paddle(KubeflowV1Framework[PaddleJob]):
     name = "paddle"
     title = "PaddlePaddle (PaddleJob)"
     model = PaddleJob
-    crd_file = "training-operator-v1.9.4/kubeflow.org_paddlejobs.yaml"
     replica_types = ("Master", "Worker")
     default_container = "paddle"
     default_port_name = "master"

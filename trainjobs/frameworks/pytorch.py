@@ -198,7 +198,6 @@ class PyTorch(KubeflowV1Framework[PyTorchJob]):
         "pytorch.nproc_twice",
         "pytorch.nproc_deprecated",
     }
-    crd_file = "training-operator-v1.9.4/kubeflow.org_pytorchjobs.yaml"
     replica_types = ("Master", "Worker")
     default_container = "pytorch"
     default_port_name = "pytorchjob-port"

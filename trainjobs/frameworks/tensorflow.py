@@ -90,7 +90,6 @@ class TensorFlow(KubeflowV1Framework[TFJob]):
     model = TFJob
     # tfjob_webhook.go validateTFReplicaSpecs: "must not have more than 1 Chief or Master".
     webhook_rules = KubeflowV1Framework.webhook_rules | {"tfjob.chief_and_master"}
-    crd_file = "training-operator-v1.9.4/kubeflow.org_tfjobs.yaml"
     replica_types = ("Chief", "Master", "PS", "Worker", "Evaluator")
     check_replica_types = False
     default_container = "tensorflow"

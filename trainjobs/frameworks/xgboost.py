@@ -76,7 +76,6 @@ class XGBoost(KubeflowV1Framework[XGBoostJob]):
         "xgboost.master_missing",
         "xgboost.master_replicas",
     }
-    crd_file = "training-operator-v1.9.4/kubeflow.org_xgboostjobs.yaml"
     replica_types = ("Master", "Worker")
     default_container = "xgboost"
     default_port_name = "xgboostjob-port"
