@@ -48,6 +48,8 @@ __all__ = [
 
 DEFAULT_NAMESPACE = "default"
 """Namespace of a job whose metadata names none; made explicit in every render."""
+GENERATED_DIR = "generated"
+"""The folder under ``crds/`` of the CRDs ``trainjobs crds`` generates (``frameworks.crds``)."""
 
 
 class K8sModel(BaseModel):
@@ -170,7 +172,8 @@ class Framework(ABC, Generic[JobT]):
     operator: ClassVar[str] = ""
     """The operator (and version) that consumes ``kind``, e.g. ``Training Operator v1.9.4``."""
     crd_file: ClassVar[str] = ""
-    """The CRD under ``crds/`` that validates the operator target's output."""
+    """The CRD under ``crds/`` that validates the operator target's output; default, for a
+    generated one, ``generated/<plural>.<group>.yaml``."""
     crd_generated: ClassVar[bool] = False
     """True when ``crd_file`` is generated from ``model`` (``trainjobs crds``) because the
     upstream CRD had no schema; False when it is a vendored upstream copy."""
@@ -207,8 +210,12 @@ class Framework(ABC, Generic[JobT]):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "model" in cls.__dict__ and "kind" not in cls.__dict__:
+        if "model" not in cls.__dict__:
+            return
+        if "kind" not in cls.__dict__:
             cls.kind = cls.model.kind_ref()
+        if cls.crd_generated and "crd_file" not in cls.__dict__:
+            cls.crd_file = f"{GENERATED_DIR}/{cls.kind.crd_name}.yaml"
 
     def loading_stage(self, finding: Finding) -> tuple[Stage, str] | None:
         """Which part of a cluster refuses a finding from validating a job of this kind

@@ -220,7 +220,6 @@ class Caffe2(Framework[Caffe2Job]):
     model = Caffe2Job
     legacy = True
     operator = "caffe2-operator 3773f5b, archived"
-    crd_file = "generated/caffe2jobs.kubeflow.org.yaml"
     crd_generated = True
     success_rule = (
         "when every worker pod succeeds; any failed worker fails the job (a failed pod is "

@@ -323,7 +323,7 @@ class KubeflowV1Framework(Framework[V1JobT]):
             return
         if "operator" not in cls.__dict__:
             cls.operator = f"Training Operator {cls.release}"
-        if "crd_file" not in cls.__dict__:
+        if "crd_file" not in cls.__dict__:  # nor generated (Framework named it then)
             plural, group = cls.kind.plural, cls.kind.group
             cls.crd_file = f"training-operator-{cls.release}/{group}_{plural}.yaml"
 

@@ -188,7 +188,6 @@ class MindSpore(Framework[MSJob]):
     model = MSJob
     legacy = True
     operator = "ms-operator 8bcc840, 2020 Helm chart"
-    crd_file = "generated/msjobs.kubeflow.org.yaml"
     crd_generated = True
     # The 2020 controller keeps status in memory only; nothing to wait for.
     status_conditions: ClassVar[dict[str, str]] = {}

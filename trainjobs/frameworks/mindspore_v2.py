@@ -116,7 +116,6 @@ class MindSporeV2(KubeflowV1Framework[MSJobV2]):
     controller_rules = frozenset()
     legacy = True
     operator = "ms-operator v1.0.0, 2022"
-    crd_file = "generated/msjobs.mindspore.gitee.com.yaml"
     crd_generated = True
     # The controller writes conditions through msjobs/status (its RBAC grants that).
     status_subresource = True
