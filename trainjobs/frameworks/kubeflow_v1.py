@@ -560,12 +560,17 @@ class KubeflowV1Framework(Framework[V1JobT]):
             for spec in (job.replica_specs[rtype],)
             for index in range(spec.replicas or 0)
         )
-        run_policy = job.spec.run_policy or RunPolicy()  # type: ignore[attr-defined]
+        return self.run_rules_of(job, replicas)
+
+    def run_rules_of(self, job: V1JobT, replicas: tuple[Replica, ...]) -> RunRules:
+        """Run rules for ``replicas`` of ``job``: its success policy and its run policy's
+        backoffLimit and activeDeadlineSeconds (unset: no limit)."""
+        policy = self.run_policy(job)
         return RunRules(
             replicas=replicas,
             success=self.success_policy(job),
-            backoff_limit=run_policy.backoff_limit,
-            active_deadline_seconds=run_policy.active_deadline_seconds,
+            backoff_limit=policy.backoff_limit,
+            active_deadline_seconds=policy.active_deadline_seconds,
         )
 
     def labels(self, job: V1JobT, rtype: str, index: int) -> dict[str, str]:

@@ -248,13 +248,7 @@ class MPIv1(KubeflowV1Framework[MPIJobV1]):
                 )
                 for i in range(count)
             ]
-        run_policy = job.spec.run_policy or RunPolicy()
-        return RunRules(
-            replicas=tuple(replicas),
-            success=self.success_policy(job),
-            backoff_limit=run_policy.backoff_limit,
-            active_deadline_seconds=run_policy.active_deadline_seconds,
-        )
+        return self.run_rules_of(job, tuple(replicas))
 
 
 def _spec_warnings(job: MPIJobV1) -> list[Finding]:
