@@ -10,7 +10,7 @@ pkg/controller.v1/jax).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -40,7 +40,6 @@ class JAXJobSpec(K8sModel):
 class JAXJob(V1Job):
     """A JAXJob exactly as kubeflow.org/v1 accepts it."""
 
-    replica_field: ClassVar[str] = "jax_replica_specs"
     api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
     kind: Literal["JAXJob"] = "JAXJob"
     spec: JAXJobSpec

@@ -181,7 +181,13 @@ class V1Job(JobResource):
     """A kubeflow.org/v1 job; subclasses give ``spec`` its kind's model."""
 
     replica_field: ClassVar[str]
-    """Python name of the replica map field of ``spec``, e.g. ``tf_replica_specs``."""
+    """Python name of the replica map field of ``spec``, e.g. ``tf_replica_specs``: the one
+    field its model types ``dict[str, ReplicaSpec]``."""
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        cls.replica_field = _replica_field(cls.model_fields["spec"].annotation)
 
     @property
     def replica_specs(self) -> dict[str, ReplicaSpec]:
@@ -613,6 +619,13 @@ class KubeflowV1Framework(Framework[V1JobT]):
 
 def deep_copy_list(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [deep_copy(item) for item in items]
+
+
+def _replica_field(spec_model: Any) -> str:
+    """The one field of ``spec_model`` typed ``dict[str, ReplicaSpec]``."""
+    fields = spec_model.model_fields.items()
+    (name,) = (name for name, info in fields if info.annotation == dict[str, ReplicaSpec])
+    return str(name)
 
 
 def _alias_of(model: Any, field_name: str) -> str:

@@ -28,7 +28,7 @@ No ownerReferences (there is no job object).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -94,7 +94,6 @@ class MSJobV2Spec(K8sModel):
 class MSJobV2(V1Job):
     """A 2022 MSJob exactly as mindspore.gitee.com/v1 accepts it."""
 
-    replica_field: ClassVar[str] = "ms_replica_specs"
     api_version: Literal["mindspore.gitee.com/v1"] = "mindspore.gitee.com/v1"
     kind: Literal["MSJob"] = "MSJob"
     spec: MSJobV2Spec

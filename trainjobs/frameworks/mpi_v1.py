@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import ClassVar, Literal
+from typing import Literal
 
 from pydantic import Field
 
@@ -116,7 +116,6 @@ class MPIJobV1Spec(K8sModel):
 class MPIJobV1(V1Job):
     """An MPIJob exactly as ``kubeflow.org/v1`` (Training Operator v1.9.4) accepts it."""
 
-    replica_field: ClassVar[str] = "mpi_replica_specs"
     api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
     kind: Literal["MPIJob"] = "MPIJob"
     spec: MPIJobV1Spec

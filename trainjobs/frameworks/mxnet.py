@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache, partial
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -128,7 +128,6 @@ class MXJobSpec(K8sModel):
 class MXJob(V1Job):
     """An MXJob exactly as kubeflow.org/v1 (Training Operator v1.8.1) accepts it."""
 
-    replica_field: ClassVar[str] = "mx_replica_specs"
     api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
     kind: Literal["MXJob"] = "MXJob"
     spec: MXJobSpec

@@ -16,7 +16,7 @@ pkg/controller.v1/paddlepaddle).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -79,7 +79,6 @@ class PaddleJobSpec(K8sModel):
 class PaddleJob(V1Job):
     """A PaddleJob exactly as kubeflow.org/v1 accepts it."""
 
-    replica_field: ClassVar[str] = "paddle_replica_specs"
     api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
     kind: Literal["PaddleJob"] = "PaddleJob"
     spec: PaddleJobSpec

@@ -7,7 +7,7 @@ pkg/controller.v1/pytorch).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -176,7 +176,6 @@ class PyTorchJobSpec(K8sModel):
 class PyTorchJob(V1Job):
     """A PyTorchJob exactly as kubeflow.org/v1 accepts it."""
 
-    replica_field: ClassVar[str] = "pytorch_replica_specs"
     api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
     kind: Literal["PyTorchJob"] = "PyTorchJob"
     spec: PyTorchJobSpec

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -60,7 +60,6 @@ class TFJobSpec(K8sModel):
 class TFJob(V1Job):
     """A TFJob exactly as kubeflow.org/v1 accepts it."""
 
-    replica_field: ClassVar[str] = "tf_replica_specs"
     api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
     kind: Literal["TFJob"] = "TFJob"
     spec: TFJobSpec

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -59,7 +59,6 @@ class XGBoostJobSpec(K8sModel):
 class XGBoostJob(V1Job):
     """An XGBoostJob exactly as kubeflow.org/v1 accepts it."""
 
-    replica_field: ClassVar[str] = "xgb_replica_specs"
     api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
     kind: Literal["XGBoostJob"] = "XGBoostJob"
     spec: XGBoostJobSpec
