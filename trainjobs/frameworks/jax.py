@@ -72,7 +72,7 @@ class JAX(KubeflowV1Framework[JAXJob]):
     def cluster_envs(self, job: JAXJob) -> Callable[[str, int], list[dict[str, Any]]]:
         port = str(self.port_of(job, "Worker", self.default_port))
         coordinator = self.pod_name(job, "Worker", 0)
-        processes = str(sum(job.replicas(t) for t in job.replica_specs))
+        processes = str(job.pod_count)
 
         def env(rtype: str, index: int) -> list[dict[str, Any]]:
             return [

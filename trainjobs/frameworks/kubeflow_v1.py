@@ -199,6 +199,11 @@ class V1Job(JobResource):
         return 0 if spec is None or spec.replicas is None else spec.replicas
 
     @property
+    def pod_count(self) -> int:
+        """The pods of every replica type together (0 for an unset count)."""
+        return sum(self.replicas(rtype) for rtype in self.replica_specs)
+
+    @property
     def run_policy(self) -> LegacyRunPolicy | None:
         """``spec.runPolicy``, None when unset."""
         policy: LegacyRunPolicy | None = self.spec.run_policy  # type: ignore[attr-defined]

@@ -140,7 +140,7 @@ class Paddle(KubeflowV1Framework[PaddleJob]):
     def cluster_envs(self, job: PaddleJob) -> Callable[[str, int], list[dict[str, Any]]]:
         endpoint_type = self._endpoint_type(job)
         port = self.port_of(job, endpoint_type, self.default_port)
-        nodes = str(sum(job.replicas(t) for t in job.replica_specs))
+        nodes = str(job.pod_count)
         master = f"{self.pod_name(job, endpoint_type, 0)}:{port}"
 
         def env(rtype: str, index: int) -> list[dict[str, Any]]:

@@ -99,7 +99,7 @@ class XGBoost(KubeflowV1Framework[XGBoostJob]):
 
     def cluster_envs(self, job: XGBoostJob) -> Callable[[str, int], list[dict[str, Any]]]:
         # What every pod shares is worked out once per job; only the rank differs.
-        total = sum(job.replicas(t) for t in job.replica_specs)
+        total = job.pod_count
         masters = job.replicas("Master")
         port = str(self.port_of(job, "Master", self.default_port))
         master = self.pod_name(job, "Master", 0)
