@@ -48,6 +48,8 @@ __all__ = [
 
 DEFAULT_NAMESPACE = "default"
 """Namespace of a job whose metadata names none; made explicit in every render."""
+GENERATED_DIR = "generated"
+"""The folder under ``crds/`` of the CRDs ``trainjobs crds`` generates (``frameworks.crds``)."""
 
 
 class K8sModel(BaseModel):
@@ -121,6 +123,15 @@ class JobResource(K8sModel):
         # Kubeflow CRD), so to the operator it is an unset field.
         return drop_nulls(data) if isinstance(data, Mapping) else data
 
+    @classmethod
+    def kind_ref(cls) -> KindRef:
+        """The kind this model accepts: its ``apiVersion`` and ``kind`` defaults, with the
+        plural the lowercase kind plus ``s`` (``TFJob`` → ``tfjobs``), as every kind here
+        has it."""
+        api_version: str = cls.model_fields["api_version"].default
+        kind: str = cls.model_fields["kind"].default
+        return KindRef(api_version, kind, f"{kind.lower()}s")
+
     @property
     def name(self) -> str:
         return self.metadata.name
@@ -149,10 +160,11 @@ class Framework(ABC, Generic[JobT]):
     """Registry key, e.g. ``tensorflow``."""
     title: ClassVar[str]
     """Human name, e.g. ``TensorFlow (TFJob)``."""
-    kind: ClassVar[KindRef]
-    """The custom resource this framework reads and, on the operator target, emits."""
     model: ClassVar[type[JobResource]]
     """The pydantic model of the full custom resource."""
+    kind: ClassVar[KindRef]
+    """The custom resource this framework reads and, on the operator target, emits;
+    default ``model.kind_ref()``, set for a kind with another plural or short names."""
     targets: ClassVar[tuple[str, ...]] = ("operator", "pods")
     """Targets this framework renders to."""
     legacy: ClassVar[bool] = False
@@ -160,7 +172,8 @@ class Framework(ABC, Generic[JobT]):
     operator: ClassVar[str] = ""
     """The operator (and version) that consumes ``kind``, e.g. ``Training Operator v1.9.4``."""
     crd_file: ClassVar[str] = ""
-    """The CRD under ``crds/`` that validates the operator target's output."""
+    """The CRD under ``crds/`` that validates the operator target's output; default, for a
+    generated one, ``generated/<plural>.<group>.yaml``."""
     crd_generated: ClassVar[bool] = False
     """True when ``crd_file`` is generated from ``model`` (``trainjobs crds``) because the
     upstream CRD had no schema; False when it is a vendored upstream copy."""
@@ -194,6 +207,15 @@ class Framework(ABC, Generic[JobT]):
     """Fields (by the name their path ends in) whose closed set of values the kind's CRD
     enforces, by enum or validation rule; elsewhere a value outside a closed set is the
     controller's to refuse. Default none."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "model" not in cls.__dict__:
+            return
+        if "kind" not in cls.__dict__:
+            cls.kind = cls.model.kind_ref()
+        if cls.crd_generated and "crd_file" not in cls.__dict__:
+            cls.crd_file = f"{GENERATED_DIR}/{cls.kind.crd_name}.yaml"
 
     def loading_stage(self, finding: Finding) -> tuple[Stage, str] | None:
         """Which part of a cluster refuses a finding from validating a job of this kind

@@ -61,7 +61,6 @@ from trainjobs.k8s.data import PodTemplate, deep_copy
 from trainjobs.k8s.names import shorten
 from trainjobs.plan import (
     BackendBinding,
-    KindRef,
     PodSet,
     Replica,
     ReplicaRestartPolicy,
@@ -218,11 +217,9 @@ class Caffe2(Framework[Caffe2Job]):
 
     name = "caffe2"
     title = "Caffe2 (Caffe2Job)"
-    kind = KindRef("kubeflow.org/v1alpha1", "Caffe2Job", "caffe2jobs")
     model = Caffe2Job
     legacy = True
     operator = "caffe2-operator 3773f5b, archived"
-    crd_file = "generated/caffe2jobs.kubeflow.org.yaml"
     crd_generated = True
     success_rule = (
         "when every worker pod succeeds; any failed worker fails the job (a failed pod is "

@@ -2,8 +2,9 @@
 
 Kinds whose upstream CRD had no schema (or that were ThirdPartyResources) set
 ``crd_generated = True``; their CRD is written from the pydantic model by
-``trainjobs crds -o crds/`` into ``crds/<crd_file>`` (by convention
-``generated/<plural>.<group>.yaml``). Every such framework in the registry is
+``trainjobs crds -o crds/`` into ``crds/<crd_file>`` (by default
+``generated/<plural>.<group>.yaml``; files in ``crds/generated/`` the generator does
+not write are stale). Every such framework in the registry is
 covered, so a new one needs nothing here. Frameworks naming the same file are
 versions of one CRD (the first registered is the storage version).
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from trainjobs.frameworks.base import Framework
+from trainjobs.frameworks.base import GENERATED_DIR, Framework
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.structural import structural_schema
@@ -24,8 +25,6 @@ __all__ = ["CRD_K8S_VERSION", "GENERATED_DIR", "crd_files", "crd_manifest", "gen
 CRD_K8S_VERSION = "1.32"
 """Kubernetes version whose schemas (pod templates, volumes …) generated CRDs embed.
 Changing it changes the files, so the staleness test asks for a regeneration."""
-GENERATED_DIR = "generated"
-"""The folder under ``crds/`` the generator owns: files there it does not write are stale."""
 
 
 def generated(frameworks: Iterable[Framework[Any]] = REGISTRY) -> dict[str, list[Framework[Any]]]:

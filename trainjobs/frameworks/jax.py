@@ -10,7 +10,7 @@ pkg/controller.v1/jax).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -23,7 +23,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     V1Job,
     env_var,
 )
-from trainjobs.plan import KindRef, SuccessPolicy
+from trainjobs.plan import SuccessPolicy
 
 __all__ = ["FRAMEWORK", "JAX", "JAXJob", "JAXJobSpec"]
 
@@ -40,7 +40,6 @@ class JAXJobSpec(K8sModel):
 class JAXJob(V1Job):
     """A JAXJob exactly as kubeflow.org/v1 accepts it."""
 
-    replica_field: ClassVar[str] = "jax_replica_specs"
     api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
     kind: Literal["JAXJob"] = "JAXJob"
     spec: JAXJobSpec
@@ -51,11 +50,9 @@ class JAX(KubeflowV1Framework[JAXJob]):
 
     name = "jax"
     title = "JAX (JAXJob)"
-    kind = KindRef("kubeflow.org/v1", "JAXJob", "jaxjobs")
     model = JAXJob
     # The JAXJob webhook does not call util.ValidateRunPolicy.
     webhook_rules = V1_WEBHOOK_RULES
-    crd_file = "training-operator-v1.9.4/kubeflow.org_jaxjobs.yaml"
     replica_types = ("Worker",)
     default_container = "jax"
     default_port_name = "jaxjob-port"
@@ -72,13 +69,10 @@ class JAX(KubeflowV1Framework[JAXJob]):
     def is_master(self, job: JAXJob, rtype: str, index: int) -> bool:
         return index == 0
 
-    def cluster_env(self, job: JAXJob, rtype: str, index: int) -> list[dict[str, Any]]:
-        return self.cluster_envs(job)(rtype, index)
-
     def cluster_envs(self, job: JAXJob) -> Callable[[str, int], list[dict[str, Any]]]:
         port = str(self.port_of(job, "Worker", self.default_port))
         coordinator = self.pod_name(job, "Worker", 0)
-        processes = str(sum(job.replicas(t) for t in job.replica_specs))
+        processes = str(job.pod_count)
 
         def env(rtype: str, index: int) -> list[dict[str, Any]]:
             return [

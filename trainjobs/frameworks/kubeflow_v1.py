@@ -181,7 +181,13 @@ class V1Job(JobResource):
     """A kubeflow.org/v1 job; subclasses give ``spec`` its kind's model."""
 
     replica_field: ClassVar[str]
-    """Python name of the replica map field of ``spec``, e.g. ``tf_replica_specs``."""
+    """Python name of the replica map field of ``spec``, e.g. ``tf_replica_specs``: the one
+    field its model types ``dict[str, ReplicaSpec]``."""
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        cls.replica_field = _replica_field(cls.model_fields["spec"].annotation)
 
     @property
     def replica_specs(self) -> dict[str, ReplicaSpec]:
@@ -191,6 +197,11 @@ class V1Job(JobResource):
     def replicas(self, rtype: str) -> int:
         spec = self.replica_specs.get(rtype)
         return 0 if spec is None or spec.replicas is None else spec.replicas
+
+    @property
+    def pod_count(self) -> int:
+        """The pods of every replica type together (0 for an unset count)."""
+        return sum(self.replicas(rtype) for rtype in self.replica_specs)
 
     @property
     def run_policy(self) -> LegacyRunPolicy | None:
@@ -313,7 +324,19 @@ class KubeflowV1Framework(Framework[V1JobT]):
     """Value of the ``training.kubeflow.org/operator-name`` label."""
     env_into: ClassVar[Literal["default", "all"]] = "all"
     """Which containers get the env: the default container only, or every container."""
-    operator: ClassVar[str] = "Training Operator v1.9.4"
+    release: ClassVar[str] = "v1.9.4"
+    """The Training Operator release this kind follows; names :attr:`operator` and the
+    release's CRD of the kind, :attr:`crd_file`, unless the class states them."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "model" not in cls.__dict__:
+            return
+        if "operator" not in cls.__dict__:
+            cls.operator = f"Training Operator {cls.release}"
+        if "crd_file" not in cls.__dict__:  # nor generated (Framework named it then)
+            plural, group = cls.kind.plural, cls.kind.group
+            cls.crd_file = f"training-operator-{cls.release}/{group}_{plural}.yaml"
 
     # ----- hooks -----------------------------------------------------------
 
@@ -548,12 +571,17 @@ class KubeflowV1Framework(Framework[V1JobT]):
             for spec in (job.replica_specs[rtype],)
             for index in range(spec.replicas or 0)
         )
-        run_policy = job.spec.run_policy or RunPolicy()  # type: ignore[attr-defined]
+        return self.run_rules_of(job, replicas)
+
+    def run_rules_of(self, job: V1JobT, replicas: tuple[Replica, ...]) -> RunRules:
+        """Run rules for ``replicas`` of ``job``: its success policy and its run policy's
+        backoffLimit and activeDeadlineSeconds (unset: no limit)."""
+        policy = self.run_policy(job)
         return RunRules(
             replicas=replicas,
             success=self.success_policy(job),
-            backoff_limit=run_policy.backoff_limit,
-            active_deadline_seconds=run_policy.active_deadline_seconds,
+            backoff_limit=policy.backoff_limit,
+            active_deadline_seconds=policy.active_deadline_seconds,
         )
 
     def labels(self, job: V1JobT, rtype: str, index: int) -> dict[str, str]:
@@ -596,6 +624,13 @@ class KubeflowV1Framework(Framework[V1JobT]):
 
 def deep_copy_list(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [deep_copy(item) for item in items]
+
+
+def _replica_field(spec_model: Any) -> str:
+    """The one field of ``spec_model`` typed ``dict[str, ReplicaSpec]``."""
+    fields = spec_model.model_fields.items()
+    (name,) = (name for name, info in fields if info.annotation == dict[str, ReplicaSpec])
+    return str(name)
 
 
 def _alias_of(model: Any, field_name: str) -> str:

@@ -64,7 +64,7 @@ from trainjobs.frameworks._mindspore_rules import (
 from trainjobs.frameworks._seed import compact_json, stable_base36
 from trainjobs.frameworks.base import Framework, JobResource, K8sModel
 from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
-from trainjobs.plan import GangFacts, KindRef, PodSet
+from trainjobs.plan import GangFacts, PodSet
 from trainjobs.plan.expansion import Expansion, PodPlan, ServicePlan
 
 __all__ = [
@@ -185,11 +185,9 @@ class MindSpore(Framework[MSJob]):
 
     name = "mindspore"
     title = "MindSpore (MSJob kubeflow.org/v1, 2020)"
-    kind = KindRef("kubeflow.org/v1", "MSJob", "msjobs")
     model = MSJob
     legacy = True
     operator = "ms-operator 8bcc840, 2020 Helm chart"
-    crd_file = "generated/msjobs.kubeflow.org.yaml"
     crd_generated = True
     # The 2020 controller keeps status in memory only; nothing to wait for.
     status_conditions: ClassVar[dict[str, str]] = {}

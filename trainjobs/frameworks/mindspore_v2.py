@@ -28,7 +28,7 @@ No ownerReferences (there is no job object).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -45,7 +45,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     V1Job,
     env_var,
 )
-from trainjobs.plan import KindRef, SuccessPolicy
+from trainjobs.plan import SuccessPolicy
 from trainjobs.plan.expansion import Expansion
 
 __all__ = ["ENV_ORDER", "FRAMEWORK", "MSJobV2", "MSJobV2Spec", "MindSporeV2", "service_host_var"]
@@ -94,7 +94,6 @@ class MSJobV2Spec(K8sModel):
 class MSJobV2(V1Job):
     """A 2022 MSJob exactly as mindspore.gitee.com/v1 accepts it."""
 
-    replica_field: ClassVar[str] = "ms_replica_specs"
     api_version: Literal["mindspore.gitee.com/v1"] = "mindspore.gitee.com/v1"
     kind: Literal["MSJob"] = "MSJob"
     spec: MSJobV2Spec
@@ -110,14 +109,12 @@ class MindSporeV2(KubeflowV1Framework[MSJobV2]):
 
     name = "mindspore-v2"
     title = "MindSpore (MSJob mindspore.gitee.com/v1, 2022)"
-    kind = KindRef("mindspore.gitee.com/v1", "MSJob", "msjobs")
     model = MSJobV2
     # Not the Training Operator: nothing of its ms-operator's validation is attributed yet.
     webhook_rules = frozenset()
     controller_rules = frozenset()
     legacy = True
     operator = "ms-operator v1.0.0, 2022"
-    crd_file = "generated/msjobs.mindspore.gitee.com.yaml"
     crd_generated = True
     # The controller writes conditions through msjobs/status (its RBAC grants that).
     status_subresource = True

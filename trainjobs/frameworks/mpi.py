@@ -59,7 +59,7 @@ from trainjobs.frameworks.mpi_pods import ROOT_SSH_PATH
 from trainjobs.k8s.data import PodTemplate
 from trainjobs.k8s.names import DNS1035_LABEL, LABEL_MAX
 from trainjobs.k8s.pods import spec_containers as containers
-from trainjobs.plan import GangFacts, GangMember, KindRef, PodSet, Replica, RunRules, SuccessPolicy
+from trainjobs.plan import GangFacts, GangMember, PodSet, Replica, RunRules, SuccessPolicy
 from trainjobs.plan.expansion import Expansion
 from trainjobs.plan.trainer import ReplicatedJob, TrainerPlan, as_node
 
@@ -184,7 +184,6 @@ class MPI(Framework[MPIJob]):
 
     name = "mpi"
     title = "MPI (MPIJob v2beta1, SSH)"
-    kind = KindRef("kubeflow.org/v2beta1", "MPIJob", "mpijobs")
     model = MPIJob
     # MPI Operator v0.8.0 has no webhook: pkg/controller/mpi_job_controller.go syncHandler
     # runs validation.ValidateMPIJob (pkg/apis/kubeflow/validation/validation.go: the

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import ClassVar, Literal
+from typing import Literal
 
 from pydantic import Field
 
@@ -57,7 +57,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
 )
 from trainjobs.frameworks.mpi_v1_pods import KUBECTL_DELIVERY_IMAGE
 from trainjobs.k8s.pods import spec_containers as containers
-from trainjobs.plan import KindRef, PodSet, Replica, RunRules, SuccessPolicy
+from trainjobs.plan import PodSet, Replica, RunRules, SuccessPolicy
 from trainjobs.plan.expansion import Expansion
 
 __all__ = ["FRAMEWORK", "KUBECTL_DELIVERY_IMAGE", "MPIJobV1", "MPIJobV1Spec", "MPIv1"]
@@ -116,7 +116,6 @@ class MPIJobV1Spec(K8sModel):
 class MPIJobV1(V1Job):
     """An MPIJob exactly as ``kubeflow.org/v1`` (Training Operator v1.9.4) accepts it."""
 
-    replica_field: ClassVar[str] = "mpi_replica_specs"
     api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
     kind: Literal["MPIJob"] = "MPIJob"
     spec: MPIJobV1Spec
@@ -127,7 +126,6 @@ class MPIv1(KubeflowV1Framework[MPIJobV1]):
 
     name = "mpi-v1"
     title = "MPI v1 (MPIJob v1, kubectl exec)"
-    kind = KindRef("kubeflow.org/v1", "MPIJob", "mpijobs")
     model = MPIJobV1
     # MPIJob v1 has no webhook: Training Operator pkg/controller.v1/mpi/
     # mpijob_controller.go Reconcile calls ValidateV1MpiJobSpec (pkg/apis/kubeflow.org/v1/
@@ -142,7 +140,6 @@ class MPIv1(KubeflowV1Framework[MPIJobV1]):
         "template.image",
         "template.name",
     }
-    crd_file = "training-operator-v1.9.4/kubeflow.org_mpijobs.yaml"
     replica_types = ("Launcher", "Worker")
     # Constants of the API; unlike the other v1 kinds nothing is built from them.
     default_container = "mpi"
@@ -250,13 +247,7 @@ class MPIv1(KubeflowV1Framework[MPIJobV1]):
                 )
                 for i in range(count)
             ]
-        run_policy = job.spec.run_policy or RunPolicy()
-        return RunRules(
-            replicas=tuple(replicas),
-            success=self.success_policy(job),
-            backoff_limit=run_policy.backoff_limit,
-            active_deadline_seconds=run_policy.active_deadline_seconds,
-        )
+        return self.run_rules_of(job, tuple(replicas))
 
 
 def _spec_warnings(job: MPIJobV1) -> list[Finding]:

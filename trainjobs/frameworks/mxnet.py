@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache, partial
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -33,7 +33,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     go_json,
     replica_name,
 )
-from trainjobs.plan import KindRef, SuccessPolicy
+from trainjobs.plan import SuccessPolicy
 
 __all__ = ["FRAMEWORK", "JOB_MODES", "TUNER_SERVER_KEY", "MXJob", "MXJobSpec", "MXNet"]
 
@@ -128,7 +128,6 @@ class MXJobSpec(K8sModel):
 class MXJob(V1Job):
     """An MXJob exactly as kubeflow.org/v1 (Training Operator v1.8.1) accepts it."""
 
-    replica_field: ClassVar[str] = "mx_replica_specs"
     api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
     kind: Literal["MXJob"] = "MXJob"
     spec: MXJobSpec
@@ -139,7 +138,6 @@ class MXNet(KubeflowV1Framework[MXJob]):
 
     name = "mxnet"
     title = "MXNet (MXJob)"
-    kind = KindRef("kubeflow.org/v1", "MXJob", "mxjobs")
     model = MXJob
     # Training Operator v1.8.1 pkg/webhooks/mxnet/mxnet_webhook.go returns only the
     # deprecation warning; pkg/apis/kubeflow.org/v1/mxnet_validation.go, called by the
@@ -153,8 +151,7 @@ class MXNet(KubeflowV1Framework[MXJob]):
         "mxjob.scheduler_replicas",
     }
     legacy = True
-    operator = "Training Operator v1.8.1"
-    crd_file = "training-operator-v1.8.1/kubeflow.org_mxjobs.yaml"
+    release = "v1.8.1"
     replica_types = ("Scheduler", "Server", "Worker", "TunerTracker", "TunerServer", "Tuner")
     # v1.8.1 validates neither the keys nor their case beyond these three.
     check_replica_types = False
@@ -208,9 +205,6 @@ class MXNet(KubeflowV1Framework[MXJob]):
             label = str(annotations.get(TUNER_SERVER_KEY, ""))
             layout.append((rtype, job.replicas(rtype), port, label))
         return tuple(layout)
-
-    def cluster_env(self, job: MXJob, rtype: str, index: int) -> list[dict[str, Any]]:
-        return self.cluster_envs(job)(rtype, index)
 
     def cluster_envs(self, job: MXJob) -> Callable[[str, int], list[dict[str, Any]]]:
         cluster = _mx_cluster(job.name, self._layout(job))

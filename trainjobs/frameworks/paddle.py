@@ -16,7 +16,7 @@ pkg/controller.v1/paddlepaddle).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -30,7 +30,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     env_field_ref,
     env_var,
 )
-from trainjobs.plan import KindRef, SuccessPolicy
+from trainjobs.plan import SuccessPolicy
 
 __all__ = ["FRAMEWORK", "Paddle", "PaddleElasticPolicy", "PaddleJob", "PaddleJobSpec"]
 
@@ -79,7 +79,6 @@ class PaddleJobSpec(K8sModel):
 class PaddleJob(V1Job):
     """A PaddleJob exactly as kubeflow.org/v1 accepts it."""
 
-    replica_field: ClassVar[str] = "paddle_replica_specs"
     api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
     kind: Literal["PaddleJob"] = "PaddleJob"
     spec: PaddleJobSpec
@@ -90,9 +89,7 @@ class Paddle(KubeflowV1Framework[PaddleJob]):
 
     name = "paddle"
     title = "PaddlePaddle (PaddleJob)"
-    kind = KindRef("kubeflow.org/v1", "PaddleJob", "paddlejobs")
     model = PaddleJob
-    crd_file = "training-operator-v1.9.4/kubeflow.org_paddlejobs.yaml"
     replica_types = ("Master", "Worker")
     default_container = "paddle"
     default_port_name = "master"
@@ -140,13 +137,10 @@ class Paddle(KubeflowV1Framework[PaddleJob]):
             return [ELASTIC_NEEDS_WORKER.at("spec.elasticPolicy", worker=worker)]
         return [ELASTIC_IGNORED.at("spec.elasticPolicy")]
 
-    def cluster_env(self, job: PaddleJob, rtype: str, index: int) -> list[dict[str, Any]]:
-        return self.cluster_envs(job)(rtype, index)
-
     def cluster_envs(self, job: PaddleJob) -> Callable[[str, int], list[dict[str, Any]]]:
         endpoint_type = self._endpoint_type(job)
         port = self.port_of(job, endpoint_type, self.default_port)
-        nodes = str(sum(job.replicas(t) for t in job.replica_specs))
+        nodes = str(job.pod_count)
         master = f"{self.pod_name(job, endpoint_type, 0)}:{port}"
 
         def env(rtype: str, index: int) -> list[dict[str, Any]]:

@@ -7,7 +7,7 @@ pkg/controller.v1/pytorch).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -20,7 +20,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     V1Job,
     env_var,
 )
-from trainjobs.plan import KindRef, SuccessPolicy
+from trainjobs.plan import SuccessPolicy
 from trainjobs.plan.trainer import ReplicatedJob, TrainerPlan, as_node
 
 __all__ = ["FRAMEWORK", "ElasticPolicy", "PyTorch", "PyTorchJob", "PyTorchJobSpec", "RdzvConf"]
@@ -176,7 +176,6 @@ class PyTorchJobSpec(K8sModel):
 class PyTorchJob(V1Job):
     """A PyTorchJob exactly as kubeflow.org/v1 accepts it."""
 
-    replica_field: ClassVar[str] = "pytorch_replica_specs"
     api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
     kind: Literal["PyTorchJob"] = "PyTorchJob"
     spec: PyTorchJobSpec
@@ -187,7 +186,6 @@ class PyTorch(KubeflowV1Framework[PyTorchJob]):
 
     name = "pytorch"
     title = "PyTorch (PyTorchJob)"
-    kind = KindRef("kubeflow.org/v1", "PyTorchJob", "pytorchjobs")
     model = PyTorchJob
     # pytorchjob_webhook.go validateSpec (elasticPolicy needs a Worker, nProcPerNode
     # deprecated: a warning, forbidden beside spec.nprocPerNode) and
@@ -199,7 +197,6 @@ class PyTorch(KubeflowV1Framework[PyTorchJob]):
         "pytorch.nproc_twice",
         "pytorch.nproc_deprecated",
     }
-    crd_file = "training-operator-v1.9.4/kubeflow.org_pytorchjobs.yaml"
     replica_types = ("Master", "Worker")
     default_container = "pytorch"
     default_port_name = "pytorchjob-port"
@@ -270,9 +267,6 @@ class PyTorch(KubeflowV1Framework[PyTorchJob]):
         ):
             findings.append(NPROC.at("spec.nprocPerNode", nproc))
         return findings
-
-    def cluster_env(self, job: PyTorchJob, rtype: str, index: int) -> list[dict[str, Any]]:
-        return self.cluster_envs(job)(rtype, index)
 
     def cluster_envs(self, job: PyTorchJob) -> Callable[[str, int], list[dict[str, Any]]]:
         # What every pod shares is worked out once per job; only the rank differs.

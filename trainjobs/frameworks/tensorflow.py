@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -23,7 +23,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     env_var,
     replica_name,
 )
-from trainjobs.plan import KindRef, SuccessPolicy
+from trainjobs.plan import SuccessPolicy
 
 __all__ = ["FRAMEWORK", "TFJob", "TFJobSpec", "TensorFlow"]
 
@@ -60,7 +60,6 @@ class TFJobSpec(K8sModel):
 class TFJob(V1Job):
     """A TFJob exactly as kubeflow.org/v1 accepts it."""
 
-    replica_field: ClassVar[str] = "tf_replica_specs"
     api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
     kind: Literal["TFJob"] = "TFJob"
     spec: TFJobSpec
@@ -87,11 +86,9 @@ class TensorFlow(KubeflowV1Framework[TFJob]):
 
     name = "tensorflow"
     title = "TensorFlow (TFJob)"
-    kind = KindRef("kubeflow.org/v1", "TFJob", "tfjobs")
     model = TFJob
     # tfjob_webhook.go validateTFReplicaSpecs: "must not have more than 1 Chief or Master".
     webhook_rules = KubeflowV1Framework.webhook_rules | {"tfjob.chief_and_master"}
-    crd_file = "training-operator-v1.9.4/kubeflow.org_tfjobs.yaml"
     replica_types = ("Chief", "Master", "PS", "Worker", "Evaluator")
     check_replica_types = False
     default_container = "tensorflow"
@@ -133,9 +130,6 @@ class TensorFlow(KubeflowV1Framework[TFJob]):
     def _host(self, job: TFJob, rtype: str, index: int) -> str:
         port = self.port_of(job, rtype, self.default_port)
         return f"{self.pod_name(job, rtype, index)}.{job.namespace}.svc:{port}"
-
-    def cluster_env(self, job: TFJob, rtype: str, index: int) -> list[dict[str, Any]]:
-        return self.cluster_envs(job)(rtype, index)
 
     def cluster_envs(self, job: TFJob) -> Callable[[str, int], list[dict[str, Any]]]:
         if sum(job.replicas(t) for t in _DISTRIBUTED_TYPES) == 1:

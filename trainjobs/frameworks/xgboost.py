@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -25,7 +25,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     env_var,
     replica_name,
 )
-from trainjobs.plan import KindRef, SuccessPolicy
+from trainjobs.plan import SuccessPolicy
 
 __all__ = ["FRAMEWORK", "XGBoost", "XGBoostJob", "XGBoostJobSpec"]
 
@@ -59,7 +59,6 @@ class XGBoostJobSpec(K8sModel):
 class XGBoostJob(V1Job):
     """An XGBoostJob exactly as kubeflow.org/v1 accepts it."""
 
-    replica_field: ClassVar[str] = "xgb_replica_specs"
     api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
     kind: Literal["XGBoostJob"] = "XGBoostJob"
     spec: XGBoostJobSpec
@@ -70,14 +69,12 @@ class XGBoost(KubeflowV1Framework[XGBoostJob]):
 
     name = "xgboost"
     title = "XGBoost (XGBoostJob)"
-    kind = KindRef("kubeflow.org/v1", "XGBoostJob", "xgboostjobs")
     model = XGBoostJob
     # xgboostjob_webhook.go validateXGBReplicaSpecs: a Master must be present, replicas 1.
     webhook_rules = KubeflowV1Framework.webhook_rules | {
         "xgboost.master_missing",
         "xgboost.master_replicas",
     }
-    crd_file = "training-operator-v1.9.4/kubeflow.org_xgboostjobs.yaml"
     replica_types = ("Master", "Worker")
     default_container = "xgboost"
     default_port_name = "xgboostjob-port"
@@ -100,12 +97,9 @@ class XGBoost(KubeflowV1Framework[XGBoostJob]):
             return [MASTER_REPLICAS.at(f"{path}.replicas", job.replicas("Master"))]
         return []
 
-    def cluster_env(self, job: XGBoostJob, rtype: str, index: int) -> list[dict[str, Any]]:
-        return self.cluster_envs(job)(rtype, index)
-
     def cluster_envs(self, job: XGBoostJob) -> Callable[[str, int], list[dict[str, Any]]]:
         # What every pod shares is worked out once per job; only the rank differs.
-        total = sum(job.replicas(t) for t in job.replica_specs)
+        total = job.pod_count
         masters = job.replicas("Master")
         port = str(self.port_of(job, "Master", self.default_port))
         master = self.pod_name(job, "Master", 0)

@@ -225,7 +225,6 @@ class PaddleEdl(Framework[TrainingJob]):
     model = TrainingJob
     legacy = True
     operator = "EDL controller (PaddlePaddle/edl, Go, 2018)"
-    crd_file = "generated/trainingjobs.paddlepaddle.org.yaml"
     crd_generated = True
     success_rule = (
         "when the trainer Job completes (one trainer succeeded and the others stopped); "
