@@ -94,11 +94,14 @@ KUBE_CONTROLLERS = (
     "serviceaccount-controller",
     "ttl-after-finished-controller",
     "persistentvolume-binder-controller",
+    "persistentvolumeclaim-protection-controller",
+    "persistentvolume-protection-controller",
 )
 """What the tests need of kube-controller-manager: batch Jobs (DatasetJob), Deployments
 and ReplicaSets (backends, operators), owner-reference garbage collection, namespace
 deletion, each namespace's default ServiceAccount, and binding a PersistentVolumeClaim to
-a PersistentVolume (the PVC a JobSet's volumeClaimPolicies creates)."""
+a PersistentVolume (the PVC a JobSet's volumeClaimPolicies creates), and letting a
+deleted claim or volume go once nothing uses it (their protection finalizers)."""
 
 
 class StartupError(RuntimeError):

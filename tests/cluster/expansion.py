@@ -192,3 +192,17 @@ def settled_diff(
         as_text(live).splitlines(), ours.splitlines(), controller, "trainjobs", lineterm=""
     )
     return "\n".join(lines)
+
+
+def delete_all(cluster: ControlPlane, objects: list[Manifest], namespace: str) -> None:
+    """Delete a test's objects and its namespace, not waiting for either to go."""
+    cluster.kubectl(
+        "delete",
+        "--wait=false",
+        "--ignore-not-found",
+        "-f",
+        "-",
+        stdin=yaml.safe_dump_all(objects),
+        check=False,
+    )
+    cluster.kubectl("delete", "namespace", namespace, "--wait=false", check=False)

@@ -33,11 +33,22 @@ def said_at_apply(finding: Finding) -> bool:
 
 def custom_resource_refused(cluster: ControlPlane, doc: dict[str, Any]) -> str:
     """The API server's refusal (schema, CRD, webhook) of the custom resource alone, or ""."""
+    cr, refused = custom_resource_in_place(cluster, doc)
+    if refused:
+        return refused
+    result = apply(cluster, [cr], dry_run=True)
+    return "" if result.ok else result.stderr.strip().splitlines()[-1]
+
+
+def custom_resource_in_place(
+    cluster: ControlPlane, doc: dict[str, Any]
+) -> tuple[dict[str, Any], str]:
+    """The custom resource of a job document (without trainjobs' options), its namespace
+    made; and the API server's refusal of that namespace, or ""."""
     cr = {k: v for k, v in doc.items() if k != "trainjobs"}
     namespace = (cr.get("metadata") or {}).get("namespace", "default")
     try:
         cluster.ensure_namespace(namespace)
     except Exception as exc:  # an invalid namespace name: the API server refuses it
-        return f"namespace: {exc}"
-    result = apply(cluster, [cr], dry_run=True)
-    return "" if result.ok else result.stderr.strip().splitlines()[-1]
+        return cr, f"namespace: {exc}"
+    return cr, ""

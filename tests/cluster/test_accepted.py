@@ -21,7 +21,12 @@ import yaml
 
 from tests.cluster.control_plane import CRD_PREFERRED, ControlPlane
 from tests.cluster.kube import apply, ensure_namespaces, render
-from tests.cluster.refusals import custom_resource_refused, our_errors, said_at_apply
+from tests.cluster.refusals import (
+    custom_resource_in_place,
+    custom_resource_refused,
+    our_errors,
+    said_at_apply,
+)
 from tests.support.paths import EXAMPLES, example_job_files, stack_files
 from trainjobs.check import run
 from trainjobs.errors import SpecError
@@ -324,12 +329,9 @@ def _pods_of(doc: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _apiserver_rejects(cluster: ControlPlane, doc: dict[str, Any]) -> str:
     """The API server's refusal of the custom resource or of one of its Pods, or ""."""
-    cr = {k: v for k, v in doc.items() if k != "trainjobs"}
-    namespace = (cr.get("metadata") or {}).get("namespace", "default")
-    try:
-        cluster.ensure_namespace(namespace)
-    except Exception as exc:  # an invalid namespace name: the API server refuses it
-        return f"namespace: {exc}"
+    cr, refused = custom_resource_in_place(cluster, doc)
+    if refused:
+        return refused
     for obj in [cr, *_pods_of(cr)]:
         result = apply(cluster, [obj], dry_run=True)
         if not result.ok:

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from tests.cluster.control_plane import ControlPlane
-from tests.cluster.expansion import render_doc, settled_diff, stored
+from tests.cluster.expansion import delete_all, render_doc, settled_diff, stored
 from tests.cluster.kube import apply
 from tests.support.paths import EXAMPLES
 
@@ -73,14 +73,4 @@ def test_pods_target_equals_operator_expansion(
         diff = settled_diff(cluster, namespace, expected, "operator")
         assert not diff, f"{relative}: the pods target differs from the operator:\n{diff}"
     finally:
-        for cr in custom_resources:
-            cluster.kubectl(
-                "delete",
-                "--wait=false",
-                "--ignore-not-found",
-                "-f",
-                "-",
-                stdin=yaml.safe_dump(cr),
-                check=False,
-            )
-        cluster.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
+        delete_all(cluster, custom_resources, namespace)

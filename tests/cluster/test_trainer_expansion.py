@@ -23,6 +23,7 @@ from tests.cluster import control_plane
 from tests.cluster.control_plane import ControlPlane
 from tests.cluster.expansion import (
     Manifest,
+    delete_all,
     is_runtime_snapshot,
     render_doc,
     settled_diff,
@@ -30,6 +31,7 @@ from tests.cluster.expansion import (
 )
 from tests.cluster.kube import apply, poll
 from tests.cluster.refusals import custom_resource_refused, our_errors, said_at_apply
+from tests.frameworks.trainjob.test_worked_example import DOCUMENT
 from tests.support.paths import EXAMPLES
 
 pytestmark = pytest.mark.cluster
@@ -46,15 +48,7 @@ TEST_VOLUME = "trainjobs.dev/test-volume-of"
 KWOK_SUCCEED = "trainjobs.dev/kwok-succeed"
 """The annotation our kwok stages finish a running pod on (control_plane.KWOK_STAGES)."""
 
-WORKED_EXAMPLE: dict[str, Any] = {
-    "apiVersion": "trainer.kubeflow.org/v1alpha1",
-    "kind": "TrainJob",
-    "metadata": {"name": "tj", "namespace": "default"},
-    "spec": {
-        "runtimeRef": {"name": "torch-distributed"},
-        "trainer": {"numNodes": 2, "resourcesPerNode": {"limits": {"nvidia.com/gpu": 2}}},
-    },
-}
+WORKED_EXAMPLE = DOCUMENT
 """kubeflow-operators.md §7.3: TrainJob tj on torch-distributed, two nodes of two GPUs."""
 
 CASES = {
@@ -227,16 +221,7 @@ def test_jobset_and_pods_targets_equal_the_controllers(
         assert not diff, f"{case}: the pods target differs from JobSet:\n{diff}"
         _assert_same_runtime(cluster, namespace, docs, inputs, shipped_runtimes)
     finally:
-        cluster.kubectl(
-            "delete",
-            "--wait=false",
-            "--ignore-not-found",
-            "-f",
-            "-",
-            stdin=yaml.safe_dump_all(inputs),
-            check=False,
-        )
-        cluster.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
+        delete_all(cluster, inputs, namespace)
         cluster.kubectl(
             "delete", "pv", "--wait=false", "-l", f"{TEST_VOLUME}={namespace}", check=False
         )

@@ -59,6 +59,18 @@ def _popen_up(project: Project, stack: str) -> subprocess.Popen[str]:
     )
 
 
+def _finished(up: subprocess.Popen[str], after: str) -> str:
+    """The up's output once it returns, which it must within 120 s ``after`` what it
+    waited for happened."""
+    try:
+        out, _ = up.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        up.kill()
+        out, _ = up.communicate()
+        pytest.fail(f"pulumi up still waits 120s after {after}:\n{out}")
+    return out
+
+
 def test_wait_running_and_succeeded_wait_for_the_conditions(
     project: Project, cluster: ControlPlane, kwok_node: str
 ) -> None:
@@ -114,12 +126,7 @@ def test_wait_running_and_succeeded_wait_for_the_conditions(
             "-p",
             json.dumps(status),
         )
-        try:
-            out, _ = up.communicate(timeout=120)
-        except subprocess.TimeoutExpired:
-            up.kill()
-            out, _ = up.communicate()
-            pytest.fail(f"pulumi up still waits 120s after the MXJob succeeded:\n{out}")
+        out = _finished(up, "the MXJob succeeded")
     finally:
         if up.poll() is None:
             up.kill()
@@ -178,12 +185,7 @@ def test_wait_succeeded_of_a_trainjob_waits_for_the_trainer(
         for pod in running:
             name = pod["metadata"]["name"]  # type: ignore[index]
             cluster.kubectl("annotate", "-n", "waits-trainjob", "pod", name, f"{KWOK_SUCCEED}=true")
-        try:
-            out, _ = up.communicate(timeout=120)
-        except subprocess.TimeoutExpired:
-            up.kill()
-            out, _ = up.communicate()
-            pytest.fail(f"pulumi up still waits 120s after the pods succeeded:\n{out}")
+        out = _finished(up, "the pods succeeded")
     finally:
         if up.poll() is None:
             up.kill()
@@ -241,12 +243,7 @@ def test_on_the_pods_target_pulumi_up_keeps_jobsets_depends_on(
         for pod in running:
             name = pod["metadata"]["name"]  # type: ignore[index]
             cluster.kubectl("annotate", "-n", namespace, "pod", name, f"{KWOK_SUCCEED}=true")
-        try:
-            out, _ = up.communicate(timeout=120)
-        except subprocess.TimeoutExpired:
-            up.kill()
-            out, _ = up.communicate()
-            pytest.fail(f"pulumi up still waits 120s after the initializer completed:\n{out}")
+        out = _finished(up, "the initializer completed")
     finally:
         if up.poll() is None:
             up.kill()
