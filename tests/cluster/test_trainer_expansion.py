@@ -56,6 +56,7 @@ CASES = {
     "trainjob-torch-gpu": "trainjob-torch-gpu/trainjob.yaml",
     "trainjob-mpi": "trainjob-mpi/trainjob.yaml",
     "trainjob-dataset": "trainjob-dataset/trainjob.yaml",
+    "local-trainjob": "local-trainjob/trainjob.yaml",
 }
 
 
