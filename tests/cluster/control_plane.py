@@ -844,7 +844,7 @@ class ControlPlane:
             "trainer-controller-manager",
             [
                 str(self.bins["trainer-controller-manager"]),
-                f"--config={self._trainer_config(pki, trainer_webhook, trainer_health)}",
+                f"--config={self._trainer_config(trainer_webhook, trainer_health)}",
                 "--zap-log-level=info",
             ],
             env={
@@ -1129,11 +1129,10 @@ class ControlPlane:
         path.write_text(yaml.safe_dump(config))
         return path
 
-    def _trainer_config(self, pki: Path, webhook: int, health: int) -> Path:
+    def _trainer_config(self, webhook: int, health: int) -> Path:
         """The Trainer's configuration file (as _jobset_config) and its webhooks."""
         certs = self.workdir / "trainer-tmp" / "k8s-webhook-server" / "serving-certs"
         ca = self._serving_certs(certs, "trainer-webhook")
-        del pki
         config = {
             "apiVersion": "config.trainer.kubeflow.org/v1alpha1",
             "kind": "Configuration",
