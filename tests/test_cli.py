@@ -252,3 +252,48 @@ def test_render_to_dash_writes_the_stream_to_stdout(
     assert dashed == capsys.readouterr().out
     assert "kind: TFJob" in dashed
     assert list(tmp_path.iterdir()) == []
+
+
+def _help(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    with pytest.raises(SystemExit) as exited:
+        main([*argv, "--help"])
+    assert exited.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_help_lists_each_command_in_order_with_the_first_line_of_its_docstring(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("COLUMNS", "1000")  # no wrapping (a long name still has its own line)
+    listed = _help([], capsys).partition("COMMAND\n")[2].partition("\n\n")[0]
+    rows = re.findall(r"^    (\S+)\s+(.+)$", listed, re.MULTILINE)
+    assert [name for name, _ in rows] == [
+        "render",
+        "check",
+        "graph",
+        "run-local",
+        "diff",
+        "preview",
+        "frameworks",
+        "crds",
+        "edl-scale",
+    ]
+    assert rows[1] == ("check", "run every check; exit 0 when clean")
+    assert rows[6] == ("frameworks", "list the frameworks and their targets")
+
+
+def test_a_commands_description_is_the_rest_of_its_docstring_as_one_paragraph(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("COLUMNS", "1000")
+    assert (
+        "\n\nRender and run every check: schemas, names, operator rules and the rule set "
+        "(--list-rules). Errors exit 2; warnings and advice print and exit 0.\n\n"
+    ) in _help(["check"], capsys)
+    # edl-scale's raw formatter (for its epilog) too prints the docstring as one line.
+    assert (
+        "\n\nRun one round of the EDL autoscaler over the TrainingJobs in PATH and print each "
+        "job's trainers now and the count EDL would set.\n\n"
+    ) in _help(["edl-scale"], capsys)
+    # A one-line docstring: no description at all.
+    assert _help(["frameworks"], capsys).startswith("usage: trainjobs frameworks [-h]\n\noptions:")

@@ -558,9 +558,3 @@ def test_run_local_file_writer_is_the_last_guard(tmp_path: Path, relative: str) 
     with pytest.raises(TrainjobsError, match="outside its scratch folder"):
         write_files([FileSpec(scratch / relative, b"secret", 0o600)], scratch)
     assert before.changes(TreeState.of(tmp_path)) == []
-
-
-def test_the_render_help_names_the_real_written_list() -> None:
-    from trainjobs.cli.render import _WRITTEN_LIST_HELP
-
-    assert _WRITTEN_LIST_HELP == WRITTEN_LIST

@@ -1,11 +1,11 @@
 """The ``trainjobs`` command line.
 
 Every command calls the library (``spec`` → ``check.run``, ``preview``); none
-re-implements logic. One module per command (or pair of commands), each
-registering its own parser. Exit codes: 0 success (``diff``/``preview``: no
-changes), 1 ``diff``/``preview`` found changes, 2 bad input (one line per
-finding, no traceback, nothing written), 3 an internal error (a bug: please
-report it).
+re-implements logic. One module per command (or pair of commands); a command's
+help is its function's docstring (see :func:`trainjobs.cli.common.command`).
+Exit codes: 0 success (``diff``/``preview``: no changes), 1 ``diff``/``preview``
+found changes, 2 bad input (one line per finding, no traceback, nothing written),
+3 an internal error (a bug: please report it).
 """
 
 from __future__ import annotations
@@ -21,12 +21,29 @@ from trainjobs.cli.common import (
     EXIT_CODES,
     EXIT_INTERNAL,
     EXIT_OK,
+    command,
     print_findings,
 )
 from trainjobs.errors import SpecError, TrainjobsError
 from trainjobs.output import printable_lines
 
 __all__ = ["build_parser", "main"]
+
+_Options = Callable[[argparse.ArgumentParser], None]
+
+# Every command: its name, the function that runs it (its docstring is the help) and what
+# adds its arguments; in the order `--help` lists them.
+_COMMANDS: tuple[tuple[str, Callable[[argparse.Namespace], int], _Options | None], ...] = (
+    ("render", render.cmd_render, render.render_options),
+    ("check", check.cmd_check, check.check_options),
+    ("graph", graph.cmd_graph, graph.graph_options),
+    ("run-local", frameworks.cmd_run_local, frameworks.run_local_options),
+    ("diff", preview.cmd_diff, preview.diff_options),
+    ("preview", preview.cmd_preview, preview.preview_options),
+    ("frameworks", frameworks.cmd_frameworks, None),
+    ("crds", frameworks.cmd_crds, frameworks.crds_options),
+    ("edl-scale", edl.cmd_edl_scale, edl.edl_scale_options),
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,13 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
         + " Colour only on a terminal; NO_COLOR=1 turns it off, FORCE_COLOR=1 on.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    render.add_command(sub)
-    check.add_command(sub)
-    graph.add_command(sub)
-    frameworks.add_run_local(sub)
-    preview.add_commands(sub)
-    frameworks.add_commands(sub)
-    edl.add_command(sub)
+    for name, func, options in _COMMANDS:
+        command_parser = command(sub, name, func)
+        if options is not None:
+            options(command_parser)
     return parser
 
 

@@ -6,7 +6,6 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from trainjobs import terminal
 from trainjobs.cli.common import (
@@ -20,7 +19,7 @@ from trainjobs.cli.common import (
 from trainjobs.errors import Finding, Severity, SpecError, TrainjobsError
 from trainjobs.output import format_table
 
-__all__ = ["add_command", "cmd_check"]
+__all__ = ["check_options", "cmd_check"]
 
 
 def _rules_list() -> str:
@@ -32,6 +31,11 @@ def _rules_list() -> str:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    """run every check; exit 0 when clean
+
+    Render and run every check: schemas, names, operator rules and the rule set
+    (--list-rules). Errors exit 2; warnings and advice print and exit 0.
+    """
     if args.list_rules:
         print(_rules_list())
         print(
@@ -88,16 +92,8 @@ def _check_json(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def add_command(sub: Any) -> None:
-    """Register ``check`` with the subcommand parsers ``sub``."""
-    check = sub.add_parser(
-        "check",
-        help="run every check; exit 0 when clean",
-        description=(
-            "Render and run every check: schemas, names, operator rules and the rule set "
-            "(--list-rules). Errors exit 2; warnings and advice print and exit 0."
-        ),
-    )
+def check_options(check: argparse.ArgumentParser) -> None:
+    """The options of ``check``."""
     add_paths_and_checks(check, optional=True)
     add_profile(check)
     check.add_argument("--list-rules", action="store_true", help="list the check rules and exit")
@@ -110,4 +106,3 @@ def add_command(sub: Any) -> None:
             "finding, each naming the cluster stage that refuses it (exit codes unchanged)"
         ),
     )
-    check.set_defaults(func=cmd_check)

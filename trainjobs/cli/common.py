@@ -1,14 +1,15 @@
-"""What every command shares: exit codes, rendering many paths, printing findings
-and the options several commands take."""
+"""What every command shares: registering it, exit codes, rendering many paths,
+printing findings and the options several commands take."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
 import gc
+import inspect
 import sys
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, TextIO
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TextIO
 
 from trainjobs import terminal
 from trainjobs.check.k8s_versions import available_versions
@@ -28,6 +29,7 @@ __all__ = [
     "add_paths_and_checks",
     "add_profile",
     "add_quiet",
+    "command",
     "print_findings",
     "progress_over",
     "render_paths",
@@ -42,6 +44,24 @@ EXIT_CODES = (
     "Exit codes: 0 success (diff/preview: no changes), 1 diff/preview: changes, "
     "2 bad input (every finding listed), 3 internal error."
 )
+
+
+def command(
+    sub: Any, name: str, func: Callable[[argparse.Namespace], int]
+) -> argparse.ArgumentParser:
+    """Register ``name`` with the subcommand parsers ``sub``, to run ``func``.
+
+    As in click, a command's help is its function's docstring: the first line is what
+    ``trainjobs --help`` lists, the rest the description ``trainjobs NAME --help`` prints
+    as one paragraph (argparse reflows it; joined here, so that a raw formatter, which
+    ``edl-scale`` takes for its epilog, prints no line breaks of the source either).
+    """
+    summary, _, rest = inspect.cleandoc(func.__doc__ or "").partition("\n")
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name, help=summary, description=" ".join(rest.split()) or None
+    )
+    parser.set_defaults(func=func)
+    return parser
 
 
 def progress_over(paths: Sequence[str], verb: str, quiet: bool) -> Iterator[str]:

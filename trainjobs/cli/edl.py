@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from trainjobs.cli.common import EXIT_OK, print_findings
 from trainjobs.errors import Finding, SpecError
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 # it to trainjobs.platform.edl_controller.DEFAULT_MAX_LOAD.
 _DEFAULT_MAX_LOAD_HELP = 0.9
 
-__all__ = ["add_command", "cmd_edl_scale"]
+__all__ = ["cmd_edl_scale", "edl_scale_options"]
 
 
 def _parallelism(texts: Sequence[str]) -> tuple[dict[str, int], list[Finding]]:
@@ -44,6 +44,11 @@ def _parallelism(texts: Sequence[str]) -> tuple[dict[str, int], list[Finding]]:
 
 
 def cmd_edl_scale(args: argparse.Namespace) -> int:
+    """show how the PaddlePaddle EDL autoscaler would scale TrainingJobs on a cluster
+
+    Run one round of the EDL autoscaler over the TrainingJobs in PATH and print each job's
+    trainers now and the count EDL would set.
+    """
     from trainjobs.check import run
     from trainjobs.frameworks.paddle_edl import TrainingJob
     from trainjobs.frameworks.paddle_edl.inventory import (
@@ -119,16 +124,10 @@ autoscaler (see trainjobs/frameworks/paddle_edl/autoscaler.py for its rules).
 """
 
 
-def add_command(sub: Any) -> None:
-    """Register ``edl-scale`` with the subcommand parsers ``sub``."""
-    edl = sub.add_parser(
-        "edl-scale",
-        help="show how the PaddlePaddle EDL autoscaler would scale TrainingJobs on a cluster",
-        description="Run one round of the EDL autoscaler over the TrainingJobs in PATH and "
-        "print each job's trainers now and the count EDL would set.",
-        epilog=_EDL_SCALE_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def edl_scale_options(edl: argparse.ArgumentParser) -> None:
+    """The options of ``edl-scale``."""
+    edl.epilog = _EDL_SCALE_HELP
+    edl.formatter_class = argparse.RawDescriptionHelpFormatter  # the epilog's lines as written
     edl.add_argument("paths", nargs="+", metavar="PATH", help="files or stacks with TrainingJobs")
     edl.add_argument(
         "--cluster",
@@ -159,4 +158,3 @@ def add_command(sub: Any) -> None:
         ),
     )
     edl.add_argument("--k8s-version", metavar="X.Y", help="Kubernetes version to check against")
-    edl.set_defaults(func=cmd_edl_scale)

@@ -6,19 +6,23 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from trainjobs.cli.common import EXIT_OK
 from trainjobs.output import format_table, printable
 
-# The help text names the folder without importing the CRD generator (every framework)
-# to build the parser; a test holds it to trainjobs.frameworks.crds.GENERATED_DIR.
-_GENERATED_DIR_HELP = "generated"
-
-__all__ = ["CRD_MARK", "add_commands", "cmd_crds", "cmd_frameworks", "cmd_run_local", "write_crds"]
+__all__ = [
+    "CRD_MARK",
+    "cmd_crds",
+    "cmd_frameworks",
+    "cmd_run_local",
+    "crds_options",
+    "run_local_options",
+    "write_crds",
+]
 
 
 def cmd_frameworks(args: argparse.Namespace) -> int:
+    """list the frameworks and their targets"""
     from trainjobs.frameworks.registry import REGISTRY
 
     rows = [("FRAMEWORK", "KIND", "TARGETS", "OPERATOR", "NOTE")]
@@ -42,6 +46,13 @@ def cmd_frameworks(args: argparse.Namespace) -> int:
 
 
 def cmd_run_local(args: argparse.Namespace) -> int:
+    """run a job's pods as processes on this machine
+
+    Run one job's pods-target expansion as local processes: the container's command with its
+    env, each replica on its own loopback address (127.0.0.2, …), the job's restart and
+    success rules. Images are not pulled. Exit codes: 0 the job succeeded, 1 it failed, 2 bad
+    input, 124 timed out, 130 interrupted.
+    """
     # Imported here: the runner is not needed by the other commands.
     from trainjobs.local import run_local
 
@@ -72,6 +83,15 @@ def write_crds(directory: Path, overwrite: bool = False) -> list[str]:
 
 
 def cmd_crds(args: argparse.Namespace) -> int:
+    """write the CRDs generated from the framework models
+
+    Generate a structural CRD for every framework whose upstream CRD had no schema. Without
+    -o: one YAML stream on stdout. With -o DIR (normally crds/): each file at DIR/<its
+    crd_file>; files in DIR/generated/ that trainjobs generated before and no longer does are
+    removed; no other file is ever replaced or removed.
+    """
+    # The help spells out trainjobs.frameworks.crds.GENERATED_DIR (building the parser
+    # imports no framework); a test holds the two together.
     from trainjobs.frameworks.crds import crd_files
 
     if args.output is None:
@@ -82,18 +102,8 @@ def cmd_crds(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def add_run_local(sub: Any) -> None:
-    """Register ``run-local`` with the subcommand parsers ``sub``."""
-    local = sub.add_parser(
-        "run-local",
-        help="run a job's pods as processes on this machine",
-        description=(
-            "Run one job's pods-target expansion as local processes: the container's command "
-            "with its env, each replica on its own loopback address (127.0.0.2, …), the job's "
-            "restart and success rules. Images are not pulled. Exit codes: 0 the job "
-            "succeeded, 1 it failed, 2 bad input, 124 timed out, 130 interrupted."
-        ),
-    )
+def run_local_options(local: argparse.ArgumentParser) -> None:
+    """The options of ``run-local``."""
     local.add_argument("path", metavar="PATH", help="a stack config or a YAML file of jobs")
     local.add_argument("--job", metavar="NAME", help="the job to run when PATH has several")
     local.add_argument(
@@ -102,28 +112,13 @@ def add_run_local(sub: Any) -> None:
         type=float,
         help="stop every replica after S seconds (exit 124); default: no limit",
     )
-    local.set_defaults(func=cmd_run_local)
 
 
-def add_commands(sub: Any) -> None:
-    """Register ``frameworks`` and ``crds`` with the subcommand parsers ``sub``."""
-    frameworks = sub.add_parser("frameworks", help="list the frameworks and their targets")
-    frameworks.set_defaults(func=cmd_frameworks)
-
-    crds = sub.add_parser(
-        "crds",
-        help="write the CRDs generated from the framework models",
-        description=(
-            "Generate a structural CRD for every framework whose upstream CRD had no schema. "
-            "Without -o: one YAML stream on stdout. With -o DIR (normally crds/): each file at "
-            f"DIR/<its crd_file>; files in DIR/{_GENERATED_DIR_HELP}/ that trainjobs generated "
-            "before and no longer does are removed; no other file is ever replaced or removed."
-        ),
-    )
+def crds_options(crds: argparse.ArgumentParser) -> None:
+    """The options of ``crds``."""
     crds.add_argument("-o", "--output", metavar="DIR", help="the crds/ folder to write into")
     crds.add_argument(
         "--overwrite",
         action="store_true",
         help="replace files at the generated paths even though trainjobs did not write them",
     )
-    crds.set_defaults(func=cmd_crds)

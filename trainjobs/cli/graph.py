@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from trainjobs.cli.common import EXIT_OK, add_profile, add_quiet, print_findings, render_paths
 from trainjobs.errors import TrainjobsError
@@ -16,7 +16,7 @@ from trainjobs.spec.choices import TARGETS
 if TYPE_CHECKING:
     from trainjobs.graph import StackGraph
 
-__all__ = ["FILE_MARK", "add_command", "cmd_graph"]
+__all__ = ["FILE_MARK", "cmd_graph", "graph_options"]
 
 FILE_MARK = "drawn by trainjobs graph; replaced when drawn again"
 """The comment in every Mermaid or DOT file ``graph -o`` writes: only a file holding it (or,
@@ -48,6 +48,13 @@ def _dot_file(graph: StackGraph) -> str:
 
 
 def cmd_graph(args: argparse.Namespace) -> int:
+    """draw a stack: its jobs, backends, node pools, queues, operators and dependencies
+
+    Draw a stack: one box per job, backend, node pool, queue, operator and namespace, with
+    its objects (replicas of one role grouped), and an arrow from each to what needs it.
+    Without -o: Mermaid text on stdout. -o FILE.svg draws SVG with Graphviz's dot; -o
+    FILE.mmd writes Mermaid; -o FILE.dot the Graphviz source.
+    """
     # Here, not at the top: building the parser must not load the graph model.
     from trainjobs.graph import SOURCE_MARK, stack_graph, to_mermaid, to_svg
     from trainjobs.output.folder import write_files
@@ -83,18 +90,8 @@ def cmd_graph(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def add_command(sub: Any) -> None:
-    """Register ``graph`` with the subcommand parsers ``sub``."""
-    graph = sub.add_parser(
-        "graph",
-        help="draw a stack: its jobs, backends, node pools, queues, operators and dependencies",
-        description=(
-            "Draw a stack: one box per job, backend, node pool, queue, operator and namespace, "
-            "with its objects (replicas of one role grouped), and an arrow from each to what "
-            "needs it. Without -o: Mermaid text on stdout. -o FILE.svg draws SVG with "
-            "Graphviz's dot; -o FILE.mmd writes Mermaid; -o FILE.dot the Graphviz source."
-        ),
-    )
+def graph_options(graph: argparse.ArgumentParser) -> None:
+    """The options of ``graph``."""
     graph.add_argument("path", metavar="PATH", help="a stack config or a YAML file of jobs")
     graph.add_argument(
         "-o",
@@ -111,4 +108,3 @@ def add_command(sub: Any) -> None:
     graph.add_argument("--target", choices=TARGETS, help="render every job to this target")
     graph.add_argument("--k8s-version", metavar="X.Y", help="Kubernetes version to check against")
     add_profile(graph)
-    graph.set_defaults(func=cmd_graph)

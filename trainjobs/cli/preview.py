@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from trainjobs import terminal
 from trainjobs.cli.common import EXIT_CHANGES, EXIT_OK, add_paths_and_checks, progress_over
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from trainjobs import preview
 
-__all__ = ["add_commands", "cmd_diff", "cmd_preview"]
+__all__ = ["cmd_diff", "cmd_preview", "diff_options", "preview_options"]
 
 _EXIT_CODES = "Exit codes: 0 no changes, 1 changes, 2 bad input, 3 internal error."
 
@@ -41,6 +41,15 @@ def _show_plans(plans: Sequence[tuple[preview.Plan, str | None]], args: argparse
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
+    """what would change between two renders, or a stack and its version at a git ref
+
+    trainjobs diff OLD NEW: compare two render outputs (directories written by `render -o`,
+    YAML streams, or - for stdin). trainjobs diff --against REF PATH...: compare each stack or
+    job file with the same file (and the files it references) at git REF. Per object: +
+    create, ~ update, - delete, +- replace (by the Pulumi Kubernetes provider's rules), in
+    words per job; Secret values never shown. --target and --k8s-version apply to the renders
+    --against makes.
+    """
     from trainjobs import preview
 
     if args.against is None:
@@ -65,6 +74,13 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_preview(args: argparse.Namespace) -> int:
+    """what would change since the last preview of a stack (or against the cluster)
+
+    Render each stack and compare it with the render the last preview of that stack stored
+    (<project>/.trainjobs/<stack>/last.yaml, git-ignored), then store this one. With --live,
+    compare with what the cluster holds instead, read with `kubectl get -o json` (never
+    written to).
+    """
     from trainjobs import preview
 
     kubectl = (
@@ -102,39 +118,19 @@ def _plan_output(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-diff", action="store_true", help="leave out the YAML diff of each object")
 
 
-def add_commands(sub: Any) -> None:
-    """Register ``diff`` and ``preview`` with the subcommand parsers ``sub``."""
-    diff = sub.add_parser(
-        "diff",
-        help="what would change between two renders, or a stack and its version at a git ref",
-        description=(
-            "trainjobs diff OLD NEW: compare two render outputs (directories written by "
-            "`render -o`, YAML streams, or - for stdin). trainjobs diff --against REF PATH...: "
-            "compare each stack or job file with the same file (and the files it references) "
-            "at git REF. Per object: + create, ~ update, - delete, +- replace (by the Pulumi "
-            "Kubernetes provider's rules), in words per job; Secret values never shown. "
-            "--target and --k8s-version apply to the renders --against makes."
-        ),
-        epilog=_EXIT_CODES,
-    )
+def diff_options(diff: argparse.ArgumentParser) -> None:
+    """The options of ``diff``."""
+    diff.epilog = _EXIT_CODES
     add_paths_and_checks(diff, "OLD NEW render outputs; with --against, stack or job files")
     diff.add_argument(
         "--against", metavar="REF", help="compare PATH with its version at this git ref"
     )
     _plan_output(diff)
-    diff.set_defaults(func=cmd_diff)
 
-    preview_cmd = sub.add_parser(
-        "preview",
-        help="what would change since the last preview of a stack (or against the cluster)",
-        description=(
-            "Render each stack and compare it with the render the last preview of that stack "
-            "stored (<project>/.trainjobs/<stack>/last.yaml, git-ignored), then store this "
-            "one. With --live, compare with what the cluster holds instead, read with "
-            "`kubectl get -o json` (never written to)."
-        ),
-        epilog=_EXIT_CODES,
-    )
+
+def preview_options(preview_cmd: argparse.ArgumentParser) -> None:
+    """The options of ``preview``."""
+    preview_cmd.epilog = _EXIT_CODES
     add_paths_and_checks(preview_cmd)
     _plan_output(preview_cmd)
     preview_cmd.add_argument(
@@ -147,4 +143,3 @@ def add_commands(sub: Any) -> None:
         metavar="DIR",
         help="keep last renders here instead of <project>/.trainjobs",
     )
-    preview_cmd.set_defaults(func=cmd_preview)

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from trainjobs.cli.common import (
     EXIT_OK,
@@ -23,11 +23,7 @@ if TYPE_CHECKING:
     from trainjobs.output.folder import Written
     from trainjobs.render import RenderedObject
 
-# Named in --help without importing the writer to build the parser; a test holds it to
-# trainjobs.output.WRITTEN_LIST.
-_WRITTEN_LIST_HELP = ".trainjobs-written"
-
-__all__ = ["add_command", "cmd_render", "write_directory"]
+__all__ = ["cmd_render", "render_options", "write_directory"]
 
 
 def _file_name(index: int, obj: RenderedObject) -> str:
@@ -70,6 +66,15 @@ def _table(objects: Sequence[RenderedObject]) -> str:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
+    """render jobs to Kubernetes manifests
+
+    Render jobs to manifests. Without -o: one multi-document YAML stream on stdout. With -o
+    DIR: one file per object, written all or nothing, and a summary table;
+    DIR/.trainjobs-written lists the files written, and the next render replaces or removes
+    only those. A DIR holding anything else is refused.
+    """
+    # The help spells out trainjobs.output.WRITTEN_LIST (building the parser imports no
+    # writer); a test holds the two together.
     renderings = render_paths(args.paths, args.target, args.k8s_version, args.quiet, args.profile)
     objects = [obj for r in renderings for obj in r.objects]
     for rendering in renderings:
@@ -94,18 +99,8 @@ def cmd_render(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def add_command(sub: Any) -> None:
-    """Register ``render`` with the subcommand parsers ``sub``."""
-    render = sub.add_parser(
-        "render",
-        help="render jobs to Kubernetes manifests",
-        description=(
-            "Render jobs to manifests. Without -o: one multi-document YAML stream on stdout. "
-            "With -o DIR: one file per object, written all or nothing, and a summary table; "
-            f"DIR/{_WRITTEN_LIST_HELP} lists the files written, and the next render replaces or "
-            "removes only those. A DIR holding anything else is refused."
-        ),
-    )
+def render_options(render: argparse.ArgumentParser) -> None:
+    """The options of ``render``."""
     add_paths_and_checks(render)
     add_profile(render)
     render.add_argument(
@@ -125,4 +120,3 @@ def add_command(sub: Any) -> None:
     render.add_argument(
         "--show-secrets", action="store_true", help="print Secret values instead of <redacted>"
     )
-    render.set_defaults(func=cmd_render)
