@@ -50,7 +50,6 @@ class JAX(KubeflowV1Framework[JAXJob]):
 
     name = "jax"
     title = "JAX (JAXJob)"
-    model = JAXJob
     # The JAXJob webhook does not call util.ValidateRunPolicy.
     webhook_rules = V1_WEBHOOK_RULES
     replica_types = ("Worker",)

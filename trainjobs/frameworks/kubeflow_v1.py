@@ -298,7 +298,6 @@ class KubeflowV1Framework(Framework[V1JobT]):
     :meth:`validate_spec`).
     """
 
-    model: ClassVar[type[V1Job]]
     replica_types: ClassVar[tuple[str, ...]]
     """Canonical replica types in expansion order, e.g. ``("Chief", "PS", "Worker")``."""
     check_replica_types: ClassVar[bool] = True

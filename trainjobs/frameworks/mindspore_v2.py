@@ -109,7 +109,6 @@ class MindSporeV2(KubeflowV1Framework[MSJobV2]):
 
     name = "mindspore-v2"
     title = "MindSpore (MSJob mindspore.gitee.com/v1, 2022)"
-    model = MSJobV2
     # Not the Training Operator: nothing of its ms-operator's validation is attributed yet.
     webhook_rules = frozenset()
     controller_rules = frozenset()

@@ -126,7 +126,6 @@ class MPIv1(KubeflowV1Framework[MPIJobV1]):
 
     name = "mpi-v1"
     title = "MPI v1 (MPIJob v1, kubectl exec)"
-    model = MPIJobV1
     # MPIJob v1 has no webhook: Training Operator pkg/controller.v1/mpi/
     # mpijob_controller.go Reconcile calls ValidateV1MpiJobSpec (pkg/apis/kubeflow.org/v1/
     # mpi_validation.go: replica types, containers with image and name, one Launcher)

@@ -138,7 +138,6 @@ class MXNet(KubeflowV1Framework[MXJob]):
 
     name = "mxnet"
     title = "MXNet (MXJob)"
-    model = MXJob
     # Training Operator v1.8.1 pkg/webhooks/mxnet/mxnet_webhook.go returns only the
     # deprecation warning; pkg/apis/kubeflow.org/v1/mxnet_validation.go, called by the
     # MXJob controller, checks the DNS-1035 name, a container named mxnet, one Scheduler.

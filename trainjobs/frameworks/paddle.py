@@ -89,7 +89,6 @@ class Paddle(KubeflowV1Framework[PaddleJob]):
 
     name = "paddle"
     title = "PaddlePaddle (PaddleJob)"
-    model = PaddleJob
     replica_types = ("Master", "Worker")
     default_container = "paddle"
     default_port_name = "master"

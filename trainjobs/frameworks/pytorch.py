@@ -186,7 +186,6 @@ class PyTorch(KubeflowV1Framework[PyTorchJob]):
 
     name = "pytorch"
     title = "PyTorch (PyTorchJob)"
-    model = PyTorchJob
     # pytorchjob_webhook.go validateSpec (elasticPolicy needs a Worker, nProcPerNode
     # deprecated: a warning, forbidden beside spec.nprocPerNode) and
     # validatePyTorchReplicaSpecs (Master replicas must be 1, Worker at least 1).

@@ -86,7 +86,6 @@ class TensorFlow(KubeflowV1Framework[TFJob]):
 
     name = "tensorflow"
     title = "TensorFlow (TFJob)"
-    model = TFJob
     # tfjob_webhook.go validateTFReplicaSpecs: "must not have more than 1 Chief or Master".
     webhook_rules = KubeflowV1Framework.webhook_rules | {"tfjob.chief_and_master"}
     replica_types = ("Chief", "Master", "PS", "Worker", "Evaluator")

@@ -69,7 +69,6 @@ class XGBoost(KubeflowV1Framework[XGBoostJob]):
 
     name = "xgboost"
     title = "XGBoost (XGBoostJob)"
-    model = XGBoostJob
     # xgboostjob_webhook.go validateXGBReplicaSpecs: a Master must be present, replicas 1.
     webhook_rules = KubeflowV1Framework.webhook_rules | {
         "xgboost.master_missing",
