@@ -94,7 +94,8 @@ class MSJobV2Spec(K8sModel):
 class MSJobV2(V1Job):
     """A 2022 MSJob exactly as mindspore.gitee.com/v1 accepts it."""
 
-    api_version: Literal["mindspore.gitee.com/v1"] = "mindspore.gitee.com/v1"
+    # The one kind of the v1 engine outside kubeflow.org: its group replaces V1Job's.
+    api_version: Literal["mindspore.gitee.com/v1"] = "mindspore.gitee.com/v1"  # type: ignore[assignment]
     kind: Literal["MSJob"] = "MSJob"
     spec: MSJobV2Spec
 

@@ -116,7 +116,6 @@ class MPIJobV1Spec(K8sModel):
 class MPIJobV1(V1Job):
     """An MPIJob exactly as ``kubeflow.org/v1`` (Training Operator v1.9.4) accepts it."""
 
-    api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
     kind: Literal["MPIJob"] = "MPIJob"
     spec: MPIJobV1Spec
 

@@ -128,7 +128,6 @@ class MXJobSpec(K8sModel):
 class MXJob(V1Job):
     """An MXJob exactly as kubeflow.org/v1 (Training Operator v1.8.1) accepts it."""
 
-    api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
     kind: Literal["MXJob"] = "MXJob"
     spec: MXJobSpec
 
