@@ -104,3 +104,14 @@ def test_a_framework_reads_the_model_its_base_is_parameterised_with() -> None:
 
         class Bare(KubeflowV1Framework):  # type: ignore[type-arg]
             name = "bare"
+
+
+def test_a_document_finds_its_framework_by_api_version_and_kind() -> None:
+    tfjob = {"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "metadata": {"name": "t"}}
+    runtime = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainingRuntime"}
+    assert REGISTRY.of_document(tfjob) is REGISTRY.named("tensorflow")
+    assert REGISTRY.of_document(tfjob, defining=True) is None
+    assert REGISTRY.of_document(runtime) is None
+    assert REGISTRY.of_document(runtime, defining=True) is REGISTRY.named("trainjob")
+    for body in ({"kind": "TFJob"}, {"apiVersion": "kubeflow.org/v1", "kind": 3}, {}):
+        assert REGISTRY.of_document(body) is None

@@ -14,7 +14,7 @@ to what its module declares.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -120,6 +120,17 @@ class Registry:
     def names(self) -> list[str]:
         """Every framework's name, in registry order."""
         return list(self._by_name)
+
+    def of_document(
+        self, body: Mapping[str, Any], *, defining: bool = False
+    ) -> Framework[Any] | None:
+        """The framework whose custom resource the document ``body`` is (by its
+        ``apiVersion`` and ``kind``), or with ``defining`` the one one of whose
+        :attr:`~Framework.definition_kinds` it is; None when neither is text or none is."""
+        api_version, kind = body.get("apiVersion"), body.get("kind")
+        if not isinstance(api_version, str) or not isinstance(kind, str):
+            return None
+        return self.defining(api_version, kind) if defining else self.by_kind(api_version, kind)
 
     def defining(self, api_version: str, kind: str) -> Framework[Any] | None:
         """The framework one of whose :attr:`~Framework.definition_kinds` this is (a
