@@ -86,3 +86,32 @@ def test_spec_model_has_exactly_the_crd_fields(fw: Framework[Any]) -> None:
     spec_model = _model_of(fw.model.model_fields["spec"].annotation)
     assert spec_model is not None
     assert _differences(spec_model, _crd_spec_schema(fw), "spec") == []
+
+
+def test_a_framework_reads_the_model_its_base_is_parameterised_with() -> None:
+    from trainjobs.frameworks.kubeflow_v1 import KubeflowV1Framework
+    from trainjobs.frameworks.tensorflow import TensorFlow, TFJob
+
+    assert TensorFlow().model is TFJob
+    assert TensorFlow.kind == TFJob.kind_ref()
+
+    class Renamed(TensorFlow):  # inherits the model, names nothing new
+        name = "renamed"
+
+    assert Renamed().model is TFJob
+    assert "model" not in Renamed.__dict__
+    with pytest.raises(TypeError, match=r"Bare has no model: parameterise its base"):
+
+        class Bare(KubeflowV1Framework):  # type: ignore[type-arg]
+            name = "bare"
+
+
+def test_a_document_finds_its_framework_by_api_version_and_kind() -> None:
+    tfjob = {"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "metadata": {"name": "t"}}
+    runtime = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainingRuntime"}
+    assert REGISTRY.of_document(tfjob) is REGISTRY.named("tensorflow")
+    assert REGISTRY.of_document(tfjob, defining=True) is None
+    assert REGISTRY.of_document(runtime) is None
+    assert REGISTRY.of_document(runtime, defining=True) is REGISTRY.named("trainjob")
+    for body in ({"kind": "TFJob"}, {"apiVersion": "kubeflow.org/v1", "kind": 3}, {}):
+        assert REGISTRY.of_document(body) is None

@@ -39,6 +39,11 @@ def test_a_line_that_disagrees_with_its_module_is_refused() -> None:
     wrong = Plugin("tensorflow", "kubeflow.org/v1", "PyTorchJob", "trainjobs.frameworks.tensorflow")
     with pytest.raises(RuntimeError, match=r"fix the line in trainjobs/frameworks/registry\.py"):
         Registry([wrong]).by_kind("kubeflow.org/v1", "PyTorchJob")
+    # A line that leaves out the kinds its framework defines is as wrong, and says which.
+    trainer = "trainer.kubeflow.org/v1alpha1"
+    bare = Plugin("trainjob", trainer, "TrainJob", "trainjobs.frameworks.trainjob")
+    with pytest.raises(RuntimeError, match=r"'TrainJob', \(\('trainer\.kubeflow\.org"):
+        Registry([bare]).by_name("trainjob")
 
 
 def test_names_and_kinds_are_checked_once_each_without_importing() -> None:

@@ -62,3 +62,17 @@ def test_asking_for_one_kind_imports_only_its_module() -> None:
     loaded = set(json.loads(done.stdout))
     assert "trainjobs.platform.redis" in loaded
     assert sorted(p.module for p in _PLUGINS if p.module in loaded) == ["trainjobs.platform.redis"]
+
+
+def test_a_kind_reads_the_model_its_base_is_parameterised_with() -> None:
+    from trainjobs.platform.base import BackendKind, PlatformKind
+    from trainjobs.platform.redis import RedisBackend, RedisBackendKind
+
+    assert RedisBackendKind().model is RedisBackend
+    assert RedisBackendKind().kind == "RedisBackend"
+    with pytest.raises(TypeError, match=r"Bare has no model: parameterise its base"):
+
+        class Bare(BackendKind):
+            title = "bare"
+
+    assert "model" not in PlatformKind.__dict__

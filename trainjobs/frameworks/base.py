@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
@@ -44,6 +44,7 @@ __all__ = [
     "JobT",
     "K8sModel",
     "ObjectMeta",
+    "model_from_generic",
 ]
 
 DEFAULT_NAMESPACE = "default"
@@ -141,6 +142,27 @@ class JobResource(K8sModel):
         return self.metadata.ns
 
 
+def model_from_generic(cls: type, root: type) -> Any:
+    """Give ``cls``, a subclass of ``root``, the ``model`` its generic base names (``TFJob``
+    of ``class TensorFlow(KubeflowV1Framework[TFJob])``) unless it sets one; the model
+    ``cls`` states itself, or None when it inherits one. TypeError at import when a
+    concrete ``cls`` (no type variable left, unlike ``KubeflowV1Framework[V1JobT]``) has
+    no model at all."""
+    for base in cls.__dict__.get("__orig_bases__", ()):
+        origin = get_origin(base)
+        if "model" not in cls.__dict__ and isinstance(origin, type) and issubclass(origin, root):
+            (argument,) = get_args(base)
+            if isinstance(argument, type):
+                # setattr: ``cls`` is typed ``type`` here, which declares no ``model``.
+                setattr(cls, "model", argument)  # noqa: B010
+    if not hasattr(cls, "model") and not getattr(cls, "__parameters__", ()):
+        raise TypeError(
+            f"{cls.__qualname__} has no model: parameterise its base with the document "
+            f"model ({root.__name__}[YourModel]) or set `model = YourModel`"
+        )
+    return cls.__dict__.get("model")
+
+
 # The pydantic error types (``spec.<type>`` codes) a CRD's openAPIV3Schema refuses, and
 # those of a value outside a closed set or a bound.
 _SCHEMA_ERRORS = ("missing", "extra_forbidden", "_type", "_parsing")
@@ -160,8 +182,9 @@ class Framework(ABC, Generic[JobT]):
     """Registry key, e.g. ``tensorflow``."""
     title: ClassVar[str]
     """Human name, e.g. ``TensorFlow (TFJob)``."""
-    model: ClassVar[type[JobResource]]
-    """The pydantic model of the full custom resource."""
+    model: type[JobT]
+    """The pydantic model of the full custom resource; default the class's type argument
+    (``JobT``), so ``class TensorFlow(KubeflowV1Framework[TFJob])`` reads TFJobs."""
     kind: ClassVar[KindRef]
     """The custom resource this framework reads and, on the operator target, emits;
     default ``model.kind_ref()``, set for a kind with another plural or short names."""
@@ -210,10 +233,11 @@ class Framework(ABC, Generic[JobT]):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "model" not in cls.__dict__:
+        model = model_from_generic(cls, Framework)
+        if model is None:
             return
         if "kind" not in cls.__dict__:
-            cls.kind = cls.model.kind_ref()
+            cls.kind = model.kind_ref()
         if cls.crd_generated and "crd_file" not in cls.__dict__:
             cls.crd_file = f"{GENERATED_DIR}/{cls.kind.crd_name}.yaml"
 

@@ -217,7 +217,6 @@ class Caffe2(Framework[Caffe2Job]):
 
     name = "caffe2"
     title = "Caffe2 (Caffe2Job)"
-    model = Caffe2Job
     legacy = True
     operator = "caffe2-operator 3773f5b, archived"
     crd_generated = True

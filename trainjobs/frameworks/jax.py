@@ -14,13 +14,12 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
     V1_WEBHOOK_RULES,
     KubeflowV1Framework,
     ReplicaSpec,
-    RunPolicy,
     V1Job,
+    V1JobSpec,
     env_var,
 )
 from trainjobs.plan import SuccessPolicy
@@ -28,10 +27,9 @@ from trainjobs.plan import SuccessPolicy
 __all__ = ["FRAMEWORK", "JAX", "JAXJob", "JAXJobSpec"]
 
 
-class JAXJobSpec(K8sModel):
+class JAXJobSpec(V1JobSpec):
     """``spec`` of a JAXJob."""
 
-    run_policy: RunPolicy | None = Field(default=None, description="Run and clean-up policy.")
     jax_replica_specs: dict[str, ReplicaSpec] = Field(
         description="Replica types (Worker only) and their pods."
     )
@@ -40,7 +38,6 @@ class JAXJobSpec(K8sModel):
 class JAXJob(V1Job):
     """A JAXJob exactly as kubeflow.org/v1 accepts it."""
 
-    api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
     kind: Literal["JAXJob"] = "JAXJob"
     spec: JAXJobSpec
 
@@ -50,7 +47,6 @@ class JAX(KubeflowV1Framework[JAXJob]):
 
     name = "jax"
     title = "JAX (JAXJob)"
-    model = JAXJob
     # The JAXJob webhook does not call util.ValidateRunPolicy.
     webhook_rules = V1_WEBHOOK_RULES
     replica_types = ("Worker",)

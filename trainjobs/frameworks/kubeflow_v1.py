@@ -49,6 +49,7 @@ __all__ = [
     "RunPolicy",
     "SchedulingPolicy",
     "V1Job",
+    "V1JobSpec",
     "env_field_ref",
     "env_var",
     "go_json",
@@ -177,8 +178,18 @@ class RunPolicy(LegacyRunPolicy):
     )
 
 
+class V1JobSpec(K8sModel):
+    """``spec`` of a Training Operator v1.9 kind: its run policy first, then the kind's
+    replica map and options, which subclasses declare."""
+
+    run_policy: RunPolicy | None = Field(default=None, description="Run and clean-up policy.")
+
+
 class V1Job(JobResource):
-    """A kubeflow.org/v1 job; subclasses give ``spec`` its kind's model."""
+    """A kubeflow.org/v1 job; subclasses give ``kind`` its Literal and ``spec`` its kind's
+    model (and a kind served under another group, ``api_version`` its own)."""
+
+    api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
 
     replica_field: ClassVar[str]
     """Python name of the replica map field of ``spec``, e.g. ``tf_replica_specs``: the one
@@ -298,7 +309,6 @@ class KubeflowV1Framework(Framework[V1JobT]):
     :meth:`validate_spec`).
     """
 
-    model: ClassVar[type[V1Job]]
     replica_types: ClassVar[tuple[str, ...]]
     """Canonical replica types in expansion order, e.g. ``("Chief", "PS", "Worker")``."""
     check_replica_types: ClassVar[bool] = True

@@ -185,7 +185,6 @@ class MindSpore(Framework[MSJob]):
 
     name = "mindspore"
     title = "MindSpore (MSJob kubeflow.org/v1, 2020)"
-    model = MSJob
     legacy = True
     operator = "ms-operator 8bcc840, 2020 Helm chart"
     crd_generated = True

@@ -94,7 +94,8 @@ class MSJobV2Spec(K8sModel):
 class MSJobV2(V1Job):
     """A 2022 MSJob exactly as mindspore.gitee.com/v1 accepts it."""
 
-    api_version: Literal["mindspore.gitee.com/v1"] = "mindspore.gitee.com/v1"
+    # The one kind of the v1 engine outside kubeflow.org: its group replaces V1Job's.
+    api_version: Literal["mindspore.gitee.com/v1"] = "mindspore.gitee.com/v1"  # type: ignore[assignment]
     kind: Literal["MSJob"] = "MSJob"
     spec: MSJobV2Spec
 
@@ -109,7 +110,6 @@ class MindSporeV2(KubeflowV1Framework[MSJobV2]):
 
     name = "mindspore-v2"
     title = "MindSpore (MSJob mindspore.gitee.com/v1, 2022)"
-    model = MSJobV2
     # Not the Training Operator: nothing of its ms-operator's validation is attributed yet.
     webhook_rules = frozenset()
     controller_rules = frozenset()

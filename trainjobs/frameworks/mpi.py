@@ -184,7 +184,6 @@ class MPI(Framework[MPIJob]):
 
     name = "mpi"
     title = "MPI (MPIJob v2beta1, SSH)"
-    model = MPIJob
     # MPI Operator v0.8.0 has no webhook: pkg/controller/mpi_job_controller.go syncHandler
     # runs validation.ValidateMPIJob (pkg/apis/kubeflow/validation/validation.go: the
     # worker host name is a DNS-1035 label, one Launcher, Worker replicas >= 1,

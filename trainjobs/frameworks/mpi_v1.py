@@ -116,7 +116,6 @@ class MPIJobV1Spec(K8sModel):
 class MPIJobV1(V1Job):
     """An MPIJob exactly as ``kubeflow.org/v1`` (Training Operator v1.9.4) accepts it."""
 
-    api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
     kind: Literal["MPIJob"] = "MPIJob"
     spec: MPIJobV1Spec
 
@@ -126,7 +125,6 @@ class MPIv1(KubeflowV1Framework[MPIJobV1]):
 
     name = "mpi-v1"
     title = "MPI v1 (MPIJob v1, kubectl exec)"
-    model = MPIJobV1
     # MPIJob v1 has no webhook: Training Operator pkg/controller.v1/mpi/
     # mpijob_controller.go Reconcile calls ValidateV1MpiJobSpec (pkg/apis/kubeflow.org/v1/
     # mpi_validation.go: replica types, containers with image and name, one Launcher)

@@ -128,7 +128,6 @@ class MXJobSpec(K8sModel):
 class MXJob(V1Job):
     """An MXJob exactly as kubeflow.org/v1 (Training Operator v1.8.1) accepts it."""
 
-    api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
     kind: Literal["MXJob"] = "MXJob"
     spec: MXJobSpec
 
@@ -138,7 +137,6 @@ class MXNet(KubeflowV1Framework[MXJob]):
 
     name = "mxnet"
     title = "MXNet (MXJob)"
-    model = MXJob
     # Training Operator v1.8.1 pkg/webhooks/mxnet/mxnet_webhook.go returns only the
     # deprecation warning; pkg/apis/kubeflow.org/v1/mxnet_validation.go, called by the
     # MXJob controller, checks the DNS-1035 name, a container named mxnet, one Scheduler.

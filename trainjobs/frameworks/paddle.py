@@ -25,8 +25,8 @@ from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     ReplicaSpec,
-    RunPolicy,
     V1Job,
+    V1JobSpec,
     env_field_ref,
     env_var,
 )
@@ -64,10 +64,9 @@ class PaddleElasticPolicy(K8sModel):
     )
 
 
-class PaddleJobSpec(K8sModel):
+class PaddleJobSpec(V1JobSpec):
     """``spec`` of a PaddleJob."""
 
-    run_policy: RunPolicy | None = Field(default=None, description="Run and clean-up policy.")
     elastic_policy: PaddleElasticPolicy | None = Field(
         default=None, description="Elastic bounds (recorded only); unset = none."
     )
@@ -79,7 +78,6 @@ class PaddleJobSpec(K8sModel):
 class PaddleJob(V1Job):
     """A PaddleJob exactly as kubeflow.org/v1 accepts it."""
 
-    api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
     kind: Literal["PaddleJob"] = "PaddleJob"
     spec: PaddleJobSpec
 
@@ -89,7 +87,6 @@ class Paddle(KubeflowV1Framework[PaddleJob]):
 
     name = "paddle"
     title = "PaddlePaddle (PaddleJob)"
-    model = PaddleJob
     replica_types = ("Master", "Worker")
     default_container = "paddle"
     default_port_name = "master"

@@ -16,8 +16,8 @@ from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     ReplicaSpec,
-    RunPolicy,
     V1Job,
+    V1JobSpec,
     env_var,
 )
 from trainjobs.plan import SuccessPolicy
@@ -157,10 +157,9 @@ class ElasticPolicy(K8sModel):
     )
 
 
-class PyTorchJobSpec(K8sModel):
+class PyTorchJobSpec(V1JobSpec):
     """``spec`` of a PyTorchJob."""
 
-    run_policy: RunPolicy | None = Field(default=None, description="Run and clean-up policy.")
     elastic_policy: ElasticPolicy | None = Field(
         default=None, description="Elastic (torchrun) mode; unset = fixed size."
     )
@@ -176,7 +175,6 @@ class PyTorchJobSpec(K8sModel):
 class PyTorchJob(V1Job):
     """A PyTorchJob exactly as kubeflow.org/v1 accepts it."""
 
-    api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
     kind: Literal["PyTorchJob"] = "PyTorchJob"
     spec: PyTorchJobSpec
 
@@ -186,7 +184,6 @@ class PyTorch(KubeflowV1Framework[PyTorchJob]):
 
     name = "pytorch"
     title = "PyTorch (PyTorchJob)"
-    model = PyTorchJob
     # pytorchjob_webhook.go validateSpec (elasticPolicy needs a Worker, nProcPerNode
     # deprecated: a warning, forbidden beside spec.nprocPerNode) and
     # validatePyTorchReplicaSpecs (Master replicas must be 1, Worker at least 1).

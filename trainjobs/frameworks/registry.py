@@ -13,10 +13,11 @@ to what its module declares.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from trainjobs._lazy import LazyTable, Line
 
 if TYPE_CHECKING:
     from trainjobs.frameworks.base import Framework
@@ -25,7 +26,7 @@ __all__ = ["REGISTRY", "Plugin", "Registry"]
 
 
 @dataclass(frozen=True)
-class Plugin:
+class Plugin(Line["Framework[Any]"]):
     """Where a framework plugin is, known before it is imported.
 
     Attributes:
@@ -42,90 +43,79 @@ class Plugin:
     kind: str
     module: str
     definitions: tuple[tuple[str, str], ...] = ()
+    attribute = "FRAMEWORK"
+    registry = "trainjobs/frameworks/registry.py"
 
-    def load(self) -> Framework[Any]:
-        """Import the module; its ``FRAMEWORK``, which must be what this line says."""
-        framework: Framework[Any] = importlib.import_module(self.module).FRAMEWORK
-        claimed = (framework.name, framework.kind.api_version, framework.kind.kind)
-        defined = tuple((ref.api_version, ref.kind) for ref in framework.definition_kinds)
-        if claimed != (self.name, self.api_version, self.kind) or defined != self.definitions:
-            # A bug in this file, not in the user's input: the line and its module disagree.
-            raise RuntimeError(
-                f"the registry line {self} does not match {self.module}.FRAMEWORK, "
-                f"which is {claimed}; fix the line in trainjobs/frameworks/registry.py"
-            )
-        return framework
+    def says(self) -> tuple[Any, ...]:
+        return (self.name, self.api_version, self.kind, self.definitions)
+
+    def declared(self, plugin: Framework[Any]) -> tuple[Any, ...]:
+        defined = tuple((ref.api_version, ref.kind) for ref in plugin.definition_kinds)
+        return (plugin.name, plugin.kind.api_version, plugin.kind.kind, defined)
 
 
 class Registry:
     """Frameworks by name and by (apiVersion, kind).
 
-    Accepts plugins already imported (a :class:`Framework`) or to be imported on first
-    use (a :class:`Plugin`). ``len``, ``kinds`` and ``names`` import nothing; ``by_name``
-    and ``by_kind`` import the one framework asked for; iterating imports them all.
+    Holds each framework as a :class:`Plugin` line, imported on first use. ``len``,
+    ``kinds`` and ``names`` import nothing; ``by_name`` and ``by_kind`` import the one
+    framework asked for; iterating imports them all.
     """
 
-    def __init__(self, plugins: Iterable[Framework[Any] | Plugin]) -> None:
-        self._by_name: dict[str, Framework[Any] | Plugin] = {}
+    def __init__(self, plugins: Iterable[Plugin]) -> None:
+        self._by_name: LazyTable[str, Framework[Any]] = LazyTable("framework")
         self._by_kind: dict[tuple[str, str], str] = {}
-        for plugin in plugins:
-            if isinstance(plugin, Plugin):
-                name, key = plugin.name, (plugin.api_version, plugin.kind)
-            else:
-                name, key = plugin.name, (plugin.kind.api_version, plugin.kind.kind)
-            if name in self._by_name:
-                raise ValueError(f"framework {name!r} is registered twice")
-            if key in self._by_kind:
-                raise ValueError(f"{key} is claimed by two frameworks")
-            self._by_name[name] = plugin
-            self._by_kind[key] = name
         self._definitions: dict[tuple[str, str], str] = {}
-        for plugin in self._by_name.values():
-            if isinstance(plugin, Plugin):
-                keys = list(plugin.definitions)
-            else:
-                keys = [(ref.api_version, ref.kind) for ref in plugin.definition_kinds]
-            for key in keys:
-                if key in self._by_kind or key in self._definitions:
-                    raise ValueError(f"{key} is claimed by two frameworks")
-                self._definitions[key] = plugin.name
+        for plugin in plugins:
+            self._by_name.add(plugin.name, plugin)
+            self._claim(self._by_kind, (plugin.api_version, plugin.kind), plugin.name)
+            for key in plugin.definitions:
+                self._claim(self._definitions, key, plugin.name)
 
-    def _load(self, name: str) -> Framework[Any]:
-        plugin = self._by_name[name]
-        if isinstance(plugin, Plugin):
-            loaded = plugin.load()
-            self._by_name[name] = loaded
-            return loaded
-        return plugin
+    def _claim(self, table: dict[tuple[str, str], str], key: tuple[str, str], name: str) -> None:
+        if key in self._by_kind or key in self._definitions:
+            raise ValueError(f"{key} is claimed by two frameworks")
+        table[key] = name
 
     def __iter__(self) -> Iterator[Framework[Any]]:
-        return iter([self._load(name) for name in self._by_name])
+        return iter(self._by_name)
 
     def __len__(self) -> int:
         return len(self._by_name)
 
     def by_name(self, name: str) -> Framework[Any] | None:
-        return self._load(name) if name in self._by_name else None
+        return self._by_name.get(name)
 
     def by_kind(self, api_version: str, kind: str) -> Framework[Any] | None:
         name = self._by_kind.get((api_version, kind))
-        return None if name is None else self._load(name)
+        return None if name is None else self._by_name[name]
 
     def named(self, name: str) -> Framework[Any]:
         """The framework registered as ``name``; KeyError naming the known ones if none."""
         if name not in self._by_name:
-            raise KeyError(f"no framework {name!r}; known: {', '.join(self._by_name)}")
-        return self._load(name)
+            raise KeyError(f"no framework {name!r}; known: {', '.join(self._by_name.keys())}")
+        return self._by_name[name]
 
     def names(self) -> list[str]:
         """Every framework's name, in registry order."""
-        return list(self._by_name)
+        return self._by_name.keys()
+
+    def of_document(
+        self, body: Mapping[str, Any], *, defining: bool = False
+    ) -> Framework[Any] | None:
+        """The framework whose custom resource the document ``body`` is (by its
+        ``apiVersion`` and ``kind``), or with ``defining`` the one one of whose
+        :attr:`~Framework.definition_kinds` it is; None when neither is text or none is."""
+        api_version, kind = body.get("apiVersion"), body.get("kind")
+        if not isinstance(api_version, str) or not isinstance(kind, str):
+            return None
+        return self.defining(api_version, kind) if defining else self.by_kind(api_version, kind)
 
     def defining(self, api_version: str, kind: str) -> Framework[Any] | None:
         """The framework one of whose :attr:`~Framework.definition_kinds` this is (a
         Trainer runtime: the trainjob framework), or None."""
         name = self._definitions.get((api_version, kind))
-        return None if name is None else self._load(name)
+        return None if name is None else self._by_name[name]
 
     def definition_kinds(self) -> list[str]:
         """Every accepted ``apiVersion kind`` of a definition document, for error hints."""

@@ -14,12 +14,11 @@ from typing import Any, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Rule
-from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     ReplicaSpec,
-    RunPolicy,
     V1Job,
+    V1JobSpec,
     env_var,
     replica_name,
 )
@@ -37,10 +36,9 @@ CHIEF_AND_MASTER = Rule(
 )
 
 
-class TFJobSpec(K8sModel):
+class TFJobSpec(V1JobSpec):
     """``spec`` of a TFJob."""
 
-    run_policy: RunPolicy | None = Field(default=None, description="Run and clean-up policy.")
     success_policy: Literal["", "AllWorkers"] | None = Field(
         default=None,
         description=(
@@ -60,7 +58,6 @@ class TFJobSpec(K8sModel):
 class TFJob(V1Job):
     """A TFJob exactly as kubeflow.org/v1 accepts it."""
 
-    api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
     kind: Literal["TFJob"] = "TFJob"
     spec: TFJobSpec
 
@@ -86,7 +83,6 @@ class TensorFlow(KubeflowV1Framework[TFJob]):
 
     name = "tensorflow"
     title = "TensorFlow (TFJob)"
-    model = TFJob
     # tfjob_webhook.go validateTFReplicaSpecs: "must not have more than 1 Chief or Master".
     webhook_rules = KubeflowV1Framework.webhook_rules | {"tfjob.chief_and_master"}
     replica_types = ("Chief", "Master", "PS", "Worker", "Evaluator")

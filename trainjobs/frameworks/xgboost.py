@@ -16,12 +16,11 @@ from typing import Any, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Rule
-from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     ReplicaSpec,
-    RunPolicy,
     V1Job,
+    V1JobSpec,
     env_var,
     replica_name,
 )
@@ -47,10 +46,9 @@ def _worker_addrs(name: str, count: int) -> str:
     return ",".join(replica_name(name, "Worker", i) for i in range(count))
 
 
-class XGBoostJobSpec(K8sModel):
+class XGBoostJobSpec(V1JobSpec):
     """``spec`` of an XGBoostJob."""
 
-    run_policy: RunPolicy | None = Field(default=None, description="Run and clean-up policy.")
     xgb_replica_specs: dict[str, ReplicaSpec] = Field(
         description="Replica types (Master: exactly one, Worker) and their pods."
     )
@@ -59,7 +57,6 @@ class XGBoostJobSpec(K8sModel):
 class XGBoostJob(V1Job):
     """An XGBoostJob exactly as kubeflow.org/v1 accepts it."""
 
-    api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
     kind: Literal["XGBoostJob"] = "XGBoostJob"
     spec: XGBoostJobSpec
 
@@ -69,7 +66,6 @@ class XGBoost(KubeflowV1Framework[XGBoostJob]):
 
     name = "xgboost"
     title = "XGBoost (XGBoostJob)"
-    model = XGBoostJob
     # xgboostjob_webhook.go validateXGBReplicaSpecs: a Master must be present, replicas 1.
     webhook_rules = KubeflowV1Framework.webhook_rules | {
         "xgboost.master_missing",

@@ -24,7 +24,7 @@ from pydantic import Field
 from typing_extensions import TypeVar
 
 from trainjobs.errors import Finding
-from trainjobs.frameworks.base import DEFAULT_NAMESPACE, K8sModel
+from trainjobs.frameworks.base import DEFAULT_NAMESPACE, K8sModel, model_from_generic
 from trainjobs.k8s.data import Manifest
 from trainjobs.plan import BackendBinding, JobPlan
 
@@ -144,7 +144,8 @@ class PlatformKind(ABC, Generic[DocT]):
     category: ClassVar[Category]
     """Which stack list it belongs to and how jobs refer to it."""
     model: type[DocT]
-    """The pydantic model of the whole document."""
+    """The pydantic model of the whole document; default the class's type argument
+    (``DocT``), so ``class RedisBackendKind(BackendKind[RedisBackend])`` reads RedisBackends."""
     title: ClassVar[str]
     """One line for people, e.g. ``Redis service for rendezvous``."""
     default_namespace: ClassVar[str | None] = DEFAULT_NAMESPACE
@@ -153,6 +154,10 @@ class PlatformKind(ABC, Generic[DocT]):
     """The command its image runs when a container sets none (``redis-server``), for
     ``trainjobs run-local``, which runs commands on this machine and cannot read images.
     Default none: run-local then asks for a command."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        model_from_generic(cls, PlatformKind)
 
     @property
     def kind(self) -> str:

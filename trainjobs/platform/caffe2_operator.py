@@ -86,7 +86,6 @@ class Caffe2OperatorKind(PlatformKind[Caffe2Operator]):
     """Installs the caffe2-operator."""
 
     category: ClassVar[Category] = "operator"
-    model = Caffe2Operator
     title = "kubeflow/caffe2-operator (Caffe2Job), archived"
     default_namespace = "caffe2-operator"
 

@@ -89,7 +89,6 @@ class DatasetJob(PlatformResource):
 class DatasetJobKind(BackendKind[DatasetJob]):
     """Renders the preparation Job and binds training jobs to its share."""
 
-    model = DatasetJob
     title = "batch Job preparing data on a shared volume, before the jobs that use it"
 
     def _share(self, resource: PlatformResource) -> nfs.NfsBackend:

@@ -109,7 +109,6 @@ class EdlControllerKind(PlatformKind[EdlController]):
     """Renders the EDL controller install."""
 
     category = "operator"
-    model = EdlController
     title = "PaddlePaddle EDL controller (TrainingJob, elastic trainers)"
     default_namespace = "paddlecloud"
 

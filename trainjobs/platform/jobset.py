@@ -270,7 +270,6 @@ class JobSet(PlatformResource):
 class JobSetKind(OperatorKind[JobSet]):
     """Renders the JobSet v0.12.0 controller install on its own."""
 
-    model = JobSet
     title = f"JobSet {VERSION} controller (needed by Kubeflow Trainer v2)"
     default_namespace = "jobset-system"
     version = VERSION

@@ -95,7 +95,6 @@ class MPIOperator(PlatformResource):
 class MPIOperatorKind(OperatorKind[MPIOperator]):
     """Renders the MPI Operator v0.8 install."""
 
-    model = MPIOperator
     title = f"Kubeflow MPI Operator {VERSION} (MPIJob kubeflow.org/v2beta1)"
     default_namespace = "mpi-operator"
     version = VERSION

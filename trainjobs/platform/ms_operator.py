@@ -86,7 +86,6 @@ class MSOperatorKind(PlatformKind[MSOperator]):
     """Installs the 2020 ms-operator."""
 
     category: ClassVar[Category] = "operator"
-    model = MSOperator
     title = "mindspore-ai/ms-operator 2020 (MSJob kubeflow.org/v1)"
     default_namespace = "ms-operator"
 

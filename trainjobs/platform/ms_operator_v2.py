@@ -123,7 +123,6 @@ class MSOperatorV2Kind(PlatformKind[MSOperatorV2]):
     """Installs the 2022 ms-operator."""
 
     category: ClassVar[Category] = "operator"
-    model = MSOperatorV2
     title = "mindspore-ai/ms-operator v1.0.0 (MSJob mindspore.gitee.com/v1)"
     default_namespace = "ms-operator-system"
 

@@ -73,7 +73,6 @@ class NfsBackend(PlatformResource):
 class NfsBackendKind(BackendKind[NfsBackend]):
     """Binds jobs to a shared file system."""
 
-    model = NfsBackend
     title = "shared file system for rendezvous (Caffe2 nfs backend)"
     default_namespace = None
 

@@ -132,9 +132,7 @@ def job_demand(plan: JobPlan) -> PodDemand:
 class GpuQueueKind(PlatformKind[GpuQueue]):
     """Renders a GpuQueue's Kueue objects and labels the jobs that name it."""
 
-    kind = "GpuQueue"
     category = "queue"
-    model = GpuQueue
     title = "GPU quota on a node pool (Kueue ClusterQueue, LocalQueues, ResourceFlavor)"
     default_namespace = None
 

@@ -70,7 +70,6 @@ class RedisBackend(PlatformResource):
 class RedisBackendKind(BackendKind[RedisBackend]):
     """Renders a RedisBackend and binds jobs to it."""
 
-    model = RedisBackend
     title = "Redis service for rendezvous (Caffe2 redis backend)"
     local_entrypoint = ("redis-server",)  # the official image's server; Debian's is the same
 

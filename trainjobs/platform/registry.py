@@ -12,10 +12,11 @@ builds pydantic models, and a stack of one TFJob needs none of them.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from trainjobs._lazy import LazyTable, Line
 
 if TYPE_CHECKING:
     from trainjobs.platform.base import Category, PlatformKind
@@ -24,7 +25,7 @@ __all__ = ["PLATFORM", "PlatformPlugin", "PlatformRegistry"]
 
 
 @dataclass(frozen=True)
-class PlatformPlugin:
+class PlatformPlugin(Line["PlatformKind"]):
     """Where a platform kind is, known before it is imported.
 
     Attributes:
@@ -36,49 +37,36 @@ class PlatformPlugin:
     kind: str
     category: Category
     module: str
+    attribute = "KIND"
+    registry = "trainjobs/platform/registry.py"
 
-    def load(self) -> PlatformKind:
-        """Import the module; its ``KIND``, which must be what this line says."""
-        plugin: PlatformKind = importlib.import_module(self.module).KIND
-        if (plugin.kind, plugin.category) != (self.kind, self.category):
-            # A bug in this file, not in the user's input: the line and its module disagree.
-            raise RuntimeError(
-                f"the registry line {self} does not match {self.module}.KIND, which is "
-                f"{(plugin.kind, plugin.category)}; fix the line in trainjobs/platform/registry.py"
-            )
-        return plugin
+    def says(self) -> tuple[Any, ...]:
+        return (self.kind, self.category)
+
+    def declared(self, plugin: PlatformKind) -> tuple[Any, ...]:
+        return (plugin.kind, plugin.category)
 
 
 class PlatformRegistry:
     """Platform kinds by kind name.
 
-    Accepts kinds already imported (a :class:`PlatformKind`) or to be imported on first
-    use (a :class:`PlatformPlugin`). ``kinds`` imports nothing; ``by_kind`` imports the
-    one kind asked for; iterating imports them all.
+    Holds each kind as a :class:`PlatformPlugin` line, imported on first use. ``kinds``
+    imports nothing; ``by_kind`` imports the one kind asked for; iterating imports them
+    all.
     """
 
-    def __init__(self, plugins: Iterable[PlatformKind | PlatformPlugin]) -> None:
-        self._by_kind: dict[str, PlatformKind | PlatformPlugin] = {}
+    def __init__(self, plugins: Iterable[PlatformPlugin]) -> None:
+        self._by_kind: LazyTable[str, PlatformKind] = LazyTable("platform kind")
         self._category: dict[str, Category] = {}
         for plugin in plugins:
-            if plugin.kind in self._by_kind:
-                raise ValueError(f"platform kind {plugin.kind!r} is registered twice")
-            self._by_kind[plugin.kind] = plugin
+            self._by_kind.add(plugin.kind, plugin)
             self._category[plugin.kind] = plugin.category
 
-    def _load(self, kind: str) -> PlatformKind:
-        plugin = self._by_kind[kind]
-        if isinstance(plugin, PlatformPlugin):
-            loaded = plugin.load()
-            self._by_kind[kind] = loaded
-            return loaded
-        return plugin
-
     def __iter__(self) -> Iterator[PlatformKind]:
-        return iter([self._load(kind) for kind in self._by_kind])
+        return iter(self._by_kind)
 
     def by_kind(self, kind: str) -> PlatformKind | None:
-        return self._load(kind) if kind in self._by_kind else None
+        return self._by_kind.get(kind)
 
     def kinds(self, category: Category | None = None) -> list[str]:
         """Kind names, optionally of one category, for error hints."""

@@ -161,7 +161,6 @@ class Trainer(PlatformResource):
 class TrainerKind(OperatorKind[Trainer]):
     """Renders the Kubeflow Trainer v2.3.0 install."""
 
-    model = Trainer
     title = f"Kubeflow Trainer {VERSION} (TrainJob, ClusterTrainingRuntime) with JobSet"
     default_namespace = "kubeflow-system"
     job_target = "trainer"

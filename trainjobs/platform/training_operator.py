@@ -198,7 +198,6 @@ class TrainingOperator(PlatformResource):
 class TrainingOperatorKind(OperatorKind[TrainingOperator]):
     """Renders the Training Operator v1 install."""
 
-    model = TrainingOperator
     title = "Kubeflow Training Operator v1 (TFJob, PyTorchJob, XGBoostJob, MPIJob v1 …)"
     default_namespace = "kubeflow"
     version = "v1.9.4 or v1.8.1"

@@ -86,9 +86,7 @@ def job_of(manifest: Mapping[str, Any]) -> str:
     ``pods`` target) puts on them.
     """
     meta = manifest.get("metadata") or {}
-    api_version, kind = manifest.get("apiVersion"), manifest.get("kind")
-    known_kind = isinstance(api_version, str) and isinstance(kind, str)
-    if known_kind and REGISTRY.by_kind(str(api_version), str(kind)) is not None:
+    if REGISTRY.of_document(manifest) is not None:
         return str(meta.get("name", ""))
     template = (manifest.get("spec") or {}).get("template") or {}
     for labels in (meta.get("labels"), (template.get("metadata") or {}).get("labels")):

@@ -316,7 +316,7 @@ def parse_entry(
     placeholders = _placeholder_findings(body, path, source)
     if placeholders:
         return Parsed(findings=placeholders)
-    definer = _definer(body)
+    definer = REGISTRY.of_document(body, defining=True)
     if _is_platform(body):
         parsed = _parse_platform(body, path, source)
         got: Expect = parsed.platform[0].plugin.category if parsed.platform else "job"
@@ -341,14 +341,6 @@ def parse_entry(
             ]
         )
     return parsed
-
-
-def _definer(body: Mapping[str, Any]) -> Framework[Any] | None:
-    """The framework whose definition kinds include the document's kind, or None."""
-    api_version, kind = body.get("apiVersion"), body.get("kind")
-    if not isinstance(api_version, str) or not isinstance(kind, str):
-        return None
-    return REGISTRY.defining(api_version, kind)
 
 
 def _parse_definition(
@@ -433,14 +425,9 @@ def _parse_job_document(
             findings += _located(
                 findings_from_validation_error(exc, JobOptions), source, f"{path}.{OPTIONS_KEY}"
             )
-    api_version, kind = body.get("apiVersion"), body.get("kind")
-    framework = (
-        REGISTRY.by_kind(api_version, kind)
-        if isinstance(api_version, str) and isinstance(kind, str)
-        else None
-    )
+    framework = REGISTRY.of_document(body)
     if framework is None:
-        findings.append(_unknown_kind(api_version, kind, path, source))
+        findings.append(_unknown_kind(body.get("apiVersion"), body.get("kind"), path, source))
         return [], findings
     try:
         job = framework.model.model_validate(body)

@@ -8,8 +8,9 @@ from typing import Any
 
 from trainjobs.check.crd_schema import schema_for
 from trainjobs.check.rules.model import RuleContext, Violation
-from trainjobs.check.rules.sites import MISSING, PodSite, framework_of, get_path
+from trainjobs.check.rules.sites import MISSING, PodSite, get_path
 from trainjobs.errors import NO_VALUE
+from trainjobs.frameworks.registry import REGISTRY
 
 __all__ = ["restart_always", "restart_framework", "restart_workload", "ttl_unset"]
 
@@ -93,7 +94,7 @@ def ttl_unset(manifest: Mapping[str, Any], ctx: RuleContext) -> Iterator[Violati
     kind = str(manifest.get("kind"))
     if (manifest.get("apiVersion"), kind) == ("batch/v1", "Job"):
         path = "spec.ttlSecondsAfterFinished"
-    elif framework_of(manifest) is not None and _supports_run_policy_ttl(
+    elif REGISTRY.of_document(manifest) is not None and _supports_run_policy_ttl(
         str(manifest.get("apiVersion")), kind
     ):
         path = _RUN_POLICY_TTL

@@ -29,7 +29,6 @@ __all__ = [
     "PodSite",
     "carries_pods",
     "containers",
-    "framework_of",
     "get_path",
     "join",
     "per_pod",
@@ -158,14 +157,6 @@ def carries_pods(api_version: str, kind: str) -> bool:
     return (api_version, kind) in _TEMPLATE_AT or REGISTRY.by_kind(api_version, kind) is not None
 
 
-def framework_of(manifest: Mapping[str, Any]) -> Framework[Any] | None:
-    """The framework whose custom resource this is, or None."""
-    api_version, kind = manifest.get("apiVersion"), manifest.get("kind")
-    if not isinstance(api_version, str) or not isinstance(kind, str):
-        return None
-    return REGISTRY.by_kind(api_version, kind)
-
-
 def _site(
     obj: Mapping[str, Any], path: str, owner: tuple[str, str], **extra: Any
 ) -> PodSite | None:
@@ -210,7 +201,7 @@ def pod_sites(manifest: Mapping[str, Any]) -> list[PodSite]:
     if path is not None:
         site = _site(manifest, path, owner)
         return [site] if site is not None else []
-    framework = framework_of(manifest)
+    framework = REGISTRY.of_document(manifest)
     if framework is not None:
         return _custom_resource_sites(manifest, framework)
     return []

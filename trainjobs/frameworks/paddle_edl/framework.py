@@ -222,7 +222,6 @@ class PaddleEdl(Framework[TrainingJob]):
     name = "paddle-edl"
     title = "PaddlePaddle EDL (TrainingJob)"
     kind = KindRef("paddlepaddle.org/v1", "TrainingJob", "trainingjobs", short_names=("tj",))
-    model = TrainingJob
     legacy = True
     operator = "EDL controller (PaddlePaddle/edl, Go, 2018)"
     crd_generated = True

@@ -78,7 +78,6 @@ class GpuNodePoolKind(PlatformKind[GpuNodePool]):
     """Renders a GpuNodePool and places jobs on it."""
 
     category = "nodePool"
-    model = GpuNodePool
     title = "GPU node pool (karpenter, static, gke, eks, aks) and job placement"
     default_namespace = None
 
