@@ -7,7 +7,7 @@ from typing import Any
 from tests.support.expand import expand_pods
 from trainjobs.check import crd_schema, run
 from trainjobs.errors import Finding, Severity
-from trainjobs.frameworks.kubeflow_v1 import KubeflowV1Framework, V1Job
+from trainjobs.frameworks.kubeflow_v1 import KubeflowV1Framework, ReplicaJob
 from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.yamlio import dump_all
 from trainjobs.render import Rendering
@@ -55,7 +55,7 @@ def job(fw: KubeflowV1Framework[Any], specs: dict[str, Any], name: str, **spec: 
     return fw.model.model_validate(document(fw, specs, name, **spec))
 
 
-def objects(fw: KubeflowV1Framework[Any], job: V1Job) -> dict[tuple[str, str], Manifest]:
+def objects(fw: KubeflowV1Framework[Any], job: ReplicaJob) -> dict[tuple[str, str], Manifest]:
     """The pods target's objects by (kind, name)."""
     return {(o["kind"], o["metadata"]["name"]): o for o in expand_pods(fw, fw.default(job))}
 
@@ -66,12 +66,12 @@ def env(pod: Manifest, container: int = 0) -> list[dict[str, Any]]:
     return entries
 
 
-def lines(fw: KubeflowV1Framework[Any], job: V1Job) -> list[str]:
+def lines(fw: KubeflowV1Framework[Any], job: ReplicaJob) -> list[str]:
     """The framework's findings for the defaulted job, as a terminal prints them."""
     return [f.render() for f in fw.validate(fw.default(job))]
 
 
-def crd_problems(fw: KubeflowV1Framework[Any], job: V1Job) -> list[Any]:
+def crd_problems(fw: KubeflowV1Framework[Any], job: ReplicaJob) -> list[Any]:
     """Problems of the operator target's output against the shipped CRD of its kind.
 
     Fails when no CRD is found, so an empty list means "checked and clean".

@@ -45,6 +45,7 @@ __all__ = [
     "MANAGED_BY_VALUES",
     "KubeflowV1Framework",
     "LegacyRunPolicy",
+    "ReplicaJob",
     "ReplicaSpec",
     "RunPolicy",
     "SchedulingPolicy",
@@ -185,11 +186,9 @@ class V1JobSpec(K8sModel):
     run_policy: RunPolicy | None = Field(default=None, description="Run and clean-up policy.")
 
 
-class V1Job(JobResource):
-    """A kubeflow.org/v1 job; subclasses give ``kind`` its Literal and ``spec`` its kind's
-    model (and a kind served under another group, ``api_version`` its own)."""
-
-    api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
+class ReplicaJob(JobResource):
+    """A job of this engine: a map of replica types in ``spec``, whatever its group.
+    Subclasses give ``apiVersion`` and ``kind`` their Literals and ``spec`` its model."""
 
     replica_field: ClassVar[str]
     """Python name of the replica map field of ``spec``, e.g. ``tf_replica_specs``: the one
@@ -198,7 +197,10 @@ class V1Job(JobResource):
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
-        cls.replica_field = _replica_field(cls.model_fields["spec"].annotation)
+        field = cls.model_fields.get("spec")
+        spec = None if field is None else field.annotation
+        if isinstance(spec, type) and issubclass(spec, K8sModel):  # not a base's ``Any``
+            cls.replica_field = _replica_field(spec)
 
     @property
     def replica_specs(self) -> dict[str, ReplicaSpec]:
@@ -219,6 +221,12 @@ class V1Job(JobResource):
         """``spec.runPolicy``, None when unset."""
         policy: LegacyRunPolicy | None = self.spec.run_policy  # type: ignore[attr-defined]
         return policy
+
+
+class V1Job(ReplicaJob):
+    """A kubeflow.org/v1 job (the Training Operator's kinds)."""
+
+    api_version: Literal["kubeflow.org/v1"] = "kubeflow.org/v1"
 
 
 def replica_name(job: str, rtype: str, index: int) -> str:
@@ -296,8 +304,8 @@ V1_CONTROLLER_RULES = frozenset(
     }
 )
 
-V1JobT = TypeVar("V1JobT", bound=V1Job)
-"""The Kubeflow v1 kind a framework of this engine reads."""
+V1JobT = TypeVar("V1JobT", bound=ReplicaJob)
+"""The kind a framework of this engine reads."""
 
 
 class KubeflowV1Framework(Framework[V1JobT]):

@@ -40,9 +40,9 @@ from trainjobs.frameworks.kubeflow_v1 import (
     LABEL_REPLICA_INDEX,
     LABEL_REPLICA_TYPE,
     KubeflowV1Framework,
+    ReplicaJob,
     ReplicaSpec,
     RunPolicy,
-    V1Job,
     env_var,
 )
 from trainjobs.plan import SuccessPolicy
@@ -91,11 +91,10 @@ class MSJobV2Spec(K8sModel):
     )
 
 
-class MSJobV2(V1Job):
+class MSJobV2(ReplicaJob):
     """A 2022 MSJob exactly as mindspore.gitee.com/v1 accepts it."""
 
-    # The one kind of the v1 engine outside kubeflow.org: its group replaces V1Job's.
-    api_version: Literal["mindspore.gitee.com/v1"] = "mindspore.gitee.com/v1"  # type: ignore[assignment]
+    api_version: Literal["mindspore.gitee.com/v1"] = "mindspore.gitee.com/v1"
     kind: Literal["MSJob"] = "MSJob"
     spec: MSJobV2Spec
 
