@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from trainjobs.check.k8s_schema import problems
 from trainjobs.platform.install import (
-    Rule,
+    PolicyRule,
     cluster_role,
     cluster_role_binding,
     crd,
@@ -16,8 +16,8 @@ from trainjobs.platform.install import (
 )
 
 RULES = (
-    Rule(("",), ("pods",), ("get", "list", "watch")),
-    Rule(("",), ("pods/exec",), ("create",), resource_names=("pi-worker-0",)),
+    PolicyRule(("",), ("pods",), ("get", "list", "watch")),
+    PolicyRule(("",), ("pods/exec",), ("create",), resource_names=("pi-worker-0",)),
 )
 
 

@@ -10,7 +10,7 @@ from tests.support.paths import EXAMPLES
 from trainjobs.check import run
 from trainjobs.errors import SpecError
 from trainjobs.platform import API_VERSION, PLATFORM
-from trainjobs.platform.install import Rule
+from trainjobs.platform.install import PolicyRule
 from trainjobs.platform.mpi_operator import MPIOperatorKind
 from trainjobs.platform.operator import GangScheduler
 from trainjobs.platform.training_operator import TrainingOperatorKind
@@ -145,9 +145,9 @@ def test_mpi_operator_grants_no_wildcard_unless_asked() -> None:
 
 
 def test_rule_wildcards_and_url_rules() -> None:
-    assert Rule(("",), ("pods",), ("*",)).is_wildcard
-    assert not Rule(("",), ("pods",), ("get",)).is_wildcard
-    assert Rule.urls(("/metrics",), ("get",)).to_manifest() == {
+    assert PolicyRule(("",), ("pods",), ("*",)).is_wildcard
+    assert not PolicyRule(("",), ("pods",), ("get",)).is_wildcard
+    assert PolicyRule.urls(("/metrics",), ("get",)).to_manifest() == {
         "nonResourceURLs": ["/metrics"],
         "verbs": ["get"],
     }

@@ -18,7 +18,7 @@ from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.data import Manifest
 from trainjobs.platform import install
 from trainjobs.platform.base import PlatformResource
-from trainjobs.platform.install import Rule
+from trainjobs.platform.install import PolicyRule
 from trainjobs.platform.workload import (
     NONROOT_UID,
     Resources,
@@ -57,7 +57,7 @@ class LegacyOperator:
     app: str
     framework: str
     lock: str
-    rules: tuple[Rule, ...]
+    rules: tuple[PolicyRule, ...]
 
     def manifests(
         self,
@@ -75,8 +75,8 @@ class LegacyOperator:
         labels = component_labels(self.app, resource, "operator")
         lock_rules = (
             # Create cannot be limited by name; reading and renewing the lock can.
-            Rule(("",), ("endpoints",), ("create",)),
-            Rule(("",), ("endpoints",), ("get", "update"), resource_names=(self.lock,)),
+            PolicyRule(("",), ("endpoints",), ("create",)),
+            PolicyRule(("",), ("endpoints",), ("get", "update"), resource_names=(self.lock,)),
         )
         lock_role = f"{name}-leader-election"
         pod_container = {

@@ -28,16 +28,16 @@ from trainjobs.errors import Finding
 from trainjobs.k8s.data import Manifest
 from trainjobs.platform._legacy_operator import LegacyOperator, LegacyOperatorSpec
 from trainjobs.platform.base import Category, PlatformKind, PlatformResource
-from trainjobs.platform.install import Rule
+from trainjobs.platform.install import PolicyRule
 
 __all__ = ["KIND", "RULES", "Caffe2Operator", "Caffe2OperatorKind", "Caffe2OperatorSpec"]
 
 LOCK = "caffe2-operator"
 """The leader-election Endpoints name the binary hard-codes."""
 RULES = (
-    Rule(("kubeflow.org",), ("caffe2jobs",), ("get", "list", "watch", "update")),
-    Rule(("",), ("pods",), ("list", "watch", "create", "patch")),
-    Rule(("",), ("events",), ("create", "patch")),
+    PolicyRule(("kubeflow.org",), ("caffe2jobs",), ("get", "list", "watch", "update")),
+    PolicyRule(("",), ("pods",), ("list", "watch", "create", "patch")),
+    PolicyRule(("",), ("events",), ("create", "patch")),
 )
 """What the controller does in every namespace; nothing more."""
 

@@ -29,16 +29,9 @@ from pydantic import Field
 from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.data import Manifest
+from trainjobs.platform import install
 from trainjobs.platform.base import PlatformKind, PlatformResource
-from trainjobs.platform.install import (
-    Rule,
-    cluster_role,
-    cluster_role_binding,
-    crd,
-    deployment,
-    namespace,
-    service_account,
-)
+from trainjobs.platform.install import PolicyRule
 from trainjobs.platform.workload import (
     Resources,
     component_labels,
@@ -67,12 +60,12 @@ NOBODY = 65534
 
 EDL = REGISTRY.named("paddle-edl")
 
-RULES: tuple[Rule, ...] = (
-    Rule((EDL.kind.group,), (EDL.kind.plural,), ("list", "watch")),
-    Rule(("apps", "extensions"), ("replicasets",), ("create",)),
-    Rule(("batch",), ("jobs",), ("create", "get", "update")),
-    Rule(("",), ("nodes",), ("list",)),
-    Rule(("",), ("pods",), ("list",)),
+RULES: tuple[PolicyRule, ...] = (
+    PolicyRule((EDL.kind.group,), (EDL.kind.plural,), ("list", "watch")),
+    PolicyRule(("apps", "extensions"), ("replicasets",), ("create",)),
+    PolicyRule(("batch",), ("jobs",), ("create", "get", "update")),
+    PolicyRule(("",), ("nodes",), ("list",)),
+    PolicyRule(("",), ("pods",), ("list",)),
 )
 """What the controller calls, and nothing else (seed-systems.md §3.7, derived)."""
 
@@ -147,14 +140,14 @@ class EdlControllerKind(PlatformKind[EdlController]):
             "automountServiceAccountToken": True,
             "containers": [container],
         }
-        objects = [namespace(ns, labels)] if spec.create_namespace else []
+        objects = [install.namespace(ns, labels)] if spec.create_namespace else []
         return [
             *objects,
-            crd(EDL.crd_file, labels),
-            service_account(name, ns, labels),
-            cluster_role(name, RULES, labels),
-            cluster_role_binding(name, name, name, ns, labels),
-            deployment(name, ns, selector, pod, labels=labels),
+            install.crd(EDL.crd_file, labels),
+            install.service_account(name, ns, labels),
+            install.cluster_role(name, RULES, labels),
+            install.cluster_role_binding(name, name, name, ns, labels),
+            install.deployment(name, ns, selector, pod, labels=labels),
         ]
 
     def outputs(self, resource: PlatformResource) -> dict[str, str]:

@@ -3,7 +3,7 @@
 Every operator kind (Training Operator, MPI Operator, Trainer, the seed
 controllers) is a Namespace, CRDs, a ServiceAccount, RBAC and a Deployment;
 these functions build them the same way so each kind states only what differs.
-RBAC rules are typed (:class:`Rule`) so a check can prove no install grants a
+RBAC rules are typed (:class:`PolicyRule`) so a check can prove no install grants a
 wildcard.
 """
 
@@ -18,7 +18,7 @@ from trainjobs.k8s.data import Manifest, deep_copy
 
 __all__ = [
     "WILDCARD",
-    "Rule",
+    "PolicyRule",
     "Webhook",
     "aggregated_cluster_role",
     "cluster_role",
@@ -44,7 +44,7 @@ WILDCARD = "*"
 
 
 @dataclass(frozen=True)
-class Rule:
+class PolicyRule:
     """One RBAC policy rule: these verbs on these resources of these API groups."""
 
     api_groups: tuple[str, ...]
@@ -54,7 +54,7 @@ class Rule:
     non_resource_urls: tuple[str, ...] = ()
 
     @classmethod
-    def urls(cls, urls: tuple[str, ...], verbs: tuple[str, ...]) -> Rule:
+    def urls(cls, urls: tuple[str, ...], verbs: tuple[str, ...]) -> PolicyRule:
         """A rule over non-resource URLs (``/metrics``) instead of API resources."""
         return cls((), (), verbs, non_resource_urls=urls)
 
@@ -76,7 +76,7 @@ class Rule:
         return out
 
 
-def merge_rules(rules: Sequence[Rule]) -> list[Rule]:
+def merge_rules(rules: Sequence[PolicyRule]) -> list[PolicyRule]:
     """One rule per (groups, resources, names): verbs unioned and sorted, rules sorted
     by group then resource, as controller-gen writes a role from its markers."""
     verbs: dict[tuple[tuple[str, ...], ...], set[str]] = {}
@@ -84,7 +84,7 @@ def merge_rules(rules: Sequence[Rule]) -> list[Rule]:
         key = (rule.api_groups, rule.resources, rule.resource_names, rule.non_resource_urls)
         verbs.setdefault(key, set()).update(rule.verbs)
     return [
-        Rule(groups, resources, tuple(sorted(granted)), names, urls)
+        PolicyRule(groups, resources, tuple(sorted(granted)), names, urls)
         for (groups, resources, names, urls), granted in sorted(verbs.items())
     ]
 
@@ -137,7 +137,7 @@ def service_account(name: str, ns: str, labels: Mapping[str, str] = {}) -> Manif
 
 
 def _role(
-    kind: str, name: str, ns: str | None, rules: Sequence[Rule], labels: Mapping[str, str]
+    kind: str, name: str, ns: str | None, rules: Sequence[PolicyRule], labels: Mapping[str, str]
 ) -> Manifest:
     return {
         "apiVersion": "rbac.authorization.k8s.io/v1",
@@ -147,7 +147,9 @@ def _role(
     }
 
 
-def cluster_role(name: str, rules: Sequence[Rule], labels: Mapping[str, str] = {}) -> Manifest:
+def cluster_role(
+    name: str, rules: Sequence[PolicyRule], labels: Mapping[str, str] = {}
+) -> Manifest:
     return _role("ClusterRole", name, None, rules, labels)
 
 
@@ -164,7 +166,9 @@ def aggregated_cluster_role(
     }
 
 
-def role(name: str, ns: str, rules: Sequence[Rule], labels: Mapping[str, str] = {}) -> Manifest:
+def role(
+    name: str, ns: str, rules: Sequence[PolicyRule], labels: Mapping[str, str] = {}
+) -> Manifest:
     return _role("Role", name, ns, rules, labels)
 
 

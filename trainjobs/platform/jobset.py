@@ -25,25 +25,9 @@ from typing import Any, Literal
 from pydantic import Field
 
 from trainjobs.k8s.data import Manifest, deep_copy
+from trainjobs.platform import install
 from trainjobs.platform.base import PlatformResource
-from trainjobs.platform.install import (
-    Rule,
-    Webhook,
-    cluster_role,
-    cluster_role_binding,
-    config_map,
-    crd,
-    deployment,
-    namespace,
-    role,
-    role_binding,
-    secret,
-    service,
-    service_account,
-    webhook_cert_mount,
-    webhook_cert_volume,
-    webhook_configuration,
-)
+from trainjobs.platform.install import PolicyRule, Webhook
 from trainjobs.platform.operator import OperatorKind, OperatorSpec
 
 __all__ = ["DEFAULT_IMAGE", "JobSet", "JobSetKind", "JobSetSpec", "jobset_objects"]
@@ -78,23 +62,23 @@ ELECTION_VERBS = ("get", "list", "watch", "create", "update", "patch", "delete")
 IN_JOBSET = {"matchExpressions": [{"key": "jobset.sigs.k8s.io/jobset-name", "operator": "Exists"}]}
 
 
-def _manager_rules() -> list[Rule]:
+def _manager_rules() -> list[PolicyRule]:
     return [
-        Rule(("",), ("nodes",), ("get", "list", "watch")),
-        Rule(("",), ("persistentvolumeclaims",), ("create", "get", "list", "watch")),
-        Rule(("",), ("pods",), ("delete", "get", "list", "patch", "update", "watch")),
-        Rule(("",), ("services",), ALL_VERBS),
-        Rule(("", "events.k8s.io"), ("events",), ("create", "patch", "update", "watch")),
-        Rule(
+        PolicyRule(("",), ("nodes",), ("get", "list", "watch")),
+        PolicyRule(("",), ("persistentvolumeclaims",), ("create", "get", "list", "watch")),
+        PolicyRule(("",), ("pods",), ("delete", "get", "list", "patch", "update", "watch")),
+        PolicyRule(("",), ("services",), ALL_VERBS),
+        PolicyRule(("", "events.k8s.io"), ("events",), ("create", "patch", "update", "watch")),
+        PolicyRule(
             ("admissionregistration.k8s.io",),
             ("mutatingwebhookconfigurations", "validatingwebhookconfigurations"),
             ("get", "list", "update", "watch"),
         ),
-        Rule(("batch",), ("jobs",), ALL_VERBS),
-        Rule(("batch",), ("jobs/status",), ("get", "patch", "update")),
-        Rule(("jobset.x-k8s.io",), ("jobsets",), ALL_VERBS),
-        Rule(("jobset.x-k8s.io",), ("jobsets/finalizers",), ("update",)),
-        Rule(("jobset.x-k8s.io",), ("jobsets/status",), ("get", "patch", "update")),
+        PolicyRule(("batch",), ("jobs",), ALL_VERBS),
+        PolicyRule(("batch",), ("jobs/status",), ("get", "patch", "update")),
+        PolicyRule(("jobset.x-k8s.io",), ("jobsets",), ALL_VERBS),
+        PolicyRule(("jobset.x-k8s.io",), ("jobsets/finalizers",), ("update",)),
+        PolicyRule(("jobset.x-k8s.io",), ("jobsets/status",), ("get", "patch", "update")),
     ]
 
 
@@ -137,7 +121,7 @@ def _pod_spec(image: str, resources: dict[str, dict[str, str | int]]) -> dict[st
                 "name": "manager-config",
                 "subPath": "controller_manager_config.yaml",
             },
-            webhook_cert_mount(),
+            install.webhook_cert_mount(),
         ],
     }
     return {
@@ -147,7 +131,7 @@ def _pod_spec(image: str, resources: dict[str, dict[str, str | int]]) -> dict[st
         "terminationGracePeriodSeconds": 10,
         "volumes": [
             {"configMap": {"name": "jobset-manager-config"}, "name": "manager-config"},
-            webhook_cert_volume(CERT_SECRET),
+            install.webhook_cert_volume(CERT_SECRET),
         ],
     }
 
@@ -170,7 +154,7 @@ def _webhooks(ns: str) -> list[Manifest]:
         pod_hook("vpod.kb.io", "/validate--v1-pod"),
     ]
     return [
-        webhook_configuration(
+        install.webhook_configuration(
             "MutatingWebhookConfiguration",
             "jobset-mutating-webhook-configuration",
             WEBHOOK_SERVICE,
@@ -178,7 +162,7 @@ def _webhooks(ns: str) -> list[Manifest]:
             mutating,
             COMMON,
         ),
-        webhook_configuration(
+        install.webhook_configuration(
             "ValidatingWebhookConfiguration",
             "jobset-validating-webhook-configuration",
             WEBHOOK_SERVICE,
@@ -197,53 +181,59 @@ def jobset_objects(
     """Every object of the JobSet v0.12.0 install in namespace ``ns`` (no Namespace);
     ``resources`` None: the controller gets upstream's."""
     election = [
-        Rule(("",), ("configmaps",), ELECTION_VERBS),
-        Rule(("coordination.k8s.io",), ("leases",), ELECTION_VERBS),
-        Rule(("",), ("events",), ("create", "patch")),
+        PolicyRule(("",), ("configmaps",), ELECTION_VERBS),
+        PolicyRule(("coordination.k8s.io",), ("leases",), ELECTION_VERBS),
+        PolicyRule(("",), ("events",), ("create", "patch")),
     ]
-    secrets = [Rule(("",), ("secrets",), ("get", "list", "update", "watch"))]
+    secrets = [PolicyRule(("",), ("secrets",), ("get", "list", "update", "watch"))]
     proxy = [
-        Rule(("authentication.k8s.io",), ("tokenreviews",), ("create",)),
-        Rule(("authorization.k8s.io",), ("subjectaccessreviews",), ("create",)),
+        PolicyRule(("authentication.k8s.io",), ("tokenreviews",), ("create",)),
+        PolicyRule(("authorization.k8s.io",), ("subjectaccessreviews",), ("create",)),
     ]
     return [
-        crd(CRD_FILE, COMMON, conversion=(WEBHOOK_SERVICE, ns, "/convert")),
-        service_account(MANAGER, ns, RBAC),
-        role("jobset-leader-election-role", ns, election, RBAC),
-        role("jobset-manager-secrets-role", ns, secrets, RBAC),
-        cluster_role("jobset-manager-role", _manager_rules(), COMMON),
-        cluster_role("jobset-metrics-reader", [Rule.urls(("/metrics",), ("get",))], OWNED),
-        cluster_role("jobset-proxy-role", proxy, OWNED),
-        role_binding(
+        install.crd(CRD_FILE, COMMON, conversion=(WEBHOOK_SERVICE, ns, "/convert")),
+        install.service_account(MANAGER, ns, RBAC),
+        install.role("jobset-leader-election-role", ns, election, RBAC),
+        install.role("jobset-manager-secrets-role", ns, secrets, RBAC),
+        install.cluster_role("jobset-manager-role", _manager_rules(), COMMON),
+        install.cluster_role(
+            "jobset-metrics-reader", [PolicyRule.urls(("/metrics",), ("get",))], OWNED
+        ),
+        install.cluster_role("jobset-proxy-role", proxy, OWNED),
+        install.role_binding(
             "jobset-leader-election-rolebinding", ns, "jobset-leader-election-role", MANAGER, RBAC
         ),
-        role_binding(
+        install.role_binding(
             "jobset-manager-secrets-rolebinding", ns, "jobset-manager-secrets-role", MANAGER, RBAC
         ),
-        cluster_role_binding(
+        install.cluster_role_binding(
             "jobset-manager-rolebinding", "jobset-manager-role", MANAGER, ns, RBAC
         ),
-        cluster_role_binding(
+        install.cluster_role_binding(
             "jobset-metrics-reader-rolebinding", "jobset-metrics-reader", MANAGER, ns, COMMON
         ),
-        cluster_role_binding("jobset-proxy-rolebinding", "jobset-proxy-role", MANAGER, ns, OWNED),
-        config_map("jobset-manager-config", ns, {"controller_manager_config.yaml": CONFIG}, COMMON),
-        secret(CERT_SECRET, ns, labels=COMMON, secret_type=None),
-        service(
+        install.cluster_role_binding(
+            "jobset-proxy-rolebinding", "jobset-proxy-role", MANAGER, ns, OWNED
+        ),
+        install.config_map(
+            "jobset-manager-config", ns, {"controller_manager_config.yaml": CONFIG}, COMMON
+        ),
+        install.secret(CERT_SECRET, ns, labels=COMMON, secret_type=None),
+        install.service(
             "jobset-controller-manager-metrics-service",
             ns,
             [{"name": "https", "port": 8443, "protocol": "TCP", "targetPort": 8443}],
             SELECTOR,
             labels=SELECTOR,
         ),
-        service(
+        install.service(
             WEBHOOK_SERVICE,
             ns,
             [{"port": 443, "protocol": "TCP", "targetPort": 9443}],
             SELECTOR,
             labels={**OWNED, "app.kubernetes.io/component": "webhook"},
         ),
-        deployment(
+        install.deployment(
             MANAGER,
             ns,
             SELECTOR,
@@ -278,7 +268,9 @@ class JobSetKind(OperatorKind[JobSet]):
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
         spec = self.document(resource).spec
         ns = self.required_namespace(resource)
-        head = [namespace(ns, {**OWNED, **SELECTOR, "app.kubernetes.io/component": "manager"})]
+        head = [
+            install.namespace(ns, {**OWNED, **SELECTOR, "app.kubernetes.io/component": "manager"})
+        ]
         objects = jobset_objects(ns, spec.image or DEFAULT_IMAGE, spec.resources)
         return [*head, *objects] if spec.create_namespace else objects
 

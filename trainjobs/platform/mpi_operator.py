@@ -21,18 +21,9 @@ from pydantic import Field
 
 from trainjobs.errors import Finding
 from trainjobs.k8s.data import Manifest
+from trainjobs.platform import install
 from trainjobs.platform.base import PlatformResource
-from trainjobs.platform.install import (
-    WILDCARD,
-    Rule,
-    aggregated_cluster_role,
-    cluster_role,
-    cluster_role_binding,
-    crd,
-    deployment,
-    namespace,
-    service_account,
-)
+from trainjobs.platform.install import WILDCARD, PolicyRule
 from trainjobs.platform.operator import (
     GangScheduler,
     OperatorKind,
@@ -114,33 +105,41 @@ class MPIOperatorKind(OperatorKind[MPIOperator]):
             *gang_prerequisite(self.document(resource).spec.gang_scheduler),
         ]
 
-    def rules(self, resource: PlatformResource) -> list[Rule]:
+    def rules(self, resource: PlatformResource) -> list[PolicyRule]:
         """The ClusterRole ``mpi-operator``: upstream's, or only what v0.8 calls."""
         upstream = self.document(resource).spec.rbac == "upstream"
         every = (WILDCARD,)
         common = [
-            Rule(
+            PolicyRule(
                 ("",), ("configmaps", "secrets", "services"), ("create", "list", "watch", "update")
             ),
-            Rule(("",), ("pods",), ("create", "get", "list", "watch", "delete", "update", "patch")),
-            Rule(("",), ("pods/exec",), ("create",)),
-            Rule(("",), ("endpoints",), ("create", "get", "update")),
-            Rule(("",), ("events",), ("create", "patch")),
-            Rule(("batch",), ("jobs",), ("create", "list", "update", "watch")),
-            Rule(("apiextensions.k8s.io",), ("customresourcedefinitions",), ("create", "get")),
+            PolicyRule(
+                ("",), ("pods",), ("create", "get", "list", "watch", "delete", "update", "patch")
+            ),
+            PolicyRule(("",), ("pods/exec",), ("create",)),
+            PolicyRule(("",), ("endpoints",), ("create", "get", "update")),
+            PolicyRule(("",), ("events",), ("create", "patch")),
+            PolicyRule(("batch",), ("jobs",), ("create", "list", "update", "watch")),
+            PolicyRule(
+                ("apiextensions.k8s.io",), ("customresourcedefinitions",), ("create", "get")
+            ),
         ]
-        priority = Rule(("scheduling.k8s.io",), ("priorityclasses",), ("get", "list", "watch"))
+        priority = PolicyRule(
+            ("scheduling.k8s.io",), ("priorityclasses",), ("get", "list", "watch")
+        )
         if upstream:
             return [
                 *common,
-                Rule(("kubeflow.org",), ("mpijobs", "mpijobs/finalizers", "mpijobs/status"), every),
-                Rule(("coordination.k8s.io",), ("leases",), every),
-                Rule(
+                PolicyRule(
+                    ("kubeflow.org",), ("mpijobs", "mpijobs/finalizers", "mpijobs/status"), every
+                ),
+                PolicyRule(("coordination.k8s.io",), ("leases",), every),
+                PolicyRule(
                     ("scheduling.incubator.k8s.io", "scheduling.sigs.dev", "scheduling.volcano.sh"),
                     ("queues", "podgroups"),
                     every,
                 ),
-                Rule(("scheduling.x-k8s.io",), ("podgroups",), every),
+                PolicyRule(("scheduling.x-k8s.io",), ("podgroups",), every),
                 priority,
             ]
         # The controller lists and watches MPIJobs, writes their status, owns objects
@@ -148,12 +147,14 @@ class MPIOperatorKind(OperatorKind[MPIOperator]):
         podgroup_verbs = ("create", "delete", "get", "list", "update", "watch")
         return [
             *common,
-            Rule(("kubeflow.org",), ("mpijobs",), ("get", "list", "watch", "update", "patch")),
-            Rule(("kubeflow.org",), ("mpijobs/finalizers",), ("update",)),
-            Rule(("kubeflow.org",), ("mpijobs/status",), ("get", "update", "patch")),
-            Rule(("coordination.k8s.io",), ("leases",), ("create", "get", "update")),
-            Rule(("scheduling.volcano.sh",), ("podgroups",), podgroup_verbs),
-            Rule(("scheduling.x-k8s.io",), ("podgroups",), podgroup_verbs),
+            PolicyRule(
+                ("kubeflow.org",), ("mpijobs",), ("get", "list", "watch", "update", "patch")
+            ),
+            PolicyRule(("kubeflow.org",), ("mpijobs/finalizers",), ("update",)),
+            PolicyRule(("kubeflow.org",), ("mpijobs/status",), ("get", "update", "patch")),
+            PolicyRule(("coordination.k8s.io",), ("leases",), ("create", "get", "update")),
+            PolicyRule(("scheduling.volcano.sh",), ("podgroups",), podgroup_verbs),
+            PolicyRule(("scheduling.x-k8s.io",), ("podgroups",), podgroup_verbs),
             priority,
         ]
 
@@ -162,21 +163,21 @@ class MPIOperatorKind(OperatorKind[MPIOperator]):
         ns = self.required_namespace(resource)
         objects: list[Manifest] = []
         if spec.create_namespace:
-            objects.append(namespace(ns, LABELS))
-        objects.append(crd(CRD_FILE, LABELS))
-        objects.append(service_account(NAME, ns, LABELS))
+            objects.append(install.namespace(ns, LABELS))
+        objects.append(install.crd(CRD_FILE, LABELS))
+        objects.append(install.service_account(NAME, ns, LABELS))
         if spec.aggregate_roles:
-            job_rule = Rule(("kubeflow.org",), ("mpijobs", "mpijobs/status"), JOB_VERBS)
-            view_rule = Rule(
+            job_rule = PolicyRule(("kubeflow.org",), ("mpijobs", "mpijobs/status"), JOB_VERBS)
+            view_rule = PolicyRule(
                 ("kubeflow.org",), ("mpijobs", "mpijobs/status"), ("get", "list", "watch")
             )
             objects += [
-                aggregated_cluster_role(
+                install.aggregated_cluster_role(
                     "kubeflow-mpijobs-admin",
                     {f"{AGGREGATE}kubeflow-mpijobs-admin": "true"},
                     {**LABELS, f"{AGGREGATE}kubeflow-admin": "true"},
                 ),
-                cluster_role(
+                install.cluster_role(
                     "kubeflow-mpijobs-edit",
                     [job_rule],
                     {
@@ -185,16 +186,16 @@ class MPIOperatorKind(OperatorKind[MPIOperator]):
                         f"{AGGREGATE}kubeflow-mpijobs-admin": "true",
                     },
                 ),
-                cluster_role(
+                install.cluster_role(
                     "kubeflow-mpijobs-view",
                     [view_rule],
                     {**LABELS, f"{AGGREGATE}kubeflow-view": "true"},
                 ),
             ]
         objects += [
-            cluster_role(NAME, self.rules(resource), LABELS),
-            cluster_role_binding(NAME, NAME, NAME, ns, LABELS),
-            deployment(
+            install.cluster_role(NAME, self.rules(resource), LABELS),
+            install.cluster_role_binding(NAME, NAME, NAME, ns, LABELS),
+            install.deployment(
                 NAME,
                 ns,
                 LABELS,

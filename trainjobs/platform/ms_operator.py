@@ -32,7 +32,7 @@ from trainjobs.errors import Finding, Severity
 from trainjobs.k8s.data import Manifest
 from trainjobs.platform._legacy_operator import LegacyOperator, LegacyOperatorSpec
 from trainjobs.platform.base import Category, PlatformKind, PlatformResource
-from trainjobs.platform.install import Rule
+from trainjobs.platform.install import PolicyRule
 
 __all__ = ["DEFAULT_IMAGE", "KIND", "RULES", "MSOperator", "MSOperatorKind", "MSOperatorSpec"]
 
@@ -48,11 +48,11 @@ CONFIG_FILE = "/etc/config/controller-config-file.yaml"
 """Where the chart mounts the controller config (``config.file``)."""
 LOCK = "ms-operator"
 RULES = (
-    Rule(("kubeflow.org",), ("msjobs",), ("get", "list", "watch")),
-    Rule(("",), ("pods",), ("get", "list", "create", "deletecollection")),
-    Rule(("",), ("services",), ("get", "create", "delete")),
-    Rule(("",), ("configmaps",), ("get", "delete")),
-    Rule(("",), ("events",), ("create", "patch")),
+    PolicyRule(("kubeflow.org",), ("msjobs",), ("get", "list", "watch")),
+    PolicyRule(("",), ("pods",), ("get", "list", "create", "deletecollection")),
+    PolicyRule(("",), ("services",), ("get", "create", "delete")),
+    PolicyRule(("",), ("configmaps",), ("get", "delete")),
+    PolicyRule(("",), ("events",), ("create", "patch")),
 )
 """What the controller does in every namespace; nothing more."""
 

@@ -34,7 +34,7 @@ from trainjobs.k8s.data import Manifest
 from trainjobs.platform import install
 from trainjobs.platform._legacy_operator import LIMITS, REQUESTS
 from trainjobs.platform.base import Category, PlatformKind, PlatformResource
-from trainjobs.platform.install import Rule
+from trainjobs.platform.install import PolicyRule
 from trainjobs.platform.workload import (
     Resources,
     component_labels,
@@ -62,21 +62,21 @@ _ALL_BUT_DELETE_COLLECTION = ("create", "delete", "get", "list", "patch", "updat
 _LOCK_VERBS = ("get", "list", "watch", "create", "update", "patch", "delete")
 
 LEADER_ELECTION_RULES = (
-    Rule(("",), ("configmaps",), _LOCK_VERBS),
-    Rule(("coordination.k8s.io",), ("leases",), _LOCK_VERBS),
-    Rule(("",), ("events",), ("create", "patch")),
+    PolicyRule(("",), ("configmaps",), _LOCK_VERBS),
+    PolicyRule(("coordination.k8s.io",), ("leases",), _LOCK_VERBS),
+    PolicyRule(("",), ("events",), ("create", "patch")),
 )
 MANAGER_RULES = (
-    Rule(("",), ("events",), ("create", "patch")),
-    Rule(("",), ("pods",), _ALL_BUT_DELETE_COLLECTION),
-    Rule(("",), ("services",), ("create", "delete", "get", "list", "watch")),
-    Rule(("mindspore.gitee.com",), ("msjobs",), _ALL_BUT_DELETE_COLLECTION),
-    Rule(("mindspore.gitee.com",), ("msjobs/finalizers",), ("update",)),
-    Rule(("mindspore.gitee.com",), ("msjobs/status",), ("get", "patch", "update")),
+    PolicyRule(("",), ("events",), ("create", "patch")),
+    PolicyRule(("",), ("pods",), _ALL_BUT_DELETE_COLLECTION),
+    PolicyRule(("",), ("services",), ("create", "delete", "get", "list", "watch")),
+    PolicyRule(("mindspore.gitee.com",), ("msjobs",), _ALL_BUT_DELETE_COLLECTION),
+    PolicyRule(("mindspore.gitee.com",), ("msjobs/finalizers",), ("update",)),
+    PolicyRule(("mindspore.gitee.com",), ("msjobs/status",), ("get", "patch", "update")),
 )
 PROXY_RULES = (
-    Rule(("authentication.k8s.io",), ("tokenreviews",), ("create",)),
-    Rule(("authorization.k8s.io",), ("subjectaccessreviews",), ("create",)),
+    PolicyRule(("authentication.k8s.io",), ("tokenreviews",), ("create",)),
+    PolicyRule(("authorization.k8s.io",), ("subjectaccessreviews",), ("create",)),
 )
 
 # controller-runtime's ControllerManagerConfig, as upstream ships it.
@@ -227,7 +227,7 @@ def _proxy(spec: MSOperatorV2Spec) -> dict[str, Any]:
 
 
 def _metrics_reader(name: str, labels: dict[str, str]) -> Manifest:
-    # A non-resource URL rule: not a Rule (resources of API groups), written out here.
+    # A non-resource URL rule: not a PolicyRule (resources of API groups), written out here.
     return {
         "apiVersion": "rbac.authorization.k8s.io/v1",
         "kind": "ClusterRole",

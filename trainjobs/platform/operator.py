@@ -26,7 +26,7 @@ from trainjobs.platform.gang import (
     GangMechanism,
     GangScheduler,
 )
-from trainjobs.platform.install import Rule
+from trainjobs.platform.install import PolicyRule
 from trainjobs.platform.workload import create_namespace_field, harden_pod_spec
 
 __all__ = [
@@ -123,7 +123,7 @@ GANG_PREREQUISITE = errors.Rule(
 )
 
 
-def wildcard_findings(rules: Sequence[Rule], path: str, fix: str) -> list[Finding]:
+def wildcard_findings(rules: Sequence[PolicyRule], path: str, fix: str) -> list[Finding]:
     """A warning when an install grants wildcard RBAC (only on explicit request)."""
     wild = [r for r in rules if r.is_wildcard]
     if not wild:

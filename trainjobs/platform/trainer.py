@@ -27,25 +27,9 @@ from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.yamlio import dump_one
+from trainjobs.platform import install
 from trainjobs.platform.base import PlatformResource
-from trainjobs.platform.install import (
-    Rule,
-    Webhook,
-    cluster_role,
-    cluster_role_binding,
-    config_map,
-    crd,
-    deployment,
-    group_role_binding,
-    namespace,
-    role,
-    secret,
-    service,
-    service_account,
-    webhook_cert_mount,
-    webhook_cert_volume,
-    webhook_configuration,
-)
+from trainjobs.platform.install import PolicyRule, Webhook
 from trainjobs.platform.jobset import DEFAULT_IMAGE as JOBSET_IMAGE
 from trainjobs.platform.jobset import VERSION as JOBSET_VERSION
 from trainjobs.platform.jobset import jobset_objects
@@ -172,32 +156,32 @@ class TrainerKind(OperatorKind[Trainer]):
             return []
         return [JOBSET_EXTERNAL.at("spec.installJobSet", False)]
 
-    def rules(self) -> list[Rule]:
+    def rules(self) -> list[PolicyRule]:
         """The ClusterRole ``kubeflow-trainer-controller-manager`` (role.yaml)."""
         crud = ("create", "get", "list", "patch", "update", "watch")
         return [
-            Rule(("",), ("configmaps", "secrets"), crud),
-            Rule(("",), ("limitranges",), ("get", "list", "watch")),
-            Rule(("", "events.k8s.io"), ("events",), ("create", "patch", "update", "watch")),
-            Rule(
+            PolicyRule(("",), ("configmaps", "secrets"), crud),
+            PolicyRule(("",), ("limitranges",), ("get", "list", "watch")),
+            PolicyRule(("", "events.k8s.io"), ("events",), ("create", "patch", "update", "watch")),
+            PolicyRule(
                 ("admissionregistration.k8s.io",),
                 ("mutatingwebhookconfigurations", "validatingwebhookconfigurations"),
                 ("get", "list", "update", "watch"),
             ),
-            Rule(("coordination.k8s.io",), ("leases",), ("create", "get", "list", "update")),
-            Rule(
+            PolicyRule(("coordination.k8s.io",), ("leases",), ("create", "get", "list", "update")),
+            PolicyRule(
                 ("jobset.x-k8s.io",),
                 ("jobsets",),
                 ("create", "delete", "get", "list", "patch", "update", "watch"),
             ),
-            Rule(("node.k8s.io",), ("runtimeclasses",), ("get", "list", "watch")),
-            Rule(("scheduling.volcano.sh", "scheduling.x-k8s.io"), ("podgroups",), crud),
-            Rule(
+            PolicyRule(("node.k8s.io",), ("runtimeclasses",), ("get", "list", "watch")),
+            PolicyRule(("scheduling.volcano.sh", "scheduling.x-k8s.io"), ("podgroups",), crud),
+            PolicyRule(
                 (API,),
                 ("clustertrainingruntimes", "trainingruntimes", "trainjobs"),
                 ("get", "list", "patch", "update", "watch"),
             ),
-            Rule(
+            PolicyRule(
                 (API,),
                 (
                     "clustertrainingruntimes/finalizers",
@@ -212,21 +196,21 @@ class TrainerKind(OperatorKind[Trainer]):
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
         spec = self.document(resource).spec
         ns = self.required_namespace(resource)
-        objects: list[Manifest] = [namespace(ns)] if spec.create_namespace else []
-        objects += [crd(f) for f in CRD_FILES]
-        public_rule = Rule(("",), ("configmaps",), ("get", "list", "watch"), (PUBLIC,))
+        objects: list[Manifest] = [install.namespace(ns)] if spec.create_namespace else []
+        objects += [install.crd(f) for f in CRD_FILES]
+        public_rule = PolicyRule(("",), ("configmaps",), ("get", "list", "watch"), (PUBLIC,))
         objects += [
-            service_account(NAME, ns),
-            role(PUBLIC, ns, [public_rule]),
-            cluster_role(NAME, self.rules()),
-            group_role_binding(PUBLIC, ns, PUBLIC, "system:authenticated"),
-            cluster_role_binding(NAME, NAME, NAME, ns),
-            config_map(
+            install.service_account(NAME, ns),
+            install.role(PUBLIC, ns, [public_rule]),
+            install.cluster_role(NAME, self.rules()),
+            install.group_role_binding(PUBLIC, ns, PUBLIC, "system:authenticated"),
+            install.cluster_role_binding(NAME, NAME, NAME, ns),
+            install.config_map(
                 CONFIG, ns, {"controller_manager_config.yaml": dump_one(controller_configuration())}
             ),
-            config_map(PUBLIC, ns, {"kubeflow_trainer_version": VERSION}),
-            secret(CERT_SECRET, ns, empty_data=True),
-            service(
+            install.config_map(PUBLIC, ns, {"kubeflow_trainer_version": VERSION}),
+            install.secret(CERT_SECRET, ns, empty_data=True),
+            install.service(
                 NAME,
                 ns,
                 [
@@ -246,7 +230,7 @@ class TrainerKind(OperatorKind[Trainer]):
                 ],
                 {"app.kubernetes.io/component": "manager"},
             ),
-            deployment(NAME, ns, LABELS, self._pod_spec(spec), replicas=None),
+            install.deployment(NAME, ns, LABELS, self._pod_spec(spec), replicas=None),
             *self._webhooks(ns),
         ]
         if spec.install_runtimes:
@@ -286,7 +270,7 @@ class TrainerKind(OperatorKind[Trainer]):
                     "readOnly": True,
                     "subPath": "controller_manager_config.yaml",
                 },
-                webhook_cert_mount(),
+                install.webhook_cert_mount(),
             ],
         }
         spec.apply_resources(container)
@@ -295,7 +279,7 @@ class TrainerKind(OperatorKind[Trainer]):
             "serviceAccountName": NAME,
             "volumes": [
                 {"configMap": {"name": CONFIG}, "name": CONFIG},
-                webhook_cert_volume(CERT_SECRET),
+                install.webhook_cert_volume(CERT_SECRET),
             ],
         }
 
@@ -311,14 +295,14 @@ class TrainerKind(OperatorKind[Trainer]):
             )
 
         return [
-            webhook_configuration(
+            install.webhook_configuration(
                 "MutatingWebhookConfiguration",
                 f"defaulter.{API}",
                 NAME,
                 ns,
                 [hook("trainjob", "defaulter", "trainjobs", False)],
             ),
-            webhook_configuration(
+            install.webhook_configuration(
                 "ValidatingWebhookConfiguration",
                 f"validator.{API}",
                 NAME,

@@ -34,25 +34,9 @@ from pydantic import Field
 from trainjobs import errors
 from trainjobs.errors import Finding
 from trainjobs.k8s.data import Manifest
+from trainjobs.platform import install
 from trainjobs.platform.base import PlatformResource
-from trainjobs.platform.install import (
-    Rule,
-    Webhook,
-    cluster_role,
-    cluster_role_binding,
-    crd,
-    deployment,
-    merge_rules,
-    namespace,
-    role,
-    role_binding,
-    secret,
-    service,
-    service_account,
-    webhook_cert_mount,
-    webhook_cert_volume,
-    webhook_configuration,
-)
+from trainjobs.platform.install import PolicyRule, Webhook
 from trainjobs.platform.operator import (
     GangScheduler,
     OperatorKind,
@@ -118,27 +102,35 @@ READ = ("get", "list", "watch")
 
 # What every v1 job controller declares (pkg/controller.v1/<kind>/*_controller.go,
 # v1.9.4 and v1.8.1 alike): its pods and events.
-CONTROLLER_RULES = (Rule(("",), ("events",), ALL_VERBS), Rule(("",), ("pods",), ALL_VERBS))
-SERVICES = Rule(("",), ("services",), ("create", "delete", "get", "list", "watch"))
+CONTROLLER_RULES = (
+    PolicyRule(("",), ("events",), ALL_VERBS),
+    PolicyRule(("",), ("pods",), ALL_VERBS),
+)
+SERVICES = PolicyRule(("",), ("services",), ("create", "delete", "get", "list", "watch"))
 # What one controller declares beyond that: the per-replica Services of every kind but
 # MPIJob v1 (its launcher reaches workers through pods/exec); PyTorchJob's elastic HPA;
 # MPIJob v1's launcher ServiceAccount, Role and RoleBinding (a Role can only grant what
 # its creator holds, hence pods/exec) and its hostfile ConfigMap.
-KIND_RULES: dict[str, tuple[Rule, ...]] = {
+KIND_RULES: dict[str, tuple[PolicyRule, ...]] = {
     "TFJob": (SERVICES,),
-    "PyTorchJob": (SERVICES, Rule(("autoscaling",), ("horizontalpodautoscalers",), ALL_VERBS)),
+    "PyTorchJob": (
+        SERVICES,
+        PolicyRule(("autoscaling",), ("horizontalpodautoscalers",), ALL_VERBS),
+    ),
     "XGBoostJob": (SERVICES,),
     "PaddleJob": (SERVICES,),
     "JAXJob": (SERVICES,),
     "MXJob": (SERVICES,),
     "MPIJob": (
-        Rule(("",), ("configmaps",), ("create", "list", "update", "watch")),
-        Rule(("",), ("pods/exec",), ("create",)),
-        Rule(("",), ("serviceaccounts",), ("create", "get", "list", "watch")),
-        Rule(
+        PolicyRule(("",), ("configmaps",), ("create", "list", "update", "watch")),
+        PolicyRule(("",), ("pods/exec",), ("create",)),
+        PolicyRule(("",), ("serviceaccounts",), ("create", "get", "list", "watch")),
+        PolicyRule(
             ("rbac.authorization.k8s.io",), ("rolebindings",), ("create", "list", "update", "watch")
         ),
-        Rule(("rbac.authorization.k8s.io",), ("roles",), ("create", "list", "update", "watch")),
+        PolicyRule(
+            ("rbac.authorization.k8s.io",), ("roles",), ("create", "list", "update", "watch")
+        ),
     ),
 }
 PODGROUP_GROUPS = {"volcano": "scheduling.volcano.sh", "scheduler-plugins": "scheduling.x-k8s.io"}
@@ -248,7 +240,7 @@ class TrainingOperatorKind(OperatorKind[TrainingOperator]):
         flag = self.document(resource).spec.gang_scheduler
         return GangScheduler.from_flag(flag) if flag else None
 
-    def rules(self, resource: PlatformResource) -> list[Rule]:
+    def rules(self, resource: PlatformResource) -> list[PolicyRule]:
         """The ClusterRole's rules: upstream's role.yaml, or what the enabled kinds need."""
         spec = self.document(resource).spec
         if spec.rbac == "upstream":
@@ -264,30 +256,30 @@ class TrainingOperatorKind(OperatorKind[TrainingOperator]):
             # SetupWithManager asks the RESTMapper), gang scheduling on or not; only
             # the gang scheduler in use has its PodGroups written.
             writes = gang is not None and PODGROUP_GROUPS[gang.mechanism] == group
-            needed.append(Rule((group,), ("podgroups",), ALL_VERBS if writes else READ))
+            needed.append(PolicyRule((group,), ("podgroups",), ALL_VERBS if writes else READ))
         needed += [
-            Rule(
+            PolicyRule(
                 ("admissionregistration.k8s.io",),
                 ("validatingwebhookconfigurations",),
                 ("list", "watch"),
             ),
-            Rule(
+            PolicyRule(
                 ("admissionregistration.k8s.io",),
                 ("validatingwebhookconfigurations",),
                 ("get", "update"),
                 resource_names=(WEBHOOK_CONFIG,),
             ),
         ]
-        return merge_rules(needed)
+        return install.merge_rules(needed)
 
-    def namespaced_rules(self, resource: PlatformResource) -> list[Rule]:
+    def namespaced_rules(self, resource: PlatformResource) -> list[PolicyRule]:
         """The Role in the operator's namespace (least-privilege only): the certificate
         rotator reads Secrets there through a cache of that namespace and writes one."""
         if self.document(resource).spec.rbac == "upstream":
             return []
         return [
-            Rule(("",), ("secrets",), ("list", "watch")),
-            Rule(("",), ("secrets",), ("get", "update"), resource_names=(CERT_SECRET,)),
+            PolicyRule(("",), ("secrets",), ("list", "watch")),
+            PolicyRule(("",), ("secrets",), ("get", "update"), resource_names=(CERT_SECRET,)),
         ]
 
     def _args(self, resource: PlatformResource) -> list[str]:
@@ -326,7 +318,7 @@ class TrainingOperatorKind(OperatorKind[TrainingOperator]):
                     },
                 ],
                 "securityContext": {"allowPrivilegeEscalation": False},
-                "volumeMounts": [webhook_cert_mount()],
+                "volumeMounts": [install.webhook_cert_mount()],
                 "livenessProbe": _probe("/healthz", 15, 20),
                 "readinessProbe": _probe("/readyz", 10, 15),
             }
@@ -337,7 +329,7 @@ class TrainingOperatorKind(OperatorKind[TrainingOperator]):
                 "containers": [container],
                 "serviceAccountName": NAME,
                 "terminationGracePeriodSeconds": 10,
-                "volumes": [webhook_cert_volume(CERT_SECRET)],
+                "volumes": [install.webhook_cert_volume(CERT_SECRET)],
             }
         )
 
@@ -346,20 +338,23 @@ class TrainingOperatorKind(OperatorKind[TrainingOperator]):
         ns = self.required_namespace(resource)
         objects: list[Manifest] = []
         if spec.create_namespace:
-            objects.append(namespace(ns))
+            objects.append(install.namespace(ns))
         schemes = self.schemes(resource)
-        objects += [crd(s.crd_file(spec.version)) for s in schemes]
+        objects += [install.crd(s.crd_file(spec.version)) for s in schemes]
         objects += [
-            service_account(NAME, ns, APP),
-            cluster_role(NAME, self.rules(resource)),
-            cluster_role_binding(NAME, NAME, NAME, ns, APP),
+            install.service_account(NAME, ns, APP),
+            install.cluster_role(NAME, self.rules(resource)),
+            install.cluster_role_binding(NAME, NAME, NAME, ns, APP),
         ]
         namespaced = self.namespaced_rules(resource)
         if namespaced:
-            objects += [role(NAME, ns, namespaced, APP), role_binding(NAME, ns, NAME, NAME, APP)]
+            objects += [
+                install.role(NAME, ns, namespaced, APP),
+                install.role_binding(NAME, ns, NAME, NAME, APP),
+            ]
         objects += [
-            secret(CERT_SECRET, ns, empty_data=True),
-            service(
+            install.secret(CERT_SECRET, ns, empty_data=True),
+            install.service(
                 NAME,
                 ns,
                 [
@@ -375,7 +370,7 @@ class TrainingOperatorKind(OperatorKind[TrainingOperator]):
                 },
                 service_type="ClusterIP",
             ),
-            deployment(
+            install.deployment(
                 NAME,
                 ns,
                 SELECTOR,
@@ -399,46 +394,48 @@ class TrainingOperatorKind(OperatorKind[TrainingOperator]):
         ]
         if hooks:
             objects.append(
-                webhook_configuration(
+                install.webhook_configuration(
                     "ValidatingWebhookConfiguration", WEBHOOK_CONFIG, NAME, ns, hooks, SELECTOR
                 )
             )
         return objects
 
 
-def _job_rules(plural: str) -> list[Rule]:
+def _job_rules(plural: str) -> list[PolicyRule]:
     return [
-        Rule(("kubeflow.org",), (plural,), ALL_VERBS),
-        Rule(("kubeflow.org",), (f"{plural}/finalizers",), ("update",)),
-        Rule(("kubeflow.org",), (f"{plural}/status",), ("get", "patch", "update")),
+        PolicyRule(("kubeflow.org",), (plural,), ALL_VERBS),
+        PolicyRule(("kubeflow.org",), (f"{plural}/finalizers",), ("update",)),
+        PolicyRule(("kubeflow.org",), (f"{plural}/status",), ("get", "patch", "update")),
     ]
 
 
-def _upstream_rules(schemes: tuple[Scheme, ...]) -> list[Rule]:
+def _upstream_rules(schemes: tuple[Scheme, ...]) -> list[PolicyRule]:
     """manifests/base/rbac/role.yaml of the release, rule for rule."""
     core = [
-        Rule(("",), ("configmaps",), ("create", "list", "update", "watch")),
-        Rule(("",), ("events",), ALL_VERBS),
-        Rule(("",), ("pods",), ALL_VERBS),
-        Rule(("",), ("pods/exec",), ("create",)),
-        Rule(("",), ("secrets",), ("get", "list", "update", "watch")),
-        Rule(("",), ("serviceaccounts",), ("create", "get", "list", "watch")),
-        Rule(("",), ("services",), ("create", "delete", "get", "list", "watch")),
-        Rule(
+        PolicyRule(("",), ("configmaps",), ("create", "list", "update", "watch")),
+        PolicyRule(("",), ("events",), ALL_VERBS),
+        PolicyRule(("",), ("pods",), ALL_VERBS),
+        PolicyRule(("",), ("pods/exec",), ("create",)),
+        PolicyRule(("",), ("secrets",), ("get", "list", "update", "watch")),
+        PolicyRule(("",), ("serviceaccounts",), ("create", "get", "list", "watch")),
+        PolicyRule(("",), ("services",), ("create", "delete", "get", "list", "watch")),
+        PolicyRule(
             ("admissionregistration.k8s.io",),
             ("validatingwebhookconfigurations",),
             ("get", "list", "update", "watch"),
         ),
-        Rule(("autoscaling",), ("horizontalpodautoscalers",), ALL_VERBS),
+        PolicyRule(("autoscaling",), ("horizontalpodautoscalers",), ALL_VERBS),
     ]
     jobs = [rule for plural in sorted(s.plural for s in schemes) for rule in _job_rules(plural)]
     rest = [
-        Rule(
+        PolicyRule(
             ("rbac.authorization.k8s.io",), ("rolebindings",), ("create", "list", "update", "watch")
         ),
-        Rule(("rbac.authorization.k8s.io",), ("roles",), ("create", "list", "update", "watch")),
-        Rule(("scheduling.volcano.sh",), ("podgroups",), ALL_VERBS),
-        Rule(("scheduling.x-k8s.io",), ("podgroups",), ALL_VERBS),
+        PolicyRule(
+            ("rbac.authorization.k8s.io",), ("roles",), ("create", "list", "update", "watch")
+        ),
+        PolicyRule(("scheduling.volcano.sh",), ("podgroups",), ALL_VERBS),
+        PolicyRule(("scheduling.x-k8s.io",), ("podgroups",), ALL_VERBS),
     ]
     return [*core, *jobs, *rest]
 
