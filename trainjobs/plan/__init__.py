@@ -4,6 +4,7 @@ A framework turns its custom resource into a :class:`JobPlan`; capabilities edit
 it, targets and checks read it. Pure data: no I/O, no pulumi.
 """
 
+from trainjobs.plan.admission import Admission, PodOwner
 from trainjobs.plan.gang import GangFacts, GangMember
 from trainjobs.plan.job import JobPlan, ResourceEditor, RunPolicyFacts
 from trainjobs.plan.kinds import KindRef
@@ -11,11 +12,13 @@ from trainjobs.plan.pod_set import BackendBinding, PodSet, with_backend
 from trainjobs.plan.run_rules import Replica, ReplicaRestartPolicy, RunRules, SuccessPolicy
 
 __all__ = [
+    "Admission",
     "BackendBinding",
     "GangFacts",
     "GangMember",
     "JobPlan",
     "KindRef",
+    "PodOwner",
     "PodSet",
     "Replica",
     "ReplicaRestartPolicy",

@@ -14,10 +14,12 @@ what the capabilities added.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from trainjobs.errors import Finding
 from trainjobs.k8s.data import PodTemplate
+from trainjobs.plan.admission import DEFAULT_POD_OWNERS, Admission, PodOwner
 from trainjobs.plan.gang import GangFacts
 from trainjobs.plan.kinds import KindRef
 from trainjobs.plan.pod_set import BackendBinding, PodSet
@@ -104,6 +106,14 @@ class JobPlan:
         listens_on_all_addresses: True when the runtime's servers bind their port on
             every address, so replicas on one machine need ports of their own
             (``run-local``); default False.
+        pod_owners: per target, what owns the job's pods there (:data:`PodOwner`): the
+            object a queue admits. Targets not named: the resource. Default
+            :data:`DEFAULT_POD_OWNERS`.
+        admission: what capabilities put on the Jobs or JobSet the framework makes when
+            those own the pods (:meth:`with_admission`); kept across edits. Default none.
+        unadmitted_warning: the warning the ``pods`` target gives when the job makes
+            its pods' owners suspended there and no admission resumes them (a suspended
+            TrainJob's Jobs); None (default): the job never does.
         editor: the framework, which keeps ``resource`` and ``pod_sets`` in step.
     """
 
@@ -118,6 +128,9 @@ class JobPlan:
     annotations: Mapping[str, str] = field(default_factory=dict)
     status_conditions: Mapping[str, str] = field(default_factory=dict)
     listens_on_all_addresses: bool = False
+    pod_owners: Mapping[str, PodOwner] = field(default_factory=lambda: DEFAULT_POD_OWNERS)
+    admission: Admission = field(default_factory=Admission)
+    unadmitted_warning: Finding | None = None
     editor: ResourceEditor | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -162,6 +175,15 @@ class JobPlan:
         merged = {**self.labels, **labels}
         return self._with_resource(self._editor.with_labels(self.resource, merged))
 
+    def pod_owner(self, target: str) -> PodOwner:
+        """What owns the job's pods on ``target`` (``pods``): the object a queue admits."""
+        return self.pod_owners.get(target, "resource")
+
+    def with_admission(self, labels: Mapping[str, str], suspend: bool = False) -> JobPlan:
+        """The plan with ``labels`` (and, with ``suspend``, a suspended start) for the
+        Jobs or JobSet that own its pods; the target puts them there."""
+        return replace(self, admission=self.admission.merged(labels, suspend))
+
     def with_backend(self, binding: BackendBinding) -> JobPlan:
         """The plan bound to a rendezvous backend: its env, volumes and mounts in every
         pod template, or in the custom resource where the kind names the backend itself."""
@@ -175,5 +197,6 @@ class JobPlan:
 
     def _with_resource(self, resource: Any) -> JobPlan:
         # The framework plans the edited resource again, so every view of the plan
-        # (pod sets, gang facts, labels) agrees with what the targets emit.
-        return self._editor.plan(resource)
+        # (pod sets, gang facts, labels) agrees with what the targets emit. The
+        # admission is no part of the resource: it is the plan's own and carried over.
+        return replace(self._editor.plan(resource), admission=self.admission)

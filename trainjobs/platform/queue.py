@@ -4,12 +4,23 @@ A queue is a Kueue ClusterQueue (the quota: GPUs, CPU and memory of the pool's
 flavor), a LocalQueue of the same name in each namespace allowed to use it, and the
 ResourceFlavor of the pool (its node labels and taints; one per pool, rendered by the
 first queue on that pool, so queues in a cohort share it and can borrow). Jobs name
-it in ``trainjobs.queue`` and get Kueue's labels: ``kueue.x-k8s.io/queue-name`` on
-the custom resource (operator target), or on every pod with the pod-group label and
-total-count annotation (pods target). Keys: kubernetes-sigs/kueue v0.19.2,
-``pkg/controller/constants/constants.go`` and
-``pkg/controller/jobs/pod/constants/constants.go``; objects follow the vendored CRDs
-in ``crds/kueue-v0.19.2/``.
+it in ``trainjobs.queue`` and get Kueue's labels on the object that owns their pods on
+the target (``JobPlan.pod_owner``), which is what Kueue admits:
+
+* the custom resource (operator and trainer targets): ``kueue.x-k8s.io/queue-name``;
+* bare Pods (a Kubeflow v1 kind on the pods target): the queue label and the pod-group
+  label on every pod template, the group's total-count annotation (Kueue's pod
+  integration admits the pods as one group);
+* batch Jobs (a TrainJob on the pods target): the queue label, and the job's priority
+  class, on each Job, created suspended; Kueue's batch/Job integration resumes a Job
+  once admitted, and its pod integration skips pods a Job owns;
+* the JobSet (a TrainJob on the jobset target): the same labels on the JobSet (Kueue's
+  jobset integration; Trainer v2.3 would not copy a TrainJob's labels to it).
+
+Keys: kubernetes-sigs/kueue v0.19.2, ``pkg/controller/constants/constants.go`` and
+``pkg/controller/jobs/pod/constants/constants.go``; integrations
+``pkg/controller/jobs/{job,jobset,pod}``; objects follow the vendored CRDs in
+``crds/kueue-v0.19.2/``.
 """
 
 from __future__ import annotations
@@ -44,6 +55,9 @@ __all__ = [
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
+ADMITTED_LABELS = (QUEUE_LABEL, PRIORITY_LABEL)
+"""Labels by which Kueue admits a Job or JobSet: its LocalQueue and priority class."""
 POD_GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
 POD_GROUP_COUNT = "kueue.x-k8s.io/pod-group-total-count"
 
@@ -248,12 +262,22 @@ class GpuQueueKind(PlatformKind[GpuQueue]):
     def apply_to_plan(
         self, resource: PlatformResource, plan: JobPlan, ref: Reference
     ) -> PlanEffect:
-        """Label the job (operator target) or its pods (pods target) for Kueue."""
+        """Label what owns the job's pods on its target for Kueue: the job itself, its
+        pods (one pod group), or the batch Jobs or JobSet its framework makes."""
         queue = self.document(resource)
         problems = self._job_problems(queue, plan, ref)
         if problems:
             return PlanEffect(plan, problems)
-        if ref.target == "pods":
+        owner = plan.pod_owner(ref.target)
+        if owner in ("jobs", "jobset"):
+            # The queue goes after the job's own labels, and a priority class the job
+            # carries travels with it: Kueue reads both from the object it admits.
+            labels = {**plan.labels, QUEUE_LABEL: queue.name}
+            admitted = {k: v for k, v in labels.items() if k in ADMITTED_LABELS}
+            # A batch Job starts suspended and Kueue resumes it once admitted; a
+            # JobSet's suspend stays the job's own.
+            return PlanEffect(plan.with_admission(admitted, suspend=owner == "jobs"))
+        if owner == "pods":
             templates = plan.pod_sets
             total = sum(t.replicas for t in templates)
             placed = {}
@@ -285,7 +309,8 @@ class GpuQueueKind(PlatformKind[GpuQueue]):
                     namespace=plan.namespace,
                 )
             ]
-        if ref.target != "pods" and (plan.kind.api_version, plan.kind.kind) not in KUEUE_KINDS:
+        admitted = (plan.kind.api_version, plan.kind.kind) in KUEUE_KINDS
+        if plan.pod_owner(ref.target) == "resource" and not admitted:
             return [UNQUEUED_KIND.at(ref.path, ref.name, kind=plan.kind.kind, job=job_path(ref))]
         return []
 

@@ -2,8 +2,8 @@
 
 For a TrainJob that is the JobSet (and, by ML policy, the MPI ssh Secret and hostfile
 ConfigMap, the PodGroup): only the JobSet controller is needed on the cluster, not the
-Trainer. The framework states the objects (``Framework.jobset``); this module adds
-nothing to them.
+Trainer. The framework states the objects (``Framework.jobset``); this module adds the
+plan's admission (a queue's label) to the JobSet when that owns the pods.
 """
 
 from __future__ import annotations
@@ -23,4 +23,6 @@ class JobSetTarget(TargetPlugin):
     description = "the JobSet (and its Secret, ConfigMap, PodGroup) the Trainer controller makes"
 
     def render(self, entry: JobEntry, framework: Framework[Any], plan: JobPlan) -> Rendered:
-        return framework.jobset(plan.resource)
+        objects, findings = framework.jobset(plan.resource)
+        owner = plan.pod_owner(self.name)
+        return [plan.admission.apply(m, owner) for m in objects], findings

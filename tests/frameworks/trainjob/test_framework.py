@@ -83,3 +83,25 @@ def test_pods_findings_point_at_the_runtime_ref() -> None:
     assert finding.message.startswith(
         "runtime 'torchtune-llama3.2-1b' spec.template.spec.replicatedJobs[2].dependsOn: "
     )
+
+
+def test_the_plan_names_what_owns_the_pods_and_the_framework_knows_no_queue() -> None:
+    labels = {"kueue.x-k8s.io/queue-name": "team-a"}
+    metadata = {**DOCUMENT["metadata"], "labels": labels}
+    job = FRAMEWORK.default(TrainJob.model_validate({**DOCUMENT, "metadata": metadata}))
+    plan = FRAMEWORK.plan(job)
+    owners = {t: plan.pod_owner(t) for t in FRAMEWORK.targets}
+    assert owners == {"operator": "resource", "jobset": "jobset", "pods": "jobs"}
+    # What a queue puts on the JobSet or its Jobs is the plan's admission, applied by
+    # the target: the framework's own objects carry no label the TrainJob has.
+    (jobset,) = FRAMEWORK.jobset(job)[0]
+    assert "kueue.x-k8s.io/queue-name" not in jobset["metadata"].get("labels", {})
+    (_, made) = FRAMEWORK.expansion(job).objects
+    assert "kueue.x-k8s.io/queue-name" not in made["metadata"]["labels"]
+    assert made["spec"]["suspend"] is False
+    assert plan.unadmitted_warning is None
+    suspended = FRAMEWORK.default(
+        TrainJob.model_validate({**DOCUMENT, "spec": {**DOCUMENT["spec"], "suspend": True}})
+    )
+    warning = FRAMEWORK.plan(suspended).unadmitted_warning
+    assert warning is not None and warning.code == "trainjob.pods_suspended"

@@ -23,6 +23,7 @@ TRAINJOB: dict[str, Any] = {
     "spec": {"runtimeRef": {"name": "torch-distributed"}, "trainer": {"numNodes": 2}},
 }
 QUEUE = "kueue.x-k8s.io/queue-name"
+PRIORITY = "kueue.x-k8s.io/priority-class"
 
 
 def _manifests(target: str) -> list[dict[str, Any]]:
@@ -62,6 +63,32 @@ def test_a_suspended_trainjob_without_a_queue_warns_on_the_pods_target() -> None
     rendering = run(parse_documents([doc]), target="pods")
     assert "trainjob.pods_suspended" in [f.code for f in rendering.findings]
     assert _one(rendering.manifests, "Job")["spec"]["suspend"] is True
+
+
+def test_a_queue_resumes_a_suspended_trainjobs_jobs_so_nothing_warns() -> None:
+    docs = load_all(TORCH_GPU.read_text())
+    rendering = run(parse_documents(docs), target="pods")
+    assert "trainjob.pods_suspended" not in [f.code for f in rendering.findings]
+
+
+def _queued(target: str, labels: dict[str, str]) -> list[dict[str, Any]]:
+    docs = load_all(TORCH_GPU.read_text())
+    (trainjob,) = [d for d in docs if d["kind"] == "TrainJob"]
+    trainjob["metadata"]["labels"] = labels
+    return run(parse_documents(docs), target=target).manifests  # type: ignore[arg-type]
+
+
+def test_the_priority_class_travels_with_the_queue_to_what_kueue_admits() -> None:
+    labels = {"team": "ml", PRIORITY: "high", QUEUE: "ignored"}
+    jobset = _one(_queued("jobset", labels), "JobSet")
+    queue_labels = {k: v for k, v in jobset["metadata"]["labels"].items() if "kueue" in k}
+    assert list(queue_labels.items()) == [(PRIORITY, "high"), (QUEUE, "team-a")]
+    assert "team" not in jobset["metadata"]["labels"]  # Trainer copies no TrainJob label
+    job = _one(_queued("pods", labels), "Job")
+    assert job["metadata"]["labels"][PRIORITY] == "high"
+    assert job["metadata"]["labels"][QUEUE] == "team-a"
+    trainjob = _one(_queued("operator", labels), "TrainJob")
+    assert trainjob["metadata"]["labels"] == {"team": "ml", PRIORITY: "high", QUEUE: "team-a"}
 
 
 def _errors(doc: dict[str, Any]) -> list[str]:

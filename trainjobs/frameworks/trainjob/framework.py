@@ -17,6 +17,7 @@ import difflib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from functools import cache
+from types import MappingProxyType
 from typing import Any, ClassVar, Final
 
 from trainjobs.errors import Finding, Severity
@@ -48,7 +49,16 @@ from trainjobs.frameworks.trainjob.rules import runtime_findings, trainjob_findi
 from trainjobs.frameworks.trainjob.run_rules import trainjob_run_rules
 from trainjobs.k8s.crds import load_crd
 from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
-from trainjobs.plan import GangFacts, GangMember, KindRef, PodSet, RunPolicyFacts, RunRules
+from trainjobs.plan import (
+    GangFacts,
+    GangMember,
+    JobPlan,
+    KindRef,
+    PodOwner,
+    PodSet,
+    RunPolicyFacts,
+    RunRules,
+)
 from trainjobs.plan.expansion import Expansion
 
 __all__ = ["FRAMEWORK", "PATCH_MANAGER", "TrainJobFramework"]
@@ -68,11 +78,11 @@ _PATCHABLE_POD: Final = (
 )
 """The pod spec fields ``runtimePatches`` may set (Trainer v2.3.0 ``PodSpecPatch``)."""
 _RUNTIME_TYPES: Final = (TrainingRuntime, ClusterTrainingRuntime)
-_KUEUE_QUEUE: Final = "kueue.x-k8s.io/queue-name"
-_KUEUE_LABELS: Final = (_KUEUE_QUEUE, "kueue.x-k8s.io/priority-class")
-"""Labels by which Kueue (v0.19.2) admits a workload: its LocalQueue and priority."""
-_KUEUE_POD_GROUP: Final = "kueue.x-k8s.io/pod-group-name"
-_KUEUE_POD_GROUP_COUNT: Final = "kueue.x-k8s.io/pod-group-total-count"
+_POD_OWNERS: Final[Mapping[str, PodOwner]] = MappingProxyType(
+    {"operator": "resource", "jobset": "jobset", "pods": "jobs"}
+)
+"""What owns a TrainJob's pods: on the operator target the TrainJob (the Trainer makes
+the rest), on the jobset target the JobSet, on the pods target the JobSet's batch Jobs."""
 
 
 class TrainJobFramework(Framework[TrainJob]):
@@ -204,14 +214,7 @@ class TrainJobFramework(Framework[TrainJob]):
         runtime, findings = self.runtime(job)
         if runtime is None:
             return [], findings
-        objects, findings = jobset_manifests(job, runtime)
-        queue = {k: v for k, v in (job.metadata.labels or {}).items() if k in _KUEUE_LABELS}
-        if queue and objects and objects[-1]["kind"] == "JobSet":
-            # Without the Trainer, Kueue admits the JobSet (its jobset integration): the
-            # queue label the TrainJob carries goes on the JobSet instead.
-            metadata = objects[-1]["metadata"]
-            metadata["labels"] = {**(metadata.get("labels") or {}), **queue}
-        return objects, findings
+        return jobset_manifests(job, runtime)
 
     def _jobset(self, job: TrainJob) -> Manifest | None:
         objects, _ = self.jobset(job)
@@ -278,18 +281,21 @@ class TrainJobFramework(Framework[TrainJob]):
         objects, _ = self.jobset(job)
         if not objects:
             return Expansion()
-        made = pods_manifests(objects[-1])
-        return Expansion(objects=[*objects[:-1], *(_kueue_job(m) for m in made)])
+        return Expansion(objects=[*objects[:-1], *pods_manifests(objects[-1])])
+
+    def plan(self, job: TrainJob) -> JobPlan:
+        # A suspended TrainJob's Jobs are created suspended (JobSet copies suspend):
+        # on the pods target only an admission (a queue) resumes them.
+        return replace(
+            super().plan(job),
+            pod_owners=_POD_OWNERS,
+            unadmitted_warning=_suspended_jobs() if job.suspended else None,
+        )
 
     def pods_findings(self, job: TrainJob) -> list[Finding]:
         objects, findings = self.jobset(job)
         if not objects:
             return findings
-        if job.suspended and not any(
-            m["kind"] == "Job" and _KUEUE_QUEUE in m["metadata"].get("labels", {})
-            for m in self.expansion(job).objects
-        ):
-            findings = [*findings, _suspended_jobs(job)]
         runtime = job.spec.runtime_ref.name
         # The fields are the runtime's; the user's TrainJob names it at spec.runtimeRef.
         located = [
@@ -418,34 +424,7 @@ def _wrong_type(value: Any, schema: Mapping[str, Any]) -> str:
     return "" if isinstance(value, types) else name
 
 
-def _kueue_job(manifest: Manifest) -> Manifest:
-    """A Job of the pods target as Kueue (v0.19.2) admits it.
-
-    A queue puts its labels on the pod templates (Kueue's pod groups), but Kueue's pod
-    integration skips pods a batch Job owns: its batch/Job integration admits the Job
-    instead, by the queue label on the Job, created suspended and resumed on admission
-    (pkg/controller/jobs/job, pkg/controller/jobs/pod ``IsPodOwnerManagedByKueue``).
-    """
-    if manifest["kind"] != "Job":
-        return manifest
-    pod_meta = manifest["spec"].get("template", {}).get("metadata") or {}
-    labels = pod_meta.get("labels") or {}
-    queue = {k: labels[k] for k in _KUEUE_LABELS if k in labels}
-    if not queue:
-        return manifest
-    for key in (*_KUEUE_LABELS, _KUEUE_POD_GROUP):
-        labels.pop(key, None)
-    annotations = pod_meta.get("annotations") or {}
-    annotations.pop(_KUEUE_POD_GROUP_COUNT, None)
-    if not annotations:
-        pod_meta.pop("annotations", None)
-    metadata = manifest["metadata"]
-    metadata["labels"] = {**(metadata.get("labels") or {}), **queue}
-    manifest["spec"]["suspend"] = True
-    return manifest
-
-
-def _suspended_jobs(job: TrainJob) -> Finding:
+def _suspended_jobs() -> Finding:
     return Finding(
         code="trainjob.pods_suspended",
         path="spec.suspend",
