@@ -20,7 +20,15 @@ from typing import Any, Final, Literal
 
 from trainjobs.k8s.data import Manifest
 
-__all__ = ["DEFAULT_POD_OWNERS", "OWNER_KINDS", "Admission", "PodOwner"]
+__all__ = [
+    "ADMITTED_LABELS",
+    "DEFAULT_POD_OWNERS",
+    "OWNER_KINDS",
+    "PRIORITY_LABEL",
+    "QUEUE_LABEL",
+    "Admission",
+    "PodOwner",
+]
 
 PodOwner = Literal["resource", "pods", "jobs", "jobset"]
 """What owns a job's pods on a target: ``resource``, the job's custom resource (the
@@ -32,6 +40,15 @@ DEFAULT_POD_OWNERS: Final[Mapping[str, PodOwner]] = MappingProxyType(
 )
 """The owners of a Kubeflow v1 kind's pods: its operator's resource (or the TrainJob
 made of it), and on the ``pods`` target none."""
+
+QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
+"""The Kueue LocalQueue a workload is admitted through."""
+PRIORITY_LABEL: Final = "kueue.x-k8s.io/priority-class"
+"""The Kueue workload priority class of a workload."""
+ADMITTED_LABELS: Final = (QUEUE_LABEL, PRIORITY_LABEL)
+"""Labels by which Kueue (v0.19.2) admits a workload: its LocalQueue and priority class.
+A job that carries them itself has them carried to what owns its pods
+(:attr:`JobPlan.owner_admission <trainjobs.plan.JobPlan.owner_admission>`)."""
 
 OWNER_KINDS: Final[Mapping[PodOwner, tuple[str, str]]] = MappingProxyType(
     {"jobs": ("batch/v1", "Job"), "jobset": ("jobset.x-k8s.io/v1alpha2", "JobSet")}
@@ -52,6 +69,11 @@ class Admission:
 
     labels: Mapping[str, str] = field(default_factory=dict)
     suspend: bool = False
+
+    @property
+    def queued(self) -> bool:
+        """Whether a queue admits (and so resumes) the objects: they name a LocalQueue."""
+        return QUEUE_LABEL in self.labels
 
     def merged(self, labels: Mapping[str, str], suspend: bool = False) -> Admission:
         """This admission with ``labels`` added (theirs win) and ``suspend`` or'ed in."""

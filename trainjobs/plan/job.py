@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from trainjobs.errors import Finding
 from trainjobs.k8s.data import PodTemplate
-from trainjobs.plan.admission import DEFAULT_POD_OWNERS, Admission, PodOwner
+from trainjobs.plan.admission import ADMITTED_LABELS, DEFAULT_POD_OWNERS, Admission, PodOwner
 from trainjobs.plan.gang import GangFacts
 from trainjobs.plan.kinds import KindRef
 from trainjobs.plan.pod_set import BackendBinding, PodSet
@@ -178,6 +178,14 @@ class JobPlan:
     def pod_owner(self, target: str) -> PodOwner:
         """What owns the job's pods on ``target`` (``pods``): the object a queue admits."""
         return self.pod_owners.get(target, "resource")
+
+    @property
+    def owner_admission(self) -> Admission:
+        """What the Jobs or JobSet that own the pods carry: the admission labels the job
+        has itself (a queue label written on a TrainJob by hand, which no Trainer copies
+        there without it) and what capabilities added (:meth:`with_admission`)."""
+        own = {k: v for k, v in self.labels.items() if k in ADMITTED_LABELS}
+        return Admission(own).merged(self.admission.labels, self.admission.suspend)
 
     def with_admission(self, labels: Mapping[str, str], suspend: bool = False) -> JobPlan:
         """The plan with ``labels`` (and, with ``suspend``, a suspended start) for the

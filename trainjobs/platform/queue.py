@@ -36,6 +36,7 @@ from trainjobs.frameworks.base import K8sModel
 from trainjobs.k8s.data import Manifest, deep_copy
 from trainjobs.k8s.quantity import QuantityError, format_quantity, parse_quantity
 from trainjobs.plan import JobPlan
+from trainjobs.plan.admission import QUEUE_LABEL
 from trainjobs.platform.base import PlanEffect, PlatformKind, PlatformResource, Reference
 from trainjobs.platform.pools.placement import job_path, node_selector
 from trainjobs.platform.pools.resources import GPU, PodDemand, pod_demand
@@ -54,10 +55,6 @@ __all__ = [
 ]
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
-QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
-PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
-ADMITTED_LABELS = (QUEUE_LABEL, PRIORITY_LABEL)
-"""Labels by which Kueue admits a Job or JobSet: its LocalQueue and priority class."""
 POD_GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
 POD_GROUP_COUNT = "kueue.x-k8s.io/pod-group-total-count"
 
@@ -270,13 +267,11 @@ class GpuQueueKind(PlatformKind[GpuQueue]):
             return PlanEffect(plan, problems)
         owner = plan.pod_owner(ref.target)
         if owner in ("jobs", "jobset"):
-            # The queue goes after the job's own labels, and a priority class the job
-            # carries travels with it: Kueue reads both from the object it admits.
-            labels = {**plan.labels, QUEUE_LABEL: queue.name}
-            admitted = {k: v for k, v in labels.items() if k in ADMITTED_LABELS}
             # A batch Job starts suspended and Kueue resumes it once admitted; a
-            # JobSet's suspend stays the job's own.
-            return PlanEffect(plan.with_admission(admitted, suspend=owner == "jobs"))
+            # JobSet's suspend stays the job's own. (A priority class the job carries
+            # travels with it: JobPlan.owner_admission.)
+            admission = plan.with_admission({QUEUE_LABEL: queue.name}, suspend=owner == "jobs")
+            return PlanEffect(admission)
         if owner == "pods":
             templates = plan.pod_sets
             total = sum(t.replicas for t in templates)

@@ -16,6 +16,7 @@ from typing import Any
 from trainjobs.errors import NO_VALUE, Finding, Rule, Severity
 from trainjobs.k8s.data import Manifest
 from trainjobs.plan import GangFacts, JobPlan
+from trainjobs.plan.admission import QUEUE_LABEL
 from trainjobs.platform.gang import (
     DEFAULT_COSCHEDULER,
     GangScheduler,
@@ -27,10 +28,9 @@ from trainjobs.platform.operator import OperatorKind
 from trainjobs.render.resolve import PlatformIndex
 from trainjobs.spec.entry import OPTIONS_KEY, JobEntry, PlatformEntry, Target
 
-__all__ = ["KUEUE_QUEUE_LABEL", "GangEffect", "apply_gang"]
+__all__ = ["GangEffect", "apply_gang"]
 
 POLICY = "spec.runPolicy.schedulingPolicy"
-KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 
 UNSUPPORTED = Rule(
     "gang.unsupported",
@@ -261,7 +261,7 @@ def _coherence(
                     mechanism=scheduler.mechanism,
                 )
             )
-    kueue = entry.options.queue or plan.labels.get(KUEUE_QUEUE_LABEL)
+    kueue = entry.options.queue or plan.labels.get(QUEUE_LABEL)
     if scheduler.mechanism == "volcano" and policy.get("queue") and kueue:
         findings.append(
             TWO_QUEUES.at(f"{POLICY}.queue", policy["queue"], kueue=kueue, volcano=policy["queue"])

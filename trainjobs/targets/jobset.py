@@ -3,7 +3,8 @@
 For a TrainJob that is the JobSet (and, by ML policy, the MPI ssh Secret and hostfile
 ConfigMap, the PodGroup): only the JobSet controller is needed on the cluster, not the
 Trainer. The framework states the objects (``Framework.jobset``); this module adds the
-plan's admission (a queue's label) to the JobSet when that owns the pods.
+plan's admission (a queue's label, or the one the TrainJob carries) to the JobSet
+when that owns the pods.
 """
 
 from __future__ import annotations
@@ -25,4 +26,5 @@ class JobSetTarget(TargetPlugin):
     def render(self, entry: JobEntry, framework: Framework[Any], plan: JobPlan) -> Rendered:
         objects, findings = framework.jobset(plan.resource)
         owner = plan.pod_owner(self.name)
-        return [plan.admission.apply(m, owner) for m in objects], findings
+        admission = plan.owner_admission
+        return [admission.apply(m, owner) for m in objects], findings

@@ -65,6 +65,25 @@ def test_a_suspended_trainjob_without_a_queue_warns_on_the_pods_target() -> None
     assert _one(rendering.manifests, "Job")["spec"]["suspend"] is True
 
 
+def test_a_queue_label_written_on_the_trainjob_goes_where_kueue_admits_it() -> None:
+    # No trainjobs queue: the user labelled the TrainJob for Kueue themselves. Without
+    # the Trainer nothing would copy it, so the JobSet (jobset target) or the Jobs
+    # (pods target) carry it, and a suspended job's Jobs are then resumed by Kueue.
+    doc = copy.deepcopy(TRAINJOB)
+    doc["metadata"]["labels"] = {QUEUE: "by-hand", PRIORITY: "low", "team": "ml"}
+    doc["spec"]["suspend"] = True
+    jobset = _one(run(parse_documents([doc]), target="jobset").manifests, "JobSet")
+    assert {k: v for k, v in jobset["metadata"]["labels"].items() if "kueue" in k} == {
+        QUEUE: "by-hand",
+        PRIORITY: "low",
+    }
+    assert "team" not in jobset["metadata"]["labels"]
+    rendering = run(parse_documents([doc]), target="pods")
+    jobs = [m for m in rendering.manifests if m["kind"] == "Job"]
+    assert jobs and all(j["metadata"]["labels"][QUEUE] == "by-hand" for j in jobs)
+    assert "trainjob.pods_suspended" not in [f.code for f in rendering.findings]
+
+
 def test_a_queue_resumes_a_suspended_trainjobs_jobs_so_nothing_warns() -> None:
     docs = load_all(TORCH_GPU.read_text())
     rendering = run(parse_documents(docs), target="pods")
