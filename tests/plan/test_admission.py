@@ -63,7 +63,7 @@ def _plan() -> JobPlan:
 def test_a_v1_kind_owns_its_pods_by_its_resource_and_on_pods_by_none() -> None:
     plan = _plan()
     assert plan.pod_owner("operator") == "resource"
-    assert plan.pod_owner("trainer") == "resource"
+    assert plan.pod_owner("trainer") == "trainjob"
     assert plan.pod_owner("pods") == "pods"
     assert plan.admission == Admission() and plan.unadmitted_warning is None
 

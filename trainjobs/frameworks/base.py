@@ -277,6 +277,9 @@ class Framework(ABC, Generic[JobT]):
     a port number. Default False: servers bind the replica's own address (gloo, MPI)
     or only one replica listens (a rendezvous master). ``run-local`` gives each
     replica a port of its own in ``host:port`` addresses when this is True."""
+    job_roles: ClassVar[frozenset[str]] = frozenset()
+    """The roles whose pods, on the ``pods`` target, a batch Job owns (as the operator
+    makes them) where the rest are bare Pods: an MPIJob's ``Launcher``. Default none."""
 
     @abstractmethod
     def default(self, job: JobT) -> JobT:
@@ -453,5 +456,6 @@ class Framework(ABC, Generic[JobT]):
             annotations=dict(job.metadata.annotations or {}),
             status_conditions=dict(self.status_conditions),
             listens_on_all_addresses=self.listens_on_all_addresses,
+            job_roles=self.job_roles,
             editor=self,
         )

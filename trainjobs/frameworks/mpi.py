@@ -206,6 +206,8 @@ class MPI(Framework[MPIJob]):
     crd_file = "mpi-operator-v0.8/kubeflow.org_mpijobs.yaml"
     success_rule = "when the launcher's batch/v1 Job completes"
     targets = ("operator", "pods", "trainer")
+    # The MPI Operator runs the launcher as a batch Job (mpi_pods._launcher_job).
+    job_roles = frozenset({"Launcher"})
     replica_types: ClassVar[tuple[str, ...]] = _REPLICA_TYPES
     restart_policies: ClassVar[tuple[str, ...]] = _RESTART_POLICIES
     reconciled_managed_by = OPERATOR_MANAGER

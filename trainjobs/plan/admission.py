@@ -30,16 +30,18 @@ __all__ = [
     "PodOwner",
 ]
 
-PodOwner = Literal["resource", "pods", "jobs", "jobset"]
-"""What owns a job's pods on a target: ``resource``, the job's custom resource (the
-TrainJob on the ``trainer`` target); ``pods``, nothing (bare Pods made from the pod
-templates); ``jobs``, the batch Jobs the framework makes; ``jobset``, the JobSet it makes."""
+PodOwner = Literal["resource", "trainjob", "pods", "jobs", "jobset"]
+"""What owns a job's pods on a target: ``resource``, the job's custom resource;
+``trainjob``, the TrainJob the ``trainer`` target makes of it; ``pods``, nothing (bare
+Pods made from the pod templates); ``jobs``, the batch Jobs the framework makes;
+``jobset``, the JobSet it makes."""
 
 DEFAULT_POD_OWNERS: Final[Mapping[str, PodOwner]] = MappingProxyType(
-    {"operator": "resource", "trainer": "resource", "pods": "pods"}
+    {"operator": "resource", "trainer": "trainjob", "pods": "pods"}
 )
-"""The owners of a Kubeflow v1 kind's pods: its operator's resource (or the TrainJob
-made of it), and on the ``pods`` target none."""
+"""The owners of a Kubeflow v1 kind's pods: its operator's resource, the TrainJob made
+of it, and on the ``pods`` target none (but see :attr:`JobPlan.job_roles
+<trainjobs.plan.JobPlan.job_roles>`)."""
 
 QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
 """The Kueue LocalQueue a workload is admitted through."""
@@ -47,8 +49,8 @@ PRIORITY_LABEL: Final = "kueue.x-k8s.io/priority-class"
 """The Kueue workload priority class of a workload."""
 ADMITTED_LABELS: Final = (QUEUE_LABEL, PRIORITY_LABEL)
 """Labels by which Kueue (v0.19.2) admits a workload: its LocalQueue and priority class.
-A job that carries them itself has them carried to what owns its pods
-(:attr:`JobPlan.owner_admission <trainjobs.plan.JobPlan.owner_admission>`)."""
+A TrainJob that carries them itself has them carried to what owns its pods
+(:meth:`Admission.carried`)."""
 
 OWNER_KINDS: Final[Mapping[PodOwner, tuple[str, str]]] = MappingProxyType(
     {"jobs": ("batch/v1", "Job"), "jobset": ("jobset.x-k8s.io/v1alpha2", "JobSet")}
@@ -69,6 +71,12 @@ class Admission:
 
     labels: Mapping[str, str] = field(default_factory=dict)
     suspend: bool = False
+
+    @classmethod
+    def carried(cls, labels: Mapping[str, str]) -> Admission:
+        """The admission a job's own ``labels`` ask for: those a queue admits by
+        (:data:`ADMITTED_LABELS`), in their order."""
+        return cls({k: v for k, v in labels.items() if k in ADMITTED_LABELS})
 
     @property
     def queued(self) -> bool:

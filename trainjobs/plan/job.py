@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from trainjobs.errors import Finding
 from trainjobs.k8s.data import PodTemplate
-from trainjobs.plan.admission import ADMITTED_LABELS, DEFAULT_POD_OWNERS, Admission, PodOwner
+from trainjobs.plan.admission import DEFAULT_POD_OWNERS, Admission, PodOwner
 from trainjobs.plan.gang import GangFacts
 from trainjobs.plan.kinds import KindRef
 from trainjobs.plan.pod_set import BackendBinding, PodSet
@@ -109,8 +109,12 @@ class JobPlan:
         pod_owners: per target, what owns the job's pods there (:data:`PodOwner`): the
             object a queue admits. Targets not named: the resource. Default
             :data:`DEFAULT_POD_OWNERS`.
-        admission: what capabilities put on the Jobs or JobSet the framework makes when
-            those own the pods (:meth:`with_admission`); kept across edits. Default none.
+        job_roles: the roles whose pods, on the ``pods`` target, a batch Job the
+            framework makes owns where the rest are bare Pods (an MPIJob's Launcher);
+            default none.
+        admission: what the Jobs or JobSet the framework makes carry when those own the
+            pods (:meth:`with_admission`; a TrainJob's own queue label); kept across
+            edits. Default none.
         unadmitted_warning: the warning the ``pods`` target gives when the job makes
             its pods' owners suspended there and no admission resumes them (a suspended
             TrainJob's Jobs); None (default): the job never does.
@@ -129,6 +133,7 @@ class JobPlan:
     status_conditions: Mapping[str, str] = field(default_factory=dict)
     listens_on_all_addresses: bool = False
     pod_owners: Mapping[str, PodOwner] = field(default_factory=lambda: DEFAULT_POD_OWNERS)
+    job_roles: frozenset[str] = frozenset()
     admission: Admission = field(default_factory=Admission)
     unadmitted_warning: Finding | None = None
     editor: ResourceEditor | None = field(default=None, compare=False, repr=False)
@@ -175,17 +180,12 @@ class JobPlan:
         merged = {**self.labels, **labels}
         return self._with_resource(self._editor.with_labels(self.resource, merged))
 
-    def pod_owner(self, target: str) -> PodOwner:
-        """What owns the job's pods on ``target`` (``pods``): the object a queue admits."""
+    def pod_owner(self, target: str, role: str | None = None) -> PodOwner:
+        """What owns the job's pods on ``target`` (``pods``), or those of ``role`` there:
+        the object a queue admits."""
+        if target == "pods" and role in self.job_roles:
+            return "jobs"
         return self.pod_owners.get(target, "resource")
-
-    @property
-    def owner_admission(self) -> Admission:
-        """What the Jobs or JobSet that own the pods carry: the admission labels the job
-        has itself (a queue label written on a TrainJob by hand, which no Trainer copies
-        there without it) and what capabilities added (:meth:`with_admission`)."""
-        own = {k: v for k, v in self.labels.items() if k in ADMITTED_LABELS}
-        return Admission(own).merged(self.admission.labels, self.admission.suspend)
 
     def with_admission(self, labels: Mapping[str, str], suspend: bool = False) -> JobPlan:
         """The plan with ``labels`` (and, with ``suspend``, a suspended start) for the

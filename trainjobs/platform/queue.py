@@ -7,13 +7,15 @@ first queue on that pool, so queues in a cohort share it and can borrow). Jobs n
 it in ``trainjobs.queue`` and get Kueue's labels on the object that owns their pods on
 the target (``JobPlan.pod_owner``), which is what Kueue admits:
 
-* the custom resource (operator and trainer targets): ``kueue.x-k8s.io/queue-name``;
+* the custom resource (operator target), or the TrainJob the trainer target makes of
+  it: ``kueue.x-k8s.io/queue-name``;
 * bare Pods (a Kubeflow v1 kind on the pods target): the queue label and the pod-group
   label on every pod template, the group's total-count annotation (Kueue's pod
   integration admits the pods as one group);
-* batch Jobs (a TrainJob on the pods target): the queue label, and the job's priority
-  class, on each Job, created suspended; Kueue's batch/Job integration resumes a Job
-  once admitted, and its pod integration skips pods a Job owns;
+* batch Jobs (a TrainJob on the pods target, an MPIJob's launcher): the queue label on
+  each Job, created suspended; Kueue's batch/Job integration resumes a Job once
+  admitted, and its pod integration skips pods a Job owns, so they are no part of the
+  pod group;
 * the JobSet (a TrainJob on the jobset target): the same labels on the JobSet (Kueue's
   jobset integration; Trainer v2.3 would not copy a TrainJob's labels to it).
 
@@ -266,31 +268,38 @@ class GpuQueueKind(PlatformKind[GpuQueue]):
         if problems:
             return PlanEffect(plan, problems)
         owner = plan.pod_owner(ref.target)
-        if owner in ("jobs", "jobset"):
-            # A batch Job starts suspended and Kueue resumes it once admitted; a
-            # JobSet's suspend stays the job's own. (A priority class the job carries
-            # travels with it: JobPlan.owner_admission.)
-            admission = plan.with_admission({QUEUE_LABEL: queue.name}, suspend=owner == "jobs")
-            return PlanEffect(admission)
-        if owner == "pods":
-            templates = plan.pod_sets
-            total = sum(t.replicas for t in templates)
-            placed = {}
-            for ref_template in templates:
-                template = {"metadata": {}, **deep_copy(ref_template.template)}
-                meta = template["metadata"]
-                meta["labels"] = {
-                    **(meta.get("labels") or {}),
-                    QUEUE_LABEL: queue.name,
-                    POD_GROUP_LABEL: plan.name,
-                }
-                meta["annotations"] = {
-                    **(meta.get("annotations") or {}),
-                    POD_GROUP_COUNT: str(total),
-                }
-                placed[ref_template.role] = template
-            return PlanEffect(plan.with_templates(placed))
+        if owner == "jobset":
+            # The JobSet's suspend stays the job's own: Kueue suspends it on admission.
+            return PlanEffect(plan.with_admission({QUEUE_LABEL: queue.name}))
+        if owner in ("pods", "jobs"):
+            return PlanEffect(self._queued_pods(queue, plan, ref.target))
         return PlanEffect(plan.with_labels({QUEUE_LABEL: queue.name}))
+
+    def _queued_pods(self, queue: GpuQueue, plan: JobPlan, target: str) -> JobPlan:
+        """On the pods target: batch Jobs that own pods (a TrainJob's, an MPIJob's
+        launcher) are labelled and created suspended, as Kueue's batch/Job integration
+        admits them, and their pods are left out of the pod group, which Kueue's pod
+        integration would never count (it skips pods a Job owns); the bare pods form
+        one group of their total (its labels and count on every template)."""
+        owned = {s.role for s in plan.pod_sets if plan.pod_owner(target, s.role) == "jobs"}
+        if owned:
+            plan = plan.with_admission({QUEUE_LABEL: queue.name}, suspend=True)
+        grouped = [s for s in plan.pod_sets if s.role not in owned]
+        if not grouped:
+            return plan
+        total = sum(s.replicas for s in grouped)
+        placed = {}
+        for pod_set in grouped:
+            template = {"metadata": {}, **deep_copy(pod_set.template)}
+            meta = template["metadata"]
+            meta["labels"] = {
+                **(meta.get("labels") or {}),
+                QUEUE_LABEL: queue.name,
+                POD_GROUP_LABEL: plan.name,
+            }
+            meta["annotations"] = {**(meta.get("annotations") or {}), POD_GROUP_COUNT: str(total)}
+            placed[pod_set.role] = template
+        return plan.with_templates(placed)
 
     def _job_problems(self, queue: GpuQueue, plan: JobPlan, ref: Reference) -> list[Finding]:
         spec = queue.spec

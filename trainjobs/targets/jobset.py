@@ -26,5 +26,5 @@ class JobSetTarget(TargetPlugin):
     def render(self, entry: JobEntry, framework: Framework[Any], plan: JobPlan) -> Rendered:
         objects, findings = framework.jobset(plan.resource)
         owner = plan.pod_owner(self.name)
-        admission = plan.owner_admission
+        admission = plan.admission
         return [admission.apply(m, owner) for m in objects], findings

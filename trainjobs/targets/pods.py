@@ -31,7 +31,7 @@ class PodsTarget(TargetPlugin):
         # What the operator would refuse to run (suspended, managed elsewhere) renders
         # nothing rather than pods no controller would have made.
         findings = framework.pods_findings(plan.resource)
-        if plan.unadmitted_warning is not None and not plan.owner_admission.queued:
+        if plan.unadmitted_warning is not None and not plan.admission.queued:
             findings = [*findings, plan.unadmitted_warning]
         if any(f.severity is Severity.ERROR for f in findings):
             return [], findings
@@ -41,15 +41,16 @@ class PodsTarget(TargetPlugin):
 def pod_objects(framework: Framework[Any], plan: JobPlan) -> list[Manifest]:
     """Every object the operator would create for the job of ``plan``: its Services,
     then its Pods, then the rest, each group in the operator's order; the objects that
-    own the pods (batch Jobs) carry the plan's admission (:attr:`JobPlan.owner_admission`)."""
+    own pods there (batch Jobs: a TrainJob's, an MPIJob's launcher) carry the plan's
+    admission."""
     expansion = framework.expansion(plan.resource)
     templates = {s.role: s.template for s in plan.pod_sets}
-    owner, admission = plan.pod_owner("pods"), plan.owner_admission
     return [
         *(service_manifest(s, plan.namespace) for s in expansion.services),
         *expansion.first,
         *(pod_manifest(p, templates[p.role], plan.namespace) for p in expansion.pods),
-        *(admission.apply(m, owner) for m in expansion.objects),
+        # Every batch Job made here owns pods of a role (JobPlan.job_roles, or all).
+        *(plan.admission.apply(m, "jobs") for m in expansion.objects),
     ]
 
 

@@ -50,6 +50,7 @@ from trainjobs.frameworks.trainjob.run_rules import trainjob_run_rules
 from trainjobs.k8s.crds import load_crd
 from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
 from trainjobs.plan import (
+    Admission,
     GangFacts,
     GangMember,
     JobPlan,
@@ -286,9 +287,13 @@ class TrainJobFramework(Framework[TrainJob]):
     def plan(self, job: TrainJob) -> JobPlan:
         # A suspended TrainJob's Jobs are created suspended (JobSet copies suspend):
         # on the pods target only an admission (a queue) resumes them.
+        # Kueue's TrainJob integration admits the TrainJob by its own labels, which the
+        # Trainer does not copy: on the targets that make the JobSet or its Jobs those
+        # carry them instead.
         return replace(
             super().plan(job),
             pod_owners=_POD_OWNERS,
+            admission=Admission.carried(job.metadata.labels or {}),
             unadmitted_warning=_suspended_jobs() if job.suspended else None,
         )
 
