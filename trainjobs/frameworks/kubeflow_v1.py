@@ -640,10 +640,6 @@ class KubeflowV1Framework(Framework[V1JobT]):
         return Expansion(services, pods, self.extra_objects(job))
 
 
-def deep_copy_list(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [deep_copy(item) for item in items]
-
-
 def _replica_field(spec_model: Any) -> str:
     """The one field of ``spec_model`` typed ``dict[str, ReplicaSpec]``."""
     fields = spec_model.model_fields.items()

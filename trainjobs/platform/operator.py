@@ -83,8 +83,6 @@ class OperatorKind(PlatformKind[DocT]):
     """An operator install: its objects, the job kinds it runs, its gang scheduler."""
 
     category: ClassVar[Category] = "operator"
-    job_target: ClassVar[str] = "operator"
-    """The target whose objects this operator consumes (``operator`` or ``trainer``)."""
     version: ClassVar[str] = ""
     """The upstream release the objects reproduce, e.g. ``v1.9.4``."""
     served: ClassVar[tuple[tuple[str, str], ...]] = ()

@@ -147,7 +147,6 @@ class TrainerKind(OperatorKind[Trainer]):
 
     title = f"Kubeflow Trainer {VERSION} (TrainJob, ClusterTrainingRuntime) with JobSet"
     default_namespace = "kubeflow-system"
-    job_target = "trainer"
     version = VERSION
     served = ((f"{API}/v1alpha1", "TrainJob"),)
 

@@ -230,10 +230,6 @@ def _ancestor(rjob: Mapping[str, Any]) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _trainer_spec_dict(job: TrainJob) -> dict[str, Any]:
-    return job.spec.trainer.to_manifest() if job.spec.trainer else {}
-
-
 # ------------------------------------------------------------------- step 1: the template
 
 
