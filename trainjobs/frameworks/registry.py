@@ -104,8 +104,9 @@ class Registry:
         self, body: Mapping[str, Any], *, defining: bool = False
     ) -> Framework[Any] | None:
         """The framework whose custom resource the document ``body`` is (by its
-        ``apiVersion`` and ``kind``), or with ``defining`` the one one of whose
-        :attr:`~Framework.definition_kinds` it is; None when neither is text or none is."""
+        ``apiVersion`` and ``kind``), or, with ``defining``, the one whose
+        :attr:`~Framework.definition_kinds` include it; None when either field is not
+        text or no framework claims the pair."""
         api_version, kind = body.get("apiVersion"), body.get("kind")
         if not isinstance(api_version, str) or not isinstance(kind, str):
             return None
