@@ -183,3 +183,19 @@ def test_on_the_pods_target_a_launcher_job_is_admitted_as_a_job_not_in_the_pod_g
     for pod in workers:
         assert pod["metadata"]["labels"]["kueue.x-k8s.io/pod-group-name"] == "horovod-benchmarks"
         assert pod["metadata"]["annotations"]["kueue.x-k8s.io/pod-group-total-count"] == "4"
+
+
+@pytest.mark.parametrize("target", ["operator", "pods"])
+def test_a_kind_no_target_can_queue_is_refused_on_every_target(target: str) -> None:
+    # PaddlePaddle EDL: Kueue has no TrainingJob integration, and on the pods target
+    # its pods come from ReplicaSets and a Job with no pod template to label; the
+    # queue used to be dropped without a word there.
+    (edl,) = load_all((EXAMPLES / "paddle-edl-fit-a-line" / "trainingjob.yaml").read_text())
+    edl["metadata"]["namespace"] = "training"
+    options = {"queue": "team-a", "target": target}
+    assert _queue_errors(pool_doc(), queue_doc(), {**edl, "trainjobs": options}) == [
+        "error: jobs[0].trainjobs.queue: no target can put a TrainingJob through a queue: "
+        "Kueue has no integration for it, and its pods come from objects its operator "
+        "makes, not from pod templates trainjobs can label (got 'team-a'); fix: remove "
+        "jobs[0].trainjobs.queue"
+    ]

@@ -87,6 +87,13 @@ UNQUEUED_KIND = Rule(
     hint="render the job with target pods (Kueue admits its pods as a group) "
     "at {job}.trainjobs.target",
 )
+UNQUEUEABLE = Rule(
+    "queue.kind",
+    "no target can put a {kind} through a queue: Kueue has no integration for it, and "
+    "its pods come from objects its operator makes, not from pod templates trainjobs "
+    "can label",
+    hint="remove {job}.trainjobs.queue",
+)
 
 
 class GpuQueueSpec(K8sModel):
@@ -313,9 +320,15 @@ class GpuQueueKind(PlatformKind[GpuQueue]):
                     namespace=plan.namespace,
                 )
             ]
-        admitted = (plan.kind.api_version, plan.kind.kind) in KUEUE_KINDS
-        if plan.pod_owner(ref.target) == "resource" and not admitted:
-            return [UNQUEUED_KIND.at(ref.path, ref.name, kind=plan.kind.kind, job=job_path(ref))]
+        facts = {"kind": plan.kind.kind, "job": job_path(ref)}
+        owner = plan.pod_owner(ref.target)
+        integrated = (plan.kind.api_version, plan.kind.kind) in KUEUE_KINDS
+        # No pod templates (PaddlePaddle EDL's ReplicaSets and trainer Job): the pods
+        # target has nothing to label either.
+        if not plan.pod_sets and (owner == "pods" or (owner == "resource" and not integrated)):
+            return [UNQUEUEABLE.at(ref.path, ref.name, **facts)]
+        if owner == "resource" and not integrated:
+            return [UNQUEUED_KIND.at(ref.path, ref.name, **facts)]
         return []
 
 
