@@ -132,3 +132,23 @@ def test_the_operator_target_carries_the_binding_in_its_templates() -> None:
     template = cr["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]
     names = [e["name"] for e in template["spec"]["containers"][0]["env"]]
     assert names == ["USER_VAR", "REDIS_HOST", "REDIS_PORT", "REDIS_PASSWORD"]
+
+
+@pytest.mark.parametrize("target", ["operator", "pods"])
+def test_a_job_no_backend_can_reach_is_refused(target: str) -> None:
+    # PaddlePaddle EDL's pods come from ReplicaSets and a Job its operator makes, with no
+    # pod template trainjobs can add REDIS_HOST to: the backend used to be dropped
+    # without a word.
+    from tests.support.paths import EXAMPLES
+    from trainjobs.k8s.yamlio import load_all
+
+    (edl,) = load_all((EXAMPLES / "paddle-edl-fit-a-line" / "trainingjob.yaml").read_text())
+    edl["metadata"]["namespace"] = "training"
+    edl["trainjobs"] = {"backend": "redis", "target": target}
+    with pytest.raises(SpecError) as err:
+        run(parse_documents([REDIS, edl]))
+    assert [f.render() for f in err.value.findings if f.code == "backend.unbound"] == [
+        "error: jobs[0].trainjobs.backend: TrainingJob exposes no pod templates to trainjobs "
+        "and names no backend itself, so the backend would reach none of its pods (got "
+        "'redis'); fix: remove trainjobs.backend; the job rendezvous by its own means"
+    ]

@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Final, Generic, Literal
 from pydantic import Field
 from typing_extensions import TypeVar
 
-from trainjobs.errors import Finding
+from trainjobs.errors import Finding, Rule
 from trainjobs.frameworks.base import DEFAULT_NAMESPACE, K8sModel, model_from_generic
 from trainjobs.k8s.data import Manifest
 from trainjobs.plan import BackendBinding, JobPlan
@@ -237,6 +237,14 @@ class PlatformKind(ABC, Generic[DocT]):
         return PlanEffect(plan)
 
 
+UNBOUND = Rule(
+    "backend.unbound",
+    "{kind} exposes no pod templates to trainjobs and names no backend itself, so the "
+    "backend would reach none of its pods",
+    hint="remove trainjobs.backend; the job rendezvous by its own means",
+)
+
+
 class BackendKind(PlatformKind[DocT]):
     """A rendezvous backend: jobs that refer to it are bound to it through their framework."""
 
@@ -258,4 +266,8 @@ class BackendKind(PlatformKind[DocT]):
         problems = self.job_problems(resource, plan, ref)
         if problems:
             return PlanEffect(plan, problems)
-        return PlanEffect(plan.with_backend(self.binding(resource)))
+        bound = plan.with_backend(self.binding(resource))
+        if bound.resource == plan.resource:
+            # PaddlePaddle EDL: its pods come from objects its operator makes.
+            return PlanEffect(plan, [UNBOUND.at(ref.path, ref.name, kind=plan.kind.kind)])
+        return PlanEffect(bound)
