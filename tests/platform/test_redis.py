@@ -6,10 +6,12 @@ from typing import Any
 
 import pytest
 
+from tests.support.paths import EXAMPLES
 from trainjobs.check import run
 from trainjobs.errors import SpecError
 from trainjobs.k8s.generated import parse
 from trainjobs.k8s.redact import REDACTED, redact
+from trainjobs.k8s.yamlio import load_all
 from trainjobs.spec import parse_documents
 
 REDIS = {
@@ -139,9 +141,6 @@ def test_a_job_no_backend_can_reach_is_refused(target: str) -> None:
     # PaddlePaddle EDL's pods come from ReplicaSets and a Job its operator makes, with no
     # pod template trainjobs can add REDIS_HOST to: the backend used to be dropped
     # without a word.
-    from tests.support.paths import EXAMPLES
-    from trainjobs.k8s.yamlio import load_all
-
     (edl,) = load_all((EXAMPLES / "paddle-edl-fit-a-line" / "trainingjob.yaml").read_text())
     edl["metadata"]["namespace"] = "training"
     edl["trainjobs"] = {"backend": "redis", "target": target}
