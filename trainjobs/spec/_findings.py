@@ -127,6 +127,9 @@ def findings_from_validation_error(
             message = "unknown field"
         elif error["type"] == "missing":
             message = "required field is missing"
+        elif error["type"] == "value_error":
+            # Our own validators' words, without pydantic's "Value error, " before them.
+            message = message.removeprefix("Value error, ")
         key = (path, error["type"] if error["type"] != "int_type" else "type")
         if key in seen:
             continue
