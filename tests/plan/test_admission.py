@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.support.v1jobs import job, replica
+from trainjobs.frameworks.kubeflow_v1 import KubeflowV1Framework
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.plan import Admission, JobPlan
 
@@ -42,22 +44,9 @@ def test_admissions_merge_later_labels_winning() -> None:
 
 
 def _plan() -> JobPlan:
-    framework = REGISTRY.named("pytorch")
-    document = {
-        "apiVersion": "kubeflow.org/v1",
-        "kind": "PyTorchJob",
-        "metadata": {"name": "pt"},
-        "spec": {
-            "pytorchReplicaSpecs": {
-                "Master": {
-                    "replicas": 1,
-                    "template": {"spec": {"containers": [{"name": "pytorch", "image": "i"}]}},
-                }
-            }
-        },
-    }
-    job = framework.default(framework.model.model_validate(document))
-    return framework.plan(job)
+    framework: KubeflowV1Framework[Any] = REGISTRY.named("pytorch")  # type: ignore[assignment]
+    parsed = job(framework, {"Master": replica("pytorch", 1)}, "pt")
+    return framework.plan(framework.default(parsed))
 
 
 def test_a_v1_kind_owns_its_pods_by_its_resource_and_on_pods_by_none() -> None:
