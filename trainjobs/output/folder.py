@@ -150,19 +150,28 @@ def _lstat(path: Path) -> os.stat_result | None:
         ) from None
 
 
-def _check_folder(directory: Path) -> bool:
-    """Whether ``directory`` exists; refused when it is a link or not a folder."""
-    info = _lstat(directory)
+def _exists_as(path: Path, is_type: Callable[[int], bool], what: str, on_link: str) -> bool:
+    """Whether ``path`` exists; refused when it is a link (``on_link`` says what to do
+    instead) or not ``what`` (``is_type`` tests its mode)."""
+    info = _lstat(path)
     if info is None:
         return False
     if stat.S_ISLNK(info.st_mode):
-        raise OutputError(
-            f"{_shown(directory)} is a symbolic link; trainjobs writes only into a real folder, "
-            "never through a link: give the folder itself as the output; nothing was written"
-        )
-    if not stat.S_ISDIR(info.st_mode):
-        raise OutputError(f"{_shown(directory)} is not a directory; nothing was written")
+        raise OutputError(f"{_shown(path)} is a symbolic link; {on_link}; nothing was written")
+    if not is_type(info.st_mode):
+        raise OutputError(f"{_shown(path)} is not {what}; nothing was written")
     return True
+
+
+def _check_folder(directory: Path) -> bool:
+    """Whether ``directory`` exists; refused when it is a link or not a folder."""
+    return _exists_as(
+        directory,
+        stat.S_ISDIR,
+        "a directory",
+        "trainjobs writes only into a real folder, never through a link: give the folder "
+        "itself as the output",
+    )
 
 
 @contextlib.contextmanager
@@ -412,17 +421,8 @@ def _check_target(path: Path, mark: str, overwrite: bool, flag: str) -> None:
             f"{_shown(path.parent)} is a symbolic link; trainjobs writes only into real "
             "folders, never through a link; nothing was written"
         )
-    info = _lstat(path)
-    if info is None:
-        return
-    if stat.S_ISLNK(info.st_mode):
-        raise OutputError(
-            f"{_shown(path)} is a symbolic link; trainjobs never writes through a link: "
-            "remove it or name another file; nothing was written"
-        )
-    if not stat.S_ISREG(info.st_mode):
-        raise OutputError(f"{_shown(path)} is not a regular file; nothing was written")
-    if overwrite:
+    on_link = "trainjobs never writes through a link: remove it or name another file"
+    if not _exists_as(path, stat.S_ISREG, "a regular file", on_link) or overwrite:
         return
     try:
         own = _owned_by_mark(path, mark)
