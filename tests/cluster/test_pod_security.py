@@ -301,12 +301,31 @@ VIOLATIONS: list[tuple[str, list[tuple[tuple[str | int, ...], Any]]]] = [
     ),
 ]
 """Pods (TFJob workers) each breaking one rule, as users write them."""
+HARDENED_VIOLATIONS: list[tuple[str, list[tuple[tuple[str | int, ...], Any]]]] = [
+    (
+        "container seccomp Unconfined",
+        [((*C0, "securityContext", "seccompProfile"), {"type": "Unconfined"})],
+    ),
+    ("container runAsNonRoot false", [((*C0, "securityContext", "runAsNonRoot"), False)]),
+    ("container runAsUser 0", [((*C0, "securityContext", "runAsUser"), 0)]),
+    (
+        "container adds SYS_ADMIN",
+        [((*C0, "securityContext", "capabilities"), {"drop": ["ALL"], "add": ["SYS_ADMIN"]})],
+    ),
+]
+"""Pods hardened for the restricted level but for one container setting that overrides
+the pod's: what a check of the pod-level field alone would pass."""
 
 
-def _violating(name: str, mutations: list[tuple[tuple[str | int, ...], Any]]) -> Doc:
-    (doc,) = [
-        d for d in yaml.safe_load_all((EXAMPLES / "tf-mnist" / "tfjob.yaml").read_text()) if d
-    ]
+def _violating(
+    name: str, mutations: list[tuple[tuple[str | int, ...], Any]], hardened: bool = False
+) -> Doc:
+    if hardened:
+        doc = _hardened_tfjob("default")
+    else:
+        (doc,) = [
+            d for d in yaml.safe_load_all((EXAMPLES / "tf-mnist" / "tfjob.yaml").read_text()) if d
+        ]
     doc["metadata"]["name"] = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
     for path, value in mutations:
         node: Any = doc
@@ -323,6 +342,10 @@ def _cases() -> list[tuple[str, list[Doc] | Path]]:
     ]
     cases += [(p.stem, p) for p in stack_files()]
     cases += [(f"violation-{name}", [_violating(name, m)]) for name, m in VIOLATIONS]
+    cases += [
+        (f"hardened-{name}", [_violating(name, m, hardened=True)])
+        for name, m in HARDENED_VIOLATIONS
+    ]
     return cases
 
 

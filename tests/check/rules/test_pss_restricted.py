@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from tests.check.rules.helpers import container, paths, pod, violations
@@ -14,8 +15,9 @@ HARDENED = {
 
 
 def _hardened_pod(**spec: Any) -> dict[str, Any]:
+    """A pod that passes every restricted control; a test may edit it (a deep copy)."""
     return pod(
-        container(securityContext=HARDENED),
+        container(securityContext=copy.deepcopy(HARDENED)),
         securityContext={"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
         **spec,
     )
@@ -127,3 +129,30 @@ def test_windows_pods_skip_the_linux_only_controls() -> None:
     manifest = pod(os={"name": "windows"}, securityContext={"runAsNonRoot": True})
     for code in ("privilege_escalation", "seccomp", "capabilities"):
         assert violations(f"pss.restricted.{code}", manifest) == [], code
+
+
+def test_a_container_setting_unconfined_is_the_baseline_rules_finding_alone() -> None:
+    """PodSecurity refuses a container's Unconfined even under a good pod-level profile;
+    pss.baseline.seccomp (which runs at restricted too) reports it, once."""
+    manifest = _hardened_pod()
+    manifest["spec"]["containers"][0]["securityContext"]["seccompProfile"] = {"type": "Unconfined"}
+    assert violations("pss.restricted.seccomp", manifest) == []
+    assert paths("pss.baseline.seccomp", manifest) == [
+        "spec.containers[0].securityContext.seccompProfile.type"
+    ]
+
+
+def test_an_unconfined_pod_leaves_every_container_without_its_own_profile_uncovered() -> None:
+    runtime = {**HARDENED, "seccompProfile": {"type": "Localhost", "localhostProfile": "p"}}
+    manifest = pod(
+        container(securityContext=HARDENED),
+        container("own", securityContext=runtime),
+        securityContext={"runAsNonRoot": True, "seccompProfile": {"type": "Unconfined"}},
+    )
+    assert violations("pss.restricted.seccomp", manifest) == [
+        "spec.containers[0].securityContext.seccompProfile.type: container 'trainer' has no "
+        "seccomp profile and the pod sets 'Unconfined'; fix: set "
+        "spec.securityContext.seccompProfile.type: RuntimeDefault, or add "
+        "`trainjobs: {ignore: [pss.restricted.seccomp]}` if the namespace is baseline"
+    ]
+    assert paths("pss.baseline.seccomp", manifest) == ["spec.securityContext.seccompProfile.type"]

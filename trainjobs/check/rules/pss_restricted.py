@@ -8,7 +8,7 @@ itself (the Redis backend …) meet this level.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from trainjobs.check.rules.model import RuleContext, Violation
@@ -83,26 +83,56 @@ def privilege_escalation(site: PodSite, ctx: RuleContext) -> Iterator[Violation]
             )
 
 
-def run_as_non_root(site: PodSite, ctx: RuleContext) -> Iterator[Violation]:
-    """Containers that may run as root."""
-    pod = _security_context(site.spec).get("runAsNonRoot")
-    hint = (
-        "set spec.securityContext.runAsNonRoot: true with a non-zero runAsUser the image "
-        "can run as, " + _HINT.format(control="run_as_non_root")
-    )
-    if pod is False:
-        yield Violation(
-            site.at("spec.securityContext.runAsNonRoot"), "the pod may run as root", False, hint
-        )
+def _pod_or_each_container(
+    site: PodSite,
+    field: str,
+    read: Callable[[Mapping[str, Any]], Any],
+    good: Callable[[Any], bool],
+    says: Callable[[str | None, Any], str],
+    hint: str,
+    reports_bad_values: bool = True,
+) -> Iterator[Violation]:
+    """A control the pod's securityContext sets for every container and a container may
+    set for itself, as PodSecurity admission checks runAsNonRoot and restricted seccomp
+    (k8s.io/pod-security-admission policy/check_runAsNonRoot.go,
+    check_seccompProfile_restricted.go): a bad value is refused wherever it is set, even
+    under a good pod-level one, and so is a container that sets none under a pod that
+    sets no good one.
+
+    ``read`` gives a securityContext's value (None: unset); ``says`` words the finding
+    for a container (its quoted name) or the pod (None), given the pod's value.
+    ``reports_bad_values`` False: a bad value set is another rule's finding (a baseline
+    one, which runs at restricted too); it still covers no container.
+    """
+    pod = read(_security_context(site.spec))
+    covered = pod is not None and good(pod)
+    if pod is not None and not covered and reports_bad_values:
+        yield Violation(site.at(f"spec.securityContext.{field}"), says(None, pod), pod, hint)
     for path, container in containers(site.spec):
-        own = _security_context(container).get("runAsNonRoot")
-        if own is False or (own is None and pod is not True):
+        own = read(_security_context(container))
+        bad = own is not None and not good(own) and reports_bad_values
+        if (own is None and not covered) or bad:
             yield Violation(
-                site.at(f"{path}.securityContext.runAsNonRoot"),
-                f"container {_name(container)} may run as root",
+                site.at(f"{path}.securityContext.{field}"),
+                says(_name(container), pod),
                 own if own is not None else NO_VALUE,
                 hint,
             )
+
+
+def run_as_non_root(site: PodSite, ctx: RuleContext) -> Iterator[Violation]:
+    """Containers that may run as root."""
+    yield from _pod_or_each_container(
+        site,
+        "runAsNonRoot",
+        lambda context: context.get("runAsNonRoot"),
+        lambda value: value is True,
+        lambda container, _pod: (
+            f"container {container} may run as root" if container else "the pod may run as root"
+        ),
+        "set spec.securityContext.runAsNonRoot: true with a non-zero runAsUser the image "
+        "can run as, " + _HINT.format(control="run_as_non_root"),
+    )
 
 
 def run_as_user(site: PodSite, ctx: RuleContext) -> Iterator[Violation]:
@@ -119,33 +149,29 @@ def run_as_user(site: PodSite, ctx: RuleContext) -> Iterator[Violation]:
             )
 
 
+def _seccomp_type(context: Mapping[str, Any]) -> Any:
+    profile = context.get("seccompProfile")
+    return profile.get("type") if isinstance(profile, Mapping) else None
+
+
 def seccomp(site: PodSite, ctx: RuleContext) -> Iterator[Violation]:
-    """A seccomp profile must be set: RuntimeDefault or a Localhost profile."""
+    """A seccomp profile must be set, on the pod or on every container: RuntimeDefault or
+    a Localhost profile. Unconfined, the one other value, is pss.baseline.seccomp's."""
     if not site.is_linux:
         return
-    allowed = ("RuntimeDefault", "Localhost")
-    profile = _security_context(site.spec).get("seccompProfile")
-    pod = profile.get("type") if isinstance(profile, Mapping) else None
-    hint = "set spec.securityContext.seccompProfile.type: RuntimeDefault, " + _HINT.format(
-        control="seccomp"
+    yield from _pod_or_each_container(
+        site,
+        "seccompProfile.type",
+        _seccomp_type,
+        lambda value: value in ("RuntimeDefault", "Localhost"),
+        lambda container, pod: (
+            f"container {container} has no seccomp profile and the pod "
+            + ("sets none" if pod is None else f"sets {pod!r}")
+        ),
+        "set spec.securityContext.seccompProfile.type: RuntimeDefault, "
+        + _HINT.format(control="seccomp"),
+        reports_bad_values=False,
     )
-    if pod is not None and pod not in allowed:
-        yield Violation(
-            site.at("spec.securityContext.seccompProfile.type"), "no seccomp profile", pod, hint
-        )
-        return
-    if pod is not None:
-        return
-    for path, container in containers(site.spec):
-        own = _security_context(container).get("seccompProfile")
-        kind = own.get("type") if isinstance(own, Mapping) else None
-        if kind not in allowed:
-            yield Violation(
-                site.at(f"{path}.securityContext.seccompProfile.type"),
-                f"container {_name(container)} has no seccomp profile and the pod sets none",
-                kind if kind is not None else NO_VALUE,
-                hint,
-            )
 
 
 def capabilities(site: PodSite, ctx: RuleContext) -> Iterator[Violation]:
