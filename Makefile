@@ -3,31 +3,33 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-dev
+# Every Python package at the version the last green run used (constraints.txt).
+PIP    := $(BIN)/pip install --quiet -c constraints.txt
 PROOFS := $(VENV)/.installed-proofs
 # Debian packages the run-local proofs use: Open MPI (mpirun, and headers for mpi4py)
 # and a Redis server.
 DEBS   := openmpi-bin libopenmpi-dev redis-server
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test lint typecheck layers unit bench clean install graphviz docs proof-deps system-deps cluster
+.PHONY: demo test lint typecheck layers unit bench clean install graphviz docs proof-deps system-deps cluster constraints
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
 # Runtime install: enough for `make demo` and `trainjobs` itself.
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e .
+$(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
+	$(PIP) -e .
 	touch $@
 
 # Dev install: linters, type checker and test tools.
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[dev]'
+$(STAMP): pyproject.toml constraints.txt | $(BIN)/python
+	$(PIP) -e '.[dev]'
 	touch $(VENV)/.installed $@
 
 # The frameworks run-local is proven with: torch (CPU wheel), TensorFlow, JAX, mpi4py, redis.
-$(PROOFS): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[dev,proofs]'
+$(PROOFS): pyproject.toml constraints.txt | $(BIN)/python
+	$(PIP) -e '.[dev,proofs]'
 	touch $(VENV)/.installed $(STAMP) $@
 
 # MindSpore 2.10 needs protobuf >= 7.34, which the Pulumi SDK (protobuf < 7) forbids in one
@@ -89,8 +91,13 @@ test: lint typecheck layers unit
 
 ## bench: the benchmark table (cdk8s, which runs on Node.js, is installed for the comparison)
 bench: $(STAMP)
-	$(BIN)/pip install --quiet cdk8s
+	$(PIP) cdk8s
 	JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1 $(BIN)/python -m bench.run
+
+## constraints: pin constraints.txt to what this venv has (run after a green make test)
+constraints: | $(BIN)/python
+	{ head -n 3 constraints.txt; $(BIN)/pip freeze --exclude-editable; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
 
 clean:
 	rm -rf $(VENV) $(MS_VENV) out .mypy_cache .ruff_cache .pytest_cache .hypothesis
