@@ -98,9 +98,16 @@ def _with_platform(
     return JobEntry(entry.job, entry.framework, options, entry.path, entry.source), used
 
 
-def _with_wait(entry: JobEntry, wait: Wait | None, timeout: str | None) -> JobEntry:
+def _with_options(
+    entry: JobEntry, wait: Wait | None, timeout: str | None, gang: GangMechanism | None
+) -> JobEntry:
+    """The entry with the component's ``wait``, ``wait_timeout`` and ``gang``, validated
+    as the same options beside a job in a file are (a bad value is a finding at its path)."""
     options = entry.options.to_manifest()
-    options.update({"wait": wait or entry.options.wait, "waitTimeout": timeout})
+    if wait is not None or timeout is not None:
+        options.update({"wait": wait or entry.options.wait, "waitTimeout": timeout})
+    if gang is not None:
+        options["gang"] = gang
     try:
         validated = JobOptions.model_validate({k: v for k, v in options.items() if v is not None})
     except ValidationError as exc:
@@ -183,11 +190,8 @@ def _render(
     try:
         entry = _entry(_document(job, namespace), args.target)
         entry, used = _with_platform(entry, args.backend, args.node_pool, args.queue, values)
-        if args.wait is not None or args.wait_timeout is not None:
-            entry = _with_wait(entry, args.wait, args.wait_timeout)
-        if args.gang is not None:
-            options = entry.options.model_copy(update={"gang": args.gang})
-            entry = JobEntry(entry.job, entry.framework, options, entry.path, entry.source)
+        if (args.wait, args.wait_timeout, args.gang) != (None, None, None):
+            entry = _with_options(entry, args.wait, args.wait_timeout, args.gang)
         platform = tuple(c.resolved_entry(values) if values else c.entry for c in used)
         stack = StackSpec(jobs=(entry,), platform=platform)
         rendering = run(stack, target=args.target, k8s_version=args.k8s_version)
