@@ -36,3 +36,12 @@ def test_an_unknown_gang_mechanism_is_refused_with_its_path(target: Any) -> None
     assert finding.path == "job.trainjobs.gang"
     assert "'kueue'" in str(err.value)
     assert "volcano" in str(err.value)
+
+
+def test_wait_given_to_the_component_keeps_the_jobs_own_wait_timeout() -> None:
+    """``wait="running"`` alone changes how long nothing else: the ``waitTimeout`` beside
+    the job (90m) stays, instead of falling back to the 60m default."""
+    job = {**_tfjob(), "trainjobs": {"waitTimeout": "90m"}}
+    resources = run_program(lambda: TrainingJob("mnist", job, wait="running"))
+    (tfjob,) = [r for r in resources if r.type == "kubernetes:kubeflow.org/v1:TFJob"]
+    assert tfjob.options["custom_timeouts"]["create"] == "90m"

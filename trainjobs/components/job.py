@@ -104,10 +104,9 @@ def _with_options(
     """The entry with the component's ``wait``, ``wait_timeout`` and ``gang``, validated
     as the same options beside a job in a file are (a bad value is a finding at its path)."""
     options = entry.options.to_manifest()
-    if wait is not None or timeout is not None:
-        options.update({"wait": wait or entry.options.wait, "waitTimeout": timeout})
-    if gang is not None:
-        options["gang"] = gang
+    # Only what the component was given replaces the job's own options.
+    given = {"wait": wait, "waitTimeout": timeout, "gang": gang}
+    options.update({k: v for k, v in given.items() if v is not None})
     try:
         validated = JobOptions.model_validate({k: v for k, v in options.items() if v is not None})
     except ValidationError as exc:
