@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pulumi
 import pytest
 
 from tests.support.pulumi_harness import run_program
-from trainjobs.components import TrainingJob
+from trainjobs.components import InvalidResourceError, RedisBackend, TrainingJob
 from trainjobs.components.job import InvalidJobError
+from trainjobs.errors import Finding
 
 
 def _tfjob(name: str = "mnist", namespace: str = "training") -> dict[str, Any]:
@@ -30,8 +32,9 @@ def _tfjob(name: str = "mnist", namespace: str = "training") -> dict[str, Any]:
 def test_an_unknown_gang_mechanism_is_refused_with_its_path(target: Any) -> None:
     """``gang`` is checked as the job's own ``trainjobs.gang`` is: neither dropped
     without a word (operator target) nor a KeyError (pods target)."""
+    mechanism: Any = "kueue"  # a str from a config file: not the Literal the hint asks for
     with pytest.raises(InvalidJobError) as err:
-        run_program(lambda: TrainingJob("mnist", _tfjob(), target=target, gang="kueue"))
+        run_program(lambda: TrainingJob("mnist", _tfjob(), target=target, gang=mechanism))
     (finding,) = err.value.findings
     assert finding.path == "job.trainjobs.gang"
     assert "'kueue'" in str(err.value)
@@ -45,3 +48,54 @@ def test_wait_given_to_the_component_keeps_the_jobs_own_wait_timeout() -> None:
     resources = run_program(lambda: TrainingJob("mnist", job, wait="running"))
     (tfjob,) = [r for r in resources if r.type == "kubernetes:kubeflow.org/v1:TFJob"]
     assert tfjob.options["custom_timeouts"]["create"] == "90m"
+
+
+SECRET = "Hunter2_Secret"
+"""A value from a secret manager, also invalid where it is used (so a check prints it)."""
+
+
+def _leaked(text: str) -> bool:
+    """Whether ``text`` shows the secret in any form a finding writes it (as given,
+    lowercased, or made into a valid name)."""
+    lowered = text.lower()
+    return "hunter2" in lowered
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda: TrainingJob(
+            "mnist", _tfjob(), target="pods", namespace=pulumi.Output.secret(SECRET)
+        ),
+        lambda: RedisBackend("redis", namespace=pulumi.Output.secret(SECRET)),
+    ],
+    ids=["job namespace", "backend namespace"],
+)
+def test_a_secret_inputs_value_is_never_printed_when_it_is_invalid(
+    program: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Checked once resolved, a secret's value is refused by its field's path, and
+    neither the error nor Pulumi's log shows it."""
+    logged: list[str] = []
+    monkeypatch.setattr(pulumi.log, "error", lambda message, **_: logged.append(message))
+    with pytest.raises((InvalidJobError, InvalidResourceError)) as err:
+        run_program(program)
+    findings: tuple[Finding, ...] = tuple(err.value.findings)  # type: ignore[attr-defined]
+    text = str(err.value)
+    assert "metadata.namespace" in text
+    assert "secret Pulumi Input" in text
+    assert not _leaked(text), text
+    assert logged
+    assert not any(_leaked(m) for m in logged), logged
+    assert not any(_leaked(f.render()) for f in findings)
+
+
+def test_a_warning_about_a_secret_inputs_value_does_not_print_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    warned: list[str] = []
+    monkeypatch.setattr(pulumi.log, "warn", lambda message, **_: warned.append(message))
+    image = pulumi.Output.secret(f"registry.local/{SECRET.lower()}")
+    run_program(lambda: RedisBackend("redis", {"image": image}, namespace="training"))
+    assert any("image.unpinned" in m for m in warned), warned
+    assert not any(_leaked(m) for m in warned), warned

@@ -11,8 +11,12 @@ import pulumi
 from pydantic import ValidationError
 
 from trainjobs.check import run
-from trainjobs.components.inputs import Inputs
-from trainjobs.components.platform import PlatformComponent, register_objects
+from trainjobs.components.inputs import Inputs, Resolved
+from trainjobs.components.platform import (
+    InvalidResourceError,
+    PlatformComponent,
+    register_objects,
+)
 from trainjobs.components.register import LiveObject
 from trainjobs.errors import Finding, SpecError
 from trainjobs.frameworks.base import JobResource
@@ -320,8 +324,8 @@ class TrainingJob(pulumi.ComponentResource):
         }
         if self.inputs and lifted_job is not None:
             outputs["checked"] = self.inputs.resolved().apply(
-                lambda values: self._check_resolved(
-                    name, args, lifted_job, lifted_namespace, values
+                lambda resolved: self._check_resolved(
+                    name, args, lifted_job, lifted_namespace, resolved
                 )
             )
         self.register_outputs(outputs)
@@ -356,18 +360,21 @@ class TrainingJob(pulumi.ComponentResource):
         args: TrainingJobArgs,
         job: Any,
         namespace: Any,
-        values: Mapping[str, Any],
+        resolved: Resolved,
     ) -> bool:
-        """Render and check the job again with its Inputs' values; fail the update if invalid."""
+        """Render and check the job again with its Inputs' values; fail the update if
+        invalid. The message never shows the value of a secret Input."""
+        values = resolved.values
         try:
             filled_job, filled_namespace = Inputs.fill(job, values), Inputs.fill(namespace, values)
             rendered, _ = _render(name, args, filled_job, filled_namespace, None, values)
-        except InvalidJobError as exc:
-            message = str(exc).replace(
-                f"{name}: ", f"{name} (with its Pulumi Inputs resolved): ", 1
+        except (InvalidJobError, InvalidResourceError) as exc:
+            findings = resolved.redact(exc.findings)
+            message = (
+                f"{name} (with its Pulumi Inputs resolved): {SpecError.from_findings(findings)}"
             )
             pulumi.log.error(message, resource=self)
-            raise InvalidJobError(message, exc.findings) from None
+            raise InvalidJobError(message, findings) from None
         del rendered
         return True
 

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 import pulumi
 
 from trainjobs.check import run
-from trainjobs.components.inputs import Inputs
+from trainjobs.components.inputs import Inputs, Resolved
 from trainjobs.components.register import register_manifest
 from trainjobs.components.secrets import GeneratedValues
 from trainjobs.errors import Finding, SpecError
@@ -217,7 +217,7 @@ class PlatformComponent(pulumi.ComponentResource):
         checked: Any = None
         if self.inputs and rendered is None:
             checked = self.inputs.resolved().apply(
-                lambda values: self._check_resolved(name, entry, uses, values, k8s_version)
+                lambda resolved: self._check_resolved(name, entry, uses, resolved, k8s_version)
             )
         self.register_outputs(
             {
@@ -241,20 +241,23 @@ class PlatformComponent(pulumi.ComponentResource):
         name: str,
         entry: PlatformEntry,
         uses: Sequence[PlatformComponent],
-        values: Mapping[str, Any],
+        resolved: Resolved,
         k8s_version: str,
     ) -> bool:
-        """Render and check again with the Inputs' real values; fail the update if invalid."""
+        """Render and check again with the Inputs' real values; fail the update if invalid.
+        Neither the message nor a warning shows the value of a secret Input."""
+        values = resolved.values
         document = Inputs.fill(entry.resource.to_manifest(), values)
-        resolved = self._entry(name, document, None)
-        platform = (*(u.resolved_entry(values) for u in uses), resolved)
         try:
+            own = self._entry(name, document, None)
+            platform = (*(u.resolved_entry(values) for u in uses), own)
             rendering = run(StackSpec(platform=platform), k8s_version=k8s_version)
-        except SpecError as exc:
-            message = f"{name} (with its Pulumi Inputs resolved): {exc}"
+        except (SpecError, InvalidResourceError) as exc:
+            findings = tuple(resolved.redact(exc.findings))
+            message = f"{name} (with its Pulumi Inputs resolved): {SpecError(findings)}"
             pulumi.log.error(message, resource=self)
-            raise InvalidResourceError(message, tuple(exc.findings)) from None
-        for finding in rendering.findings:
+            raise InvalidResourceError(message, findings) from None
+        for finding in resolved.redact(rendering.findings):
             pulumi.log.warn(finding.render(), resource=self)
         return True
 
