@@ -9,7 +9,7 @@ import pulumi
 import pytest
 
 from tests.support.pulumi_harness import run_program
-from trainjobs.components import InvalidResourceError, RedisBackend, TrainingJob
+from trainjobs.components import GpuQueue, InvalidResourceError, RedisBackend, TrainingJob
 from trainjobs.components.job import InvalidJobError
 from trainjobs.errors import Finding
 
@@ -99,3 +99,47 @@ def test_a_warning_about_a_secret_inputs_value_does_not_print_it(
     run_program(lambda: RedisBackend("redis", {"image": image}, namespace="training"))
     assert any("image.unpinned" in m for m in warned), warned
     assert not any(_leaked(m) for m in warned), warned
+
+
+def _untyped(component: Any) -> Any:
+    """``component`` as a program that is not type-checked calls it (mypy refuses these)."""
+    return component
+
+
+@pytest.mark.parametrize(
+    ("program", "argument", "got"),
+    [
+        (lambda: _untyped(TrainingJob)("m", [_tfjob()]), "job", "list"),
+        (lambda: _untyped(TrainingJob)("m", "tfjob.yaml"), "job", "str"),
+        (
+            lambda: _untyped(TrainingJob)("m", _tfjob(), backend={"name": "redis"}),
+            "backend",
+            "dict",
+        ),
+        (lambda: _untyped(TrainingJob)("m", _tfjob(), backend="redis"), "backend", "str"),
+        (lambda: _untyped(TrainingJob)("m", _tfjob(), queue="gpus"), "queue", "str"),
+        (lambda: _untyped(TrainingJob)("m", _tfjob(), node_pool="a100"), "node_pool", "str"),
+        (
+            lambda: _untyped(TrainingJob)("m", _tfjob(), node_pool={"Worker": "a100"}),
+            "node_pool['Worker']",
+            "str",
+        ),
+        (lambda: _untyped(RedisBackend)("r", "password"), "spec", "str"),
+        (lambda: _untyped(RedisBackend)("r", [{"port": 6380}]), "spec", "list"),
+        (lambda: _untyped(RedisBackend)("r", namespace=5), "namespace", "int"),
+        (lambda: _untyped(GpuQueue)("q", {}, uses=["a100"]), "uses[0]", "str"),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_an_argument_of_the_wrong_type_is_refused_with_what_it_takes(
+    program: Any, argument: str, got: str
+) -> None:
+    """A mistake in a program (a name where a component belongs, a dict where a model or
+    a component does) is a finding naming the argument, what it got and what it takes:
+    no AttributeError or pydantic traceback from inside trainjobs."""
+    with pytest.raises((InvalidJobError, InvalidResourceError)) as err:
+        run_program(program)
+    findings: tuple[Finding, ...] = tuple(err.value.findings)  # type: ignore[attr-defined]
+    assert [f.path for f in findings] == [argument], str(err.value)
+    assert f"not the {got} given" in str(err.value), str(err.value)
+    assert "fix: " in str(err.value)

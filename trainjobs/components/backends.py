@@ -10,6 +10,7 @@ import pulumi
 
 from trainjobs.components.platform import PlatformArgs, PlatformComponent
 from trainjobs.components.secrets import placeholder_groups
+from trainjobs.frameworks.base import K8sModel
 from trainjobs.render import RenderedUnit
 from trainjobs.spec.entry import PlatformEntry
 from trainjobs.spec.stack import DEFAULT_K8S_VERSION
@@ -65,8 +66,10 @@ class RedisBackend(PlatformComponent):
         if isinstance(args, RedisBackendArgs):
             password = args.password
         self._password = password
-        if password is not None:
-            data = args.spec.to_manifest() if hasattr(args.spec, "to_manifest") else args.spec
+        # A spec of the wrong type is the base's to refuse, with the argument's name.
+        spec = args.spec
+        if password is not None and (spec is None or isinstance(spec, Mapping | K8sModel)):
+            data = spec.to_manifest() if isinstance(spec, K8sModel) else spec
             args = replace(args, spec={**(data or {}), "password": True})
         super().__init__(name, args, rendered=rendered, opts=opts)
 

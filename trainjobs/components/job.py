@@ -15,7 +15,9 @@ from trainjobs.components.inputs import Inputs, Resolved
 from trainjobs.components.platform import (
     InvalidResourceError,
     PlatformComponent,
+    is_text,
     register_objects,
+    wrong_type,
 )
 from trainjobs.components.register import LiveObject
 from trainjobs.errors import Finding, SpecError
@@ -286,6 +288,9 @@ class TrainingJob(pulumi.ComponentResource):
         if rendered is None:
             if job is None:
                 raise InvalidJobError(f"{name}: TrainingJob needs a job")
+            wrong = _wrong_arguments(args)
+            if wrong:
+                raise InvalidJobError(f"{name}: {SpecError.from_findings(wrong)}", wrong)
             # The platform's Inputs first: an Output the job shares with its backend (a
             # namespace) keeps the backend's token.
             platform_inputs = [
@@ -377,6 +382,32 @@ class TrainingJob(pulumi.ComponentResource):
             raise InvalidJobError(message, findings) from None
         del rendered
         return True
+
+
+def _wrong_arguments(args: TrainingJobArgs) -> list[Finding]:
+    """A finding for each argument of a :class:`TrainingJob` that has the wrong type."""
+    found = []
+    if not isinstance(args.job, JobResource | Mapping):
+        takes = "a typed job model (TFJob(...)) or the job's YAML as a dict"
+        fix = "read a file with jobs_from_file, or give the dict yaml.safe_load returns"
+        found.append(wrong_type("TrainingJob", "job", args.job, takes, fix))
+    if args.namespace is not None and not is_text(args.namespace):
+        takes = "a namespace name (a str or a Pulumi Input of one)"
+        found.append(
+            wrong_type("TrainingJob", "namespace", args.namespace, takes, "give the name as a str")
+        )
+    component = "a platform component (RedisBackend(...), GpuNodePool(...) …)"
+    fix = "pass the component object, not its name or document"
+    pools: dict[str, Any] = {}
+    if isinstance(args.node_pool, Mapping):
+        pools = {f"node_pool[{role!r}]": pool for role, pool in args.node_pool.items()}
+    elif args.node_pool is not None:
+        pools = {"node_pool": args.node_pool}
+    given = {"backend": args.backend, **pools, "queue": args.queue}
+    for argument, value in given.items():
+        if value is not None and not isinstance(value, PlatformComponent):
+            found.append(wrong_type("TrainingJob", argument, value, component, fix))
+    return found
 
 
 def _components(

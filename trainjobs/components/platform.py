@@ -9,10 +9,10 @@ from typing import Any, ClassVar
 import pulumi
 
 from trainjobs.check import run
-from trainjobs.components.inputs import Inputs, Resolved
+from trainjobs.components.inputs import Inputs, Resolved, is_output
 from trainjobs.components.register import register_manifest
 from trainjobs.components.secrets import GeneratedValues
-from trainjobs.errors import Finding, SpecError
+from trainjobs.errors import Finding, Rule, SpecError
 from trainjobs.frameworks.base import K8sModel
 from trainjobs.k8s.order import apply_tier
 from trainjobs.platform import API_VERSION, PlatformMeta, PlatformResource
@@ -21,7 +21,32 @@ from trainjobs.spec.entry import PlatformEntry
 from trainjobs.spec.load import parse_entry
 from trainjobs.spec.stack import DEFAULT_K8S_VERSION, StackSpec
 
-__all__ = ["InvalidResourceError", "PlatformArgs", "PlatformComponent", "register_objects"]
+__all__ = [
+    "ARGUMENT_TYPE",
+    "InvalidResourceError",
+    "PlatformArgs",
+    "PlatformComponent",
+    "is_text",
+    "register_objects",
+    "wrong_type",
+]
+
+ARGUMENT_TYPE = Rule(
+    "component.argument", "{component} takes {takes} here, not the {got} given", "{fix}"
+)
+"""An argument of a component's constructor has the wrong type (a name where a component
+belongs, a list where a dict does): a finding at the argument, not a traceback."""
+
+
+def wrong_type(component: str, argument: str, value: Any, takes: str, fix: str) -> Finding:
+    """The finding that ``argument`` of ``component`` got ``value``, which is not ``takes``."""
+    got = type(value).__name__
+    return ARGUMENT_TYPE.at(argument, value, component=component, takes=takes, got=got, fix=fix)
+
+
+def is_text(value: Any) -> bool:
+    """Whether ``value`` may stand where a string belongs: a str or a Pulumi Input of one."""
+    return isinstance(value, str) or is_output(value)
 
 
 class InvalidResourceError(pulumi.RunError):
@@ -180,6 +205,9 @@ class PlatformComponent(pulumi.ComponentResource):
             namespace, uses = spec.namespace, spec.uses
             k8s_version, secret, spec = spec.k8s_version, spec.secret, spec.spec
         kind = self.kind or "PlatformComponent"
+        wrong = _wrong_arguments(kind, spec, namespace, uses)
+        if wrong:
+            raise InvalidResourceError(f"{name}: {SpecError.from_findings(wrong)}", tuple(wrong))
         self.inputs = Inputs(f"{kind}/{name}").merge(*(u.inputs for u in uses))
         if rendered is None:
             entry = self._entry(name, self.inputs.lift(spec), self.inputs.lift(namespace))
@@ -289,3 +317,22 @@ class PlatformComponent(pulumi.ComponentResource):
     def reference(self) -> str:
         """How a job names this resource in its options: ``namespace/name`` or ``name``."""
         return self.rendered.ref.name
+
+
+def _wrong_arguments(kind: str, spec: Any, namespace: Any, uses: Any) -> list[Finding]:
+    """A finding for each argument of a platform component that has the wrong type."""
+    found = []
+    if spec is not None and not isinstance(spec, K8sModel | Mapping):
+        takes = f"its spec model ({kind}Spec(...)), its fields as a dict, or its document"
+        fix = "pass a dict such as {'password': True}, or the kind's spec model"
+        found.append(wrong_type(kind, "spec", spec, takes, fix))
+    if namespace is not None and not is_text(namespace):
+        takes = "a namespace name (a str or a Pulumi Input of one)"
+        found.append(wrong_type(kind, "namespace", namespace, takes, "give the name as a str"))
+    listed = [uses] if isinstance(uses, str | Mapping) else list(uses)
+    for i, used in enumerate(listed):
+        if not isinstance(used, PlatformComponent):
+            takes = "a platform component (GpuNodePool(...) …)"
+            fix = "pass the component object, not its name or document"
+            found.append(wrong_type(kind, f"uses[{i}]", used, takes, fix))
+    return found
