@@ -143,3 +143,20 @@ def test_an_argument_of_the_wrong_type_is_refused_with_what_it_takes(
     assert [f.path for f in findings] == [argument], str(err.value)
     assert f"not the {got} given" in str(err.value), str(err.value)
     assert "fix: " in str(err.value)
+
+
+def test_a_typed_component_refuses_a_document_of_another_kind() -> None:
+    """``RedisBackend(name, <a GpuNodePool document>)`` registered a GpuNodePool under a
+    RedisBackend object (and, for a cloud pool, without the cloud node pool)."""
+    pool = {
+        "apiVersion": "trainjobs.dev/v1alpha1",
+        "kind": "GpuNodePool",
+        "metadata": {"name": "a100"},
+        "spec": {"provider": "static", "gpu": "nvidia-a100", "gpusPerNode": 8},
+    }
+    with pytest.raises(InvalidResourceError) as err:
+        run_program(lambda: RedisBackend("redis", pool))
+    (finding,) = err.value.findings
+    assert finding.path == "redis.kind"
+    assert "'GpuNodePool'" in str(err.value)
+    assert "GpuNodePool(...)" in finding.hint

@@ -23,6 +23,7 @@ from trainjobs.spec.stack import DEFAULT_K8S_VERSION, StackSpec
 
 __all__ = [
     "ARGUMENT_TYPE",
+    "OTHER_KIND",
     "InvalidResourceError",
     "PlatformArgs",
     "PlatformComponent",
@@ -36,6 +37,14 @@ ARGUMENT_TYPE = Rule(
 )
 """An argument of a component's constructor has the wrong type (a name where a component
 belongs, a list where a dict does): a finding at the argument, not a traceback."""
+
+
+OTHER_KIND = Rule(
+    "component.kind",
+    "a {component} component takes a {component} document, not a {kind} one",
+    "declare it with {kind}(...) (PlatformComponent.for_kind(kind) for any kind)",
+)
+"""A typed platform component was given the whole document of another kind."""
 
 
 def wrong_type(component: str, argument: str, value: Any, takes: str, fix: str) -> Finding:
@@ -306,6 +315,11 @@ class PlatformComponent(pulumi.ComponentResource):
                 "metadata": meta,
                 "spec": data,
             }
+        kind = document.get("kind")
+        if self.kind and kind != self.kind:
+            # Parsed, it would register a resource of that kind under this class's name.
+            found = OTHER_KIND.at(f"{name}.kind", kind, component=self.kind, kind=kind)
+            raise InvalidResourceError(f"{name}: {SpecError.from_findings([found])}", (found,))
         parsed = parse_entry(document, path=name)
         if not parsed.platform:
             raise InvalidResourceError(
