@@ -160,3 +160,20 @@ def test_a_typed_component_refuses_a_document_of_another_kind() -> None:
     assert finding.path == "redis.kind"
     assert "'GpuNodePool'" in str(err.value)
     assert "GpuNodePool(...)" in finding.hint
+
+
+def test_a_whole_document_and_a_given_password() -> None:
+    """The document form the docstrings offer takes ``password=`` like the spec form."""
+    document = {
+        "apiVersion": "trainjobs.dev/v1alpha1",
+        "kind": "RedisBackend",
+        "metadata": {"name": "redis", "namespace": "training"},
+        "spec": {"port": 6380},
+    }
+    password = pulumi.Output.secret("s3cret")
+    resources = run_program(lambda: RedisBackend("redis", document, password=password))
+    (secret,) = [r for r in resources if r.type == "kubernetes:core/v1:Secret"]
+    assert secret.inputs["stringData"] == {"password": "s3cret"}
+    assert secret.options["secret_inputs"] == ["stringData"]
+    (service,) = [r for r in resources if r.type == "kubernetes:core/v1:Service"]
+    assert service.inputs["spec"]["ports"][0]["port"] == 6380

@@ -8,7 +8,7 @@ from typing import Any
 
 import pulumi
 
-from trainjobs.components.platform import PlatformArgs, PlatformComponent
+from trainjobs.components.platform import PlatformArgs, PlatformComponent, is_document
 from trainjobs.components.secrets import placeholder_groups
 from trainjobs.frameworks.base import K8sModel
 from trainjobs.render import RenderedUnit
@@ -69,8 +69,12 @@ class RedisBackend(PlatformComponent):
         # A spec of the wrong type is the base's to refuse, with the argument's name.
         spec = args.spec
         if password is not None and (spec is None or isinstance(spec, Mapping | K8sModel)):
-            data = spec.to_manifest() if isinstance(spec, K8sModel) else spec
-            args = replace(args, spec={**(data or {}), "password": True})
+            data = spec.to_manifest() if isinstance(spec, K8sModel) else spec or {}
+            if is_document(data):  # a whole document: the password goes in its spec
+                data = {**data, "spec": {**(data.get("spec") or {}), "password": True}}
+            else:
+                data = {**data, "password": True}
+            args = replace(args, spec=data)
         super().__init__(name, args, rendered=rendered, opts=opts)
 
     def given_passwords(self) -> Mapping[str, pulumi.Input[str]]:

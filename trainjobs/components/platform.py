@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeGuard
 
 import pulumi
 
@@ -27,6 +27,7 @@ __all__ = [
     "InvalidResourceError",
     "PlatformArgs",
     "PlatformComponent",
+    "is_document",
     "is_text",
     "register_objects",
     "wrong_type",
@@ -51,6 +52,12 @@ def wrong_type(component: str, argument: str, value: Any, takes: str, fix: str) 
     """The finding that ``argument`` of ``component`` got ``value``, which is not ``takes``."""
     got = type(value).__name__
     return ARGUMENT_TYPE.at(argument, value, component=component, takes=takes, got=got, fix=fix)
+
+
+def is_document(spec: Any) -> TypeGuard[Mapping[str, Any]]:
+    """Whether a component's ``spec`` is a whole document (``apiVersion``, ``kind`` …)
+    rather than the fields of its ``spec``."""
+    return isinstance(spec, Mapping) and "apiVersion" in spec and "kind" in spec
 
 
 def is_text(value: Any) -> bool:
@@ -304,7 +311,7 @@ class PlatformComponent(pulumi.ComponentResource):
     def _entry(self, name: str, spec: Any, namespace: str | None) -> PlatformEntry:
         if isinstance(spec, PlatformResource):
             document: Mapping[str, Any] = spec.to_manifest()
-        elif isinstance(spec, Mapping) and "apiVersion" in spec and "kind" in spec:
+        elif is_document(spec):
             document = spec
         else:
             data = spec.to_manifest() if isinstance(spec, K8sModel) else dict(spec or {})
