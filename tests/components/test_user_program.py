@@ -177,3 +177,52 @@ def test_a_whole_document_and_a_given_password() -> None:
     assert secret.options["secret_inputs"] == ["stringData"]
     (service,) = [r for r in resources if r.type == "kubernetes:core/v1:Service"]
     assert service.inputs["spec"]["ports"][0]["port"] == 6380
+
+
+def _warnings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    warned: list[str] = []
+    monkeypatch.setattr(pulumi.log, "warn", lambda message, **_: warned.append(message))
+    return warned
+
+
+def test_components_log_the_warnings_of_their_render(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the README promises a warning for (an elastic PyTorchJob on the pods target
+    gets no HPA) reaches a program's log, as the stack program's does; each component
+    logs its own findings once (the job does not repeat its backend's)."""
+    warned = _warnings(monkeypatch)
+    container = {"name": "pytorch", "image": "registry.local/bert:1"}
+    metric = {"type": "Resource", "resource": {"name": "cpu"}}
+    job = {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "PyTorchJob",
+        "metadata": {"name": "bert", "namespace": "training"},
+        "spec": {
+            "elasticPolicy": {"minReplicas": 1, "maxReplicas": 4, "metrics": [metric]},
+            "pytorchReplicaSpecs": {
+                "Worker": {"replicas": 2, "template": {"spec": {"containers": [container]}}}
+            },
+        },
+    }
+
+    def program() -> None:
+        redis = RedisBackend("redis", {"image": "redis"}, namespace="training")
+        TrainingJob("bert", job, target="pods", backend=redis)
+
+    run_program(program)
+    hpa = [m for m in warned if "elasticPolicy.metrics" in m]
+    assert len(hpa) == 1, warned
+    assert "HPA" in hpa[0]
+    unpinned = [m for m in warned if "image.unpinned" in m]
+    assert len(unpinned) == 1, warned
+    assert "redis → Deployment training/redis" in unpinned[0]
+
+
+def test_with_inputs_the_warnings_come_once_with_the_values(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    warned = _warnings(monkeypatch)
+    image = pulumi.Output.from_input("redis")
+    run_program(lambda: RedisBackend("redis", {"image": image}, namespace="training"))
+    unpinned = [m for m in warned if "image.unpinned" in m]
+    assert len(unpinned) == 1, warned
+    assert "(got 'redis')" in unpinned[0]

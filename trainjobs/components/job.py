@@ -16,6 +16,8 @@ from trainjobs.components.platform import (
     InvalidResourceError,
     PlatformComponent,
     is_text,
+    log_warnings,
+    own_findings,
     register_objects,
     wrong_type,
 )
@@ -188,10 +190,11 @@ def _render(
     namespace: Any,
     inputs: Inputs | None = None,
     values: Mapping[str, Any] | None = None,
-) -> tuple[RenderedJob, list[PlatformComponent]]:
+) -> tuple[RenderedJob, list[PlatformComponent], list[Finding]]:
     """Render and check ``job`` with the platform components ``args`` names; ``inputs``
     names the Inputs' placeholders in an error message. With ``values`` (the Inputs
-    resolved), the platform components are rendered with them too."""
+    resolved), the platform components are rendered with them too. Also returns the
+    job's own warnings (not those of the components, which log their own)."""
     try:
         entry = _entry(_document(job, namespace), args.target)
         entry, used = _with_platform(entry, args.backend, args.node_pool, args.queue, values)
@@ -203,7 +206,7 @@ def _render(
     except SpecError as exc:
         text = inputs.describe(str(exc)) if inputs else str(exc)
         raise InvalidJobError(f"{name}: {text}", exc.findings) from None
-    return rendering.jobs[0], used
+    return rendering.jobs[0], used, own_findings(rendering.findings, entry.path)
 
 
 class TrainingJob(pulumi.ComponentResource):
@@ -299,10 +302,16 @@ class TrainingJob(pulumi.ComponentResource):
             self.inputs.merge(*platform_inputs)
             lifted_job = self.inputs.lift(args.job)
             lifted_namespace = self.inputs.lift(args.namespace)
-            rendered, used = _render(name, args, lifted_job, lifted_namespace, self.inputs)
+            rendered, used, found = _render(name, args, lifted_job, lifted_namespace, self.inputs)
+            # With Inputs, the warnings come once their values are known (_check_resolved);
+            # the stack program (``rendered``) logs the whole stack's.
+            warnings = [] if self.inputs else found
+        else:
+            warnings = []
         if used:
             opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=used))
         super().__init__("trainjobs:index:TrainingJob", name, None, opts)
+        log_warnings(warnings, self)
         job_name = f"{rendered.job.namespace}/{rendered.job.name}"
         # Named after its job (``namespace/name`` as the stack program names it, or the
         # bare name), the children keep their plain names: a second component of the
@@ -372,7 +381,7 @@ class TrainingJob(pulumi.ComponentResource):
         values = resolved.values
         try:
             filled_job, filled_namespace = Inputs.fill(job, values), Inputs.fill(namespace, values)
-            rendered, _ = _render(name, args, filled_job, filled_namespace, None, values)
+            rendered, _, warnings = _render(name, args, filled_job, filled_namespace, None, values)
         except (InvalidJobError, InvalidResourceError) as exc:
             findings = resolved.redact(exc.findings)
             message = (
@@ -381,6 +390,7 @@ class TrainingJob(pulumi.ComponentResource):
             pulumi.log.error(message, resource=self)
             raise InvalidJobError(message, findings) from None
         del rendered
+        log_warnings(resolved.redact(warnings), self)
         return True
 
 

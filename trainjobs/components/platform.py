@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeGuard
 
@@ -29,6 +29,8 @@ __all__ = [
     "PlatformComponent",
     "is_document",
     "is_text",
+    "log_warnings",
+    "own_findings",
     "register_objects",
     "wrong_type",
 ]
@@ -52,6 +54,20 @@ def wrong_type(component: str, argument: str, value: Any, takes: str, fix: str) 
     """The finding that ``argument`` of ``component`` got ``value``, which is not ``takes``."""
     got = type(value).__name__
     return ARGUMENT_TYPE.at(argument, value, component=component, takes=takes, got=got, fix=fix)
+
+
+def own_findings(findings: Iterable[Finding], path: str) -> list[Finding]:
+    """The findings about the entry at ``path`` (its fields and its objects), not those of
+    the components rendered beside it (a job's backend, a queue's pool), which log their own."""
+    # A field (``redis.spec.port``, ``job[0]``) or an object (``redis → Deployment …``).
+    under = tuple(path + sep for sep in ".[ :")
+    return [f for f in findings if f.path == path or f.path.startswith(under)]
+
+
+def log_warnings(findings: Iterable[Finding], resource: pulumi.Resource) -> None:
+    """Log each finding (a warning or advice: an error stops the render) on ``resource``."""
+    for finding in findings:
+        pulumi.log.warn(finding.render(), resource=resource)
 
 
 def is_document(spec: Any) -> TypeGuard[Mapping[str, Any]]:
@@ -234,11 +250,15 @@ class PlatformComponent(pulumi.ComponentResource):
                 raise InvalidResourceError(f"{name}: {exc}", tuple(exc.findings)) from None
             ref = UnitRef(entry.plugin.category, entry.key)
             unit = next(u for u in rendering.units if u.ref == ref)
+            # With Inputs, the warnings come once their values are known (_check_resolved).
+            warnings = [] if self.inputs else own_findings(rendering.findings, entry.path)
         else:
             entry, unit = rendered
+            warnings = []  # the stack program logs the whole stack's
         if uses:
             opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=list(uses)))
         super().__init__(f"trainjobs:index:{entry.plugin.kind}", name, None, opts)
+        log_warnings(warnings, self)
         self.entry = entry
         rendered_unit = unit
         self.rendered = rendered_unit
@@ -301,8 +321,7 @@ class PlatformComponent(pulumi.ComponentResource):
             message = f"{name} (with its Pulumi Inputs resolved): {SpecError(findings)}"
             pulumi.log.error(message, resource=self)
             raise InvalidResourceError(message, findings) from None
-        for finding in resolved.redact(rendering.findings):
-            pulumi.log.warn(finding.render(), resource=self)
+        log_warnings(resolved.redact(own_findings(rendering.findings, own.path)), self)
         return True
 
     def register_extra(self) -> None:
