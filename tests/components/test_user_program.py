@@ -226,3 +226,15 @@ def test_with_inputs_the_warnings_come_once_with_the_values(
     unpinned = [m for m in warned if "image.unpinned" in m]
     assert len(unpinned) == 1, warned
     assert "(got 'redis')" in unpinned[0]
+
+
+def test_an_invalid_spec_with_inputs_names_them_as_inputs() -> None:
+    """Refused before the values are known, the message shows ``<Pulumi Input #n>`` as a
+    job's does, never the internal ``input-…`` token."""
+    image = pulumi.Output.from_input("busybox:1.36")
+    with pytest.raises(InvalidResourceError) as err:
+        run_program(lambda: RedisBackend("redis", {"image": image, "port": "six"}))
+    assert "input-" not in str(err.value), str(err.value)
+    with pytest.raises(InvalidResourceError) as err:
+        run_program(lambda: RedisBackend("redis", {"imag": image}))
+    assert "(got '<Pulumi Input #1>')" in str(err.value), str(err.value)

@@ -242,12 +242,14 @@ class PlatformComponent(pulumi.ComponentResource):
             raise InvalidResourceError(f"{name}: {SpecError.from_findings(wrong)}", tuple(wrong))
         self.inputs = Inputs(f"{kind}/{name}").merge(*(u.inputs for u in uses))
         if rendered is None:
-            entry = self._entry(name, self.inputs.lift(spec), self.inputs.lift(namespace))
-            platform = (*(u.entry for u in uses), entry)
             try:
+                entry = self._entry(name, self.inputs.lift(spec), self.inputs.lift(namespace))
+                platform = (*(u.entry for u in uses), entry)
                 rendering = run(StackSpec(platform=platform), k8s_version=k8s_version)
-            except SpecError as exc:
-                raise InvalidResourceError(f"{name}: {exc}", tuple(exc.findings)) from None
+            except (SpecError, InvalidResourceError) as exc:
+                # Name each Input as the user knows it, not by its placeholder token.
+                text = self.inputs.describe(str(SpecError.from_findings(exc.findings)))
+                raise InvalidResourceError(f"{name}: {text}", tuple(exc.findings)) from None
             ref = UnitRef(entry.plugin.category, entry.key)
             unit = next(u for u in rendering.units if u.ref == ref)
             # With Inputs, the warnings come once their values are known (_check_resolved).
