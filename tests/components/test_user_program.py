@@ -8,8 +8,15 @@ from typing import Any
 import pulumi
 import pytest
 
-from tests.support.pulumi_harness import run_program
-from trainjobs.components import GpuQueue, InvalidResourceError, RedisBackend, TrainingJob
+from tests.platform.pools.docs import pool_doc
+from tests.support.pulumi_harness import Registered, run_program
+from trainjobs.components import (
+    GpuNodePool,
+    GpuQueue,
+    InvalidResourceError,
+    RedisBackend,
+    TrainingJob,
+)
 from trainjobs.components.job import InvalidJobError
 from trainjobs.errors import Finding
 
@@ -26,6 +33,11 @@ def _tfjob(name: str = "mnist", namespace: str = "training") -> dict[str, Any]:
             }
         },
     }
+
+
+def _duplicates(resources: list[Registered]) -> list[str]:
+    urns = [r.urn for r in resources]
+    return sorted({u for u in urns if urns.count(u) > 1})
 
 
 @pytest.mark.parametrize("target", ["operator", "pods"])
@@ -238,3 +250,25 @@ def test_an_invalid_spec_with_inputs_names_them_as_inputs() -> None:
     with pytest.raises(InvalidResourceError) as err:
         run_program(lambda: RedisBackend("redis", {"imag": image}))
     assert "(got '<Pulumi Input #1>')" in str(err.value), str(err.value)
+
+
+def test_two_queues_on_one_pool_share_its_resource_flavor() -> None:
+    """As in a stack, the first queue on a pool creates the pool's ResourceFlavor and
+    the others use it: two queues each registering ResourceFlavor ``a100`` was one URN
+    twice (and two owners of one cluster object)."""
+
+    def program() -> None:
+        pool = GpuNodePool("a100", pool_doc(provider="static"))
+        for team in ("a", "b"):
+            spec = {"nodePool": "a100", "gpus": 8, "namespaces": [team]}
+            GpuQueue(f"team-{team}", spec, uses=[pool])
+
+    resources = run_program(program)
+    assert _duplicates(resources) == []
+    (flavor,) = [r for r in resources if r.type.endswith(":ResourceFlavor")]
+    assert flavor.parent.endswith("trainjobs:index:GpuQueue::team-a")
+    queues = {r.name: r for r in resources if r.type == "trainjobs:index:GpuQueue"}
+    # The second queue's ClusterQueue names the flavor: it is created after it.
+    assert any(d == flavor.urn for d in queues["team-b"].options["dependencies"])
+    cluster_queues = [r for r in resources if r.type.endswith(":ClusterQueue")]
+    assert sorted(r.name for r in cluster_queues) == ["team-a", "team-b"]

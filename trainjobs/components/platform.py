@@ -240,6 +240,8 @@ class PlatformComponent(pulumi.ComponentResource):
         wrong = _wrong_arguments(kind, spec, namespace, uses)
         if wrong:
             raise InvalidResourceError(f"{name}: {SpecError.from_findings(wrong)}", tuple(wrong))
+        uses = [*uses, *self.shares_with(uses)]
+        self.uses: tuple[PlatformComponent, ...] = tuple(uses)
         self.inputs = Inputs(f"{kind}/{name}").merge(*(u.inputs for u in uses))
         if rendered is None:
             try:
@@ -325,6 +327,13 @@ class PlatformComponent(pulumi.ComponentResource):
             raise InvalidResourceError(message, findings) from None
         log_warnings(resolved.redact(own_findings(rendering.findings, own.path)), self)
         return True
+
+    def shares_with(self, uses: Sequence[PlatformComponent]) -> list[PlatformComponent]:
+        """Components made before this one that it shares objects with (the queues already
+        on its pool, whose first renders the pool's ResourceFlavor): rendered ahead of it,
+        as in a stack, so an object shared is registered once, and created before it.
+        Default none."""
+        return []
 
     def register_extra(self) -> None:
         """Register what is not a Kubernetes object (a cloud node pool); default nothing."""
