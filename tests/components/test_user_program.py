@@ -272,3 +272,30 @@ def test_two_queues_on_one_pool_share_its_resource_flavor() -> None:
     assert any(d == flavor.urn for d in queues["team-b"].options["dependencies"])
     cluster_queues = [r for r in resources if r.type.endswith(":ClusterQueue")]
     assert sorted(r.name for r in cluster_queues) == ["team-a", "team-b"]
+
+
+def test_one_backend_name_in_two_namespaces_named_as_the_stack_program_names_them() -> None:
+    """``RedisBackend("a/redis")`` is Redis ``redis`` in namespace ``a``, the name the
+    stack program gives it (so it keeps its URNs moving between the two); as a bare name
+    it was refused, so the same name in two namespaces needed whole documents."""
+
+    def program() -> None:
+        RedisBackend("a/redis", {"password": True})
+        RedisBackend("b/redis", {"password": True}, namespace="b")
+
+    resources = run_program(program)
+    assert _duplicates(resources) == []
+    services = sorted(
+        (r.inputs["metadata"]["namespace"], r.inputs["metadata"]["name"], r.name)
+        for r in resources
+        if r.type == "kubernetes:core/v1:Service"
+    )
+    assert services == [("a", "redis", "a/redis"), ("b", "redis", "b/redis")]
+
+
+def test_a_namespace_in_the_name_and_another_given_is_refused() -> None:
+    with pytest.raises(InvalidResourceError) as err:
+        run_program(lambda: RedisBackend("a/redis", namespace="b"))
+    (finding,) = err.value.findings
+    assert finding.path == "namespace"
+    assert "'a/redis'" in str(err.value)

@@ -23,6 +23,7 @@ from trainjobs.spec.stack import DEFAULT_K8S_VERSION, StackSpec
 
 __all__ = [
     "ARGUMENT_TYPE",
+    "NAMESPACE_TWICE",
     "OTHER_KIND",
     "InvalidResourceError",
     "PlatformArgs",
@@ -181,8 +182,9 @@ class PlatformComponent(pulumi.ComponentResource):
         redis = RedisBackend("redis", {"password": True}, namespace="training")
 
     Args:
-        name: the resource's name (``metadata.name``) and the component's Pulumi name;
-            with ``rendered``, only the Pulumi name (the stack program's ``namespace/name``).
+        name: the resource's name (``metadata.name``) and the component's Pulumi name,
+            or ``namespace/name`` as the stack program names it (one name in two
+            namespaces); with ``rendered`` or a whole document, only the Pulumi name.
         spec: the kind's ``spec`` — its pydantic model or plain data (strings may be
             Pulumi Inputs); default all defaults. Or a :class:`PlatformArgs` holding
             every argument below.
@@ -244,8 +246,10 @@ class PlatformComponent(pulumi.ComponentResource):
         self.uses: tuple[PlatformComponent, ...] = tuple(uses)
         self.inputs = Inputs(f"{kind}/{name}").merge(*(u.inputs for u in uses))
         if rendered is None:
+            resource_name, namespace = _split_name(kind, name, spec, namespace)
             try:
-                entry = self._entry(name, self.inputs.lift(spec), self.inputs.lift(namespace))
+                lifted = self.inputs.lift(spec)
+                entry = self._entry(resource_name, lifted, self.inputs.lift(namespace))
                 platform = (*(u.entry for u in uses), entry)
                 rendering = run(StackSpec(platform=platform), k8s_version=k8s_version)
             except (SpecError, InvalidResourceError) as exc:
@@ -368,6 +372,30 @@ class PlatformComponent(pulumi.ComponentResource):
     def reference(self) -> str:
         """How a job names this resource in its options: ``namespace/name`` or ``name``."""
         return self.rendered.ref.name
+
+
+NAMESPACE_TWICE = Rule(
+    "component.namespace",
+    "the name {name!r} holds namespace {in_name!r}, and namespace is another",
+    "give the namespace once: in the name (namespace/name) or as namespace",
+)
+"""A platform component named ``namespace/name`` was also given another namespace."""
+
+
+def _split_name(kind: str, name: str, spec: Any, namespace: Any) -> tuple[str, Any]:
+    """The resource name and namespace of a component named ``name``.
+
+    ``namespace/name`` is how the stack program names a platform component, so a
+    program may name one so too (the same name in two namespaces, the same URNs as in
+    a stack); a whole document names its resource itself.
+    """
+    if "/" not in name or isinstance(spec, PlatformResource) or is_document(spec):
+        return name, namespace
+    in_name, _, resource_name = name.partition("/")
+    if namespace is not None and namespace != in_name:
+        found = NAMESPACE_TWICE.at("namespace", namespace, name=name, in_name=in_name)
+        raise InvalidResourceError(f"{name}: {SpecError.from_findings([found])}", (found,))
+    return resource_name, in_name
 
 
 def _wrong_arguments(kind: str, spec: Any, namespace: Any, uses: Any) -> list[Finding]:
