@@ -14,11 +14,13 @@ from trainjobs.components import (
     GpuNodePool,
     GpuQueue,
     InvalidResourceError,
+    PlatformArgs,
     RedisBackend,
     TrainingJob,
 )
 from trainjobs.components.job import InvalidJobError
 from trainjobs.errors import Finding
+from trainjobs.platform.redis import RedisBackendSpec
 
 
 def _tfjob(name: str = "mnist", namespace: str = "training") -> dict[str, Any]:
@@ -299,3 +301,16 @@ def test_a_namespace_in_the_name_and_another_given_is_refused() -> None:
     (finding,) = err.value.findings
     assert finding.path == "namespace"
     assert "'a/redis'" in str(err.value)
+
+
+def test_the_type_hints_refuse_a_spec_of_the_wrong_type() -> None:
+    """``spec`` was typed ``Any``, so mypy let any value through. mypy checks this file
+    strictly (unused ignores are errors): each ignore below is needed only while the
+    hints refuse the call; the typed forms the docstrings show pass without one."""
+    with pytest.raises(InvalidResourceError):
+        run_program(lambda: RedisBackend("r", "password"))  # type: ignore[arg-type]
+    with pytest.raises(InvalidResourceError):
+        run_program(lambda: GpuQueue("q", [{"gpus": 8}]))  # type: ignore[arg-type]
+    run_program(lambda: RedisBackend("r", RedisBackendSpec(password=True)))
+    run_program(lambda: RedisBackend("r", {"password": True}, namespace="training"))
+    run_program(lambda: RedisBackend("r", PlatformArgs({"port": 6380})))

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 import pulumi
 
-from trainjobs.components.platform import PlatformArgs, PlatformComponent, is_document
+from trainjobs.components.platform import PlatformArgs, PlatformComponent, SpecInput, is_document
 from trainjobs.components.secrets import placeholder_groups
 from trainjobs.frameworks.base import K8sModel
 from trainjobs.render import RenderedUnit
@@ -46,7 +45,7 @@ class RedisBackend(PlatformComponent):
     def __init__(
         self,
         name: str,
-        spec: Any = None,
+        spec: PlatformArgs | SpecInput = None,
         *,
         password: pulumi.Input[str] | None = None,
         namespace: pulumi.Input[str] | None = None,
@@ -58,8 +57,9 @@ class RedisBackend(PlatformComponent):
     ) -> None:
         # The base component reads its options from one PlatformArgs: only the password
         # is this kind's own.
-        args = spec
-        if not isinstance(args, PlatformArgs):
+        if isinstance(spec, PlatformArgs):
+            args = spec
+        else:
             args = RedisBackendArgs(
                 spec, namespace, uses, k8s_version=k8s_version, secret=secret, password=password
             )
@@ -67,9 +67,9 @@ class RedisBackend(PlatformComponent):
             password = args.password
         self._password = password
         # A spec of the wrong type is the base's to refuse, with the argument's name.
-        spec = args.spec
-        if password is not None and (spec is None or isinstance(spec, Mapping | K8sModel)):
-            data = spec.to_manifest() if isinstance(spec, K8sModel) else spec or {}
+        given = args.spec
+        if password is not None and (given is None or isinstance(given, Mapping | K8sModel)):
+            data = given.to_manifest() if isinstance(given, K8sModel) else given or {}
             if is_document(data):  # a whole document: the password goes in its spec
                 data = {**data, "spec": {**(data.get("spec") or {}), "password": True}}
             else:

@@ -28,6 +28,7 @@ __all__ = [
     "InvalidResourceError",
     "PlatformArgs",
     "PlatformComponent",
+    "SpecInput",
     "is_document",
     "is_text",
     "log_warnings",
@@ -42,6 +43,10 @@ ARGUMENT_TYPE = Rule(
 """An argument of a component's constructor has the wrong type (a name where a component
 belongs, a list where a dict does): a finding at the argument, not a traceback."""
 
+
+SpecInput = K8sModel | Mapping[str, Any] | None
+"""What a platform component's ``spec`` may be: the kind's spec model (``RedisBackendSpec``
+…), its fields as a dict, a whole ``trainjobs.dev/v1alpha1`` document, or None (defaults)."""
 
 OTHER_KIND = Rule(
     "component.kind",
@@ -159,7 +164,7 @@ class PlatformArgs:
     Every string in ``spec`` and ``namespace`` may be a Pulumi Input.
     """
 
-    spec: Any = None
+    spec: SpecInput = None
     """The kind's ``spec``: its pydantic model (``RedisBackendSpec`` …), or its fields as a
     dict, or a whole ``trainjobs.dev/v1alpha1`` document. Default: all defaults."""
     namespace: pulumi.Input[str] | None = None
@@ -226,7 +231,7 @@ class PlatformComponent(pulumi.ComponentResource):
     def __init__(
         self,
         name: str,
-        spec: Any = None,
+        spec: PlatformArgs | SpecInput = None,
         *,
         namespace: pulumi.Input[str] | None = None,
         rendered: tuple[PlatformEntry, RenderedUnit] | None = None,
