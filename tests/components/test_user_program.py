@@ -3,6 +3,7 @@ Inputs and secrets in every field that takes one, and mistakes a person makes.""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pulumi
@@ -17,6 +18,7 @@ from trainjobs.components import (
     PlatformArgs,
     RedisBackend,
     TrainingJob,
+    jobs_from_file,
 )
 from trainjobs.components.job import InvalidJobError
 from trainjobs.errors import Finding
@@ -314,3 +316,63 @@ def test_the_type_hints_refuse_a_spec_of_the_wrong_type() -> None:
     run_program(lambda: RedisBackend("r", RedisBackendSpec(password=True)))
     run_program(lambda: RedisBackend("r", {"password": True}, namespace="training"))
     run_program(lambda: RedisBackend("r", PlatformArgs({"port": 6380})))
+
+
+_PRIVILEGED_JOB = """\
+apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata: {name: mnist, namespace: %s}
+spec:
+  tfReplicaSpecs:
+    Worker:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: tensorflow
+            image: registry.local/mnist:1
+            securityContext: {privileged: true}
+trainjobs:
+  ignore: [pss.baseline.privileged]
+"""
+
+
+def test_jobs_from_file_keeps_each_jobs_own_options(tmp_path: Path) -> None:
+    """A job's ``trainjobs: ignore`` (what ``trainjobs check`` of the same file honours)
+    was dropped: the program refused the job, its fix naming the ignore already there."""
+    path = tmp_path / "jobs.yaml"
+    path.write_text(_PRIVILEGED_JOB % "training")
+    resources = run_program(lambda: jobs_from_file(path, target="pods"))
+    (pod,) = [r for r in resources if r.type == "kubernetes:core/v1:Pod"]
+    assert pod.inputs["spec"]["containers"][0]["securityContext"] == {"privileged": True}
+
+
+def test_jobs_from_file_refuses_a_file_with_platform_resources(tmp_path: Path) -> None:
+    """Its jobs' references to them (a backend …) were dropped without a word."""
+    path = tmp_path / "jobs.yaml"
+    redis = "apiVersion: trainjobs.dev/v1alpha1\nkind: RedisBackend\nmetadata: {name: redis}\n"
+    path.write_text(f"{redis}---\n" + (_PRIVILEGED_JOB % "default") + "  backend: redis\n")
+    with pytest.raises(pulumi.RunError) as err:
+        run_program(lambda: jobs_from_file(path, target="pods"))
+    assert "stack_from_file" in str(err.value)
+    assert "RedisBackend default/redis" in str(err.value)
+
+
+def test_jobs_from_file_exports_one_name_in_two_namespaces_apart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both ``a/mnist`` and ``b/mnist`` exported ``mnist.objects``: the second hid the
+    first. A name used once keeps its bare key (stacks' outputs stay)."""
+    path = tmp_path / "jobs.yaml"
+    path.write_text("---\n".join(_PRIVILEGED_JOB % ns for ns in ("a", "b")))
+    exported: list[str] = []
+    monkeypatch.setattr(pulumi, "export", lambda key, _value: exported.append(key))
+    resources = run_program(lambda: jobs_from_file(path, target="pods"))
+    in_a, in_b = ["a/mnist.objects", "a/mnist.addresses"], ["b/mnist.objects", "b/mnist.addresses"]
+    assert exported == [*in_a, *in_b]
+    assert _duplicates(resources) == []
+    single = tmp_path / "one.yaml"
+    single.write_text(_PRIVILEGED_JOB % "a")
+    exported.clear()
+    run_program(lambda: jobs_from_file(single, target="pods"))
+    assert exported == ["mnist.objects", "mnist.addresses"]

@@ -459,31 +459,42 @@ def load_for_program(path: str | Path, target: str | None) -> tuple[StackSpec, T
 
 
 def jobs_from_file(path: str | Path, *, target: Target | str | None = None) -> list[TrainingJob]:
-    """Every job in a YAML file as a :class:`TrainingJob`, outputs exported by job name.
+    """Every job in a YAML file as a :class:`TrainingJob`, outputs exported by job name
+    (``<name>.objects``, ``<name>.addresses``; ``<namespace>/<name>.…`` for a name the
+    file uses in two namespaces).
 
     ``target`` (``operator`` or ``pods``) overrides the jobs' own; the example
-    programs pass their stack's ``target`` config here. A file that also declares
-    platform resources (a backend …) is a stack: use :func:`stack_from_file`.
+    programs pass their stack's ``target`` config here. Each job keeps its own options
+    (``trainjobs:`` beside it: ``gang``, ``wait``, ``ignore`` …), as ``trainjobs check``
+    reads them. A file that also declares platform resources (a backend …) is a stack,
+    refused here: use :func:`stack_from_file`.
     """
     stack, chosen_target = load_for_program(path, target)
+    if stack.platform:
+        declared = ", ".join(f"{p.plugin.kind} {p.key}" for p in stack.platform)
+        raise pulumi.RunError(
+            f"{path}: it declares platform resources ({declared}) beside its jobs, which "
+            "jobs_from_file would leave out with the jobs' references to them; it is a "
+            "stack: use stack_from_file"
+        )
+    # Rendered as a whole, as `trainjobs check` renders the file: each job with its own
+    # options, its findings at its place in the file.
+    try:
+        rendering = run(stack, target=chosen_target)
+    except SpecError as exc:
+        raise InvalidJobError(str(exc), exc.findings) from None
+    for finding in rendering.findings:
+        pulumi.log.warn(finding.render())
+    names = [unit.job.name for unit in rendering.jobs]
     jobs = []
-    for entry in stack.jobs:
-        chosen = chosen_target or entry.options.target
-        name = f"{entry.job.namespace}/{entry.job.name}"
+    for unit in rendering.jobs:
+        name = f"{unit.job.namespace}/{unit.job.name}"
         # Named as the stack program names jobs, so a job moved between the two keeps
         # its URN; the alias keeps stacks made when this used the bare name.
-        opts = pulumi.ResourceOptions(aliases=[pulumi.Alias(name=entry.job.name)])
-        options = entry.options
-        job = TrainingJob(
-            name,
-            entry.job,
-            target=chosen,
-            gang=options.gang,
-            wait=options.wait,
-            wait_timeout=options.wait_timeout,
-            opts=opts,
-        )
-        pulumi.export(f"{entry.job.name}.objects", job.objects)
-        pulumi.export(f"{entry.job.name}.addresses", job.addresses)
+        opts = pulumi.ResourceOptions(aliases=[pulumi.Alias(name=unit.job.name)])
+        job = TrainingJob(name, rendered=unit, opts=opts)
+        key = unit.job.name if names.count(unit.job.name) == 1 else name
+        pulumi.export(f"{key}.objects", job.objects)
+        pulumi.export(f"{key}.addresses", job.addresses)
         jobs.append(job)
     return jobs
