@@ -376,3 +376,20 @@ def test_jobs_from_file_exports_one_name_in_two_namespaces_apart(
     exported.clear()
     run_program(lambda: jobs_from_file(single, target="pods"))
     assert exported == ["mnist.objects", "mnist.addresses"]
+
+
+def test_a_job_given_only_a_queue_renders_with_the_queues_pool() -> None:
+    """The queue's pool is the queue's business: a job given ``queue=`` alone was refused
+    with "no nodePool named 'a100' in this stack", a stack the program never declared."""
+
+    def program() -> None:
+        pool = GpuNodePool("a100", pool_doc(provider="static"))
+        queue = GpuQueue(
+            "gpus", {"nodePool": "a100", "gpus": 8, "namespaces": ["training"]}, uses=[pool]
+        )
+        TrainingJob("mnist", _tfjob(), target="pods", queue=queue)
+
+    resources = run_program(program)
+    pods = [r for r in resources if r.type == "kubernetes:core/v1:Pod"]
+    assert pods
+    assert {p.inputs["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] for p in pods} == {"gpus"}

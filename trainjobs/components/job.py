@@ -200,7 +200,8 @@ def _render(
         entry, used = _with_platform(entry, args.backend, args.node_pool, args.queue, values)
         if (args.wait, args.wait_timeout, args.gang) != (None, None, None):
             entry = _with_options(entry, args.wait, args.wait_timeout, args.gang)
-        platform = tuple(c.resolved_entry(values) if values else c.entry for c in used)
+        rendered_with = _with_their_uses(used)
+        platform = tuple(c.resolved_entry(values) if values else c.entry for c in rendered_with)
         stack = StackSpec(jobs=(entry,), platform=platform)
         rendering = run(stack, target=args.target, k8s_version=args.k8s_version)
     except SpecError as exc:
@@ -392,6 +393,22 @@ class TrainingJob(pulumi.ComponentResource):
         del rendered
         log_warnings(resolved.redact(warnings), self)
         return True
+
+
+def _with_their_uses(used: Sequence[PlatformComponent]) -> list[PlatformComponent]:
+    """``used`` and what each uses (a queue's pool), each once, a component after what it
+    uses: what a job's render needs for every reference to resolve."""
+    found: list[PlatformComponent] = []
+
+    def add(component: PlatformComponent) -> None:
+        if component not in found:
+            for other in component.uses:
+                add(other)
+            found.append(component)
+
+    for component in used:
+        add(component)
+    return found
 
 
 def _wrong_arguments(args: TrainingJobArgs) -> list[Finding]:
