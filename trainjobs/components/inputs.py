@@ -28,7 +28,7 @@ import pulumi
 from trainjobs.errors import Finding
 from trainjobs.k8s.names import suggest_name
 
-__all__ = ["Inputs", "Resolved", "is_input_token", "is_output"]
+__all__ = ["Inputs", "Resolved", "hide_forms", "is_input_token", "is_output", "value_forms"]
 
 _TOKEN = re.compile(r"input-[0-9a-f]{8}-\d+")
 
@@ -180,34 +180,45 @@ class Resolved:
         forms: dict[str, str] = {}
         for token in sorted(self.secrets):
             value = self.values.get(token)
-            if not isinstance(value, str) or not value:
-                continue
-            label = f"<secret Pulumi Input #{self.tokens.index(token) + 1}>"
-            variants = {value, value.lower(), suggest_name(value), suggest_name(value, True)}
-            # "x" is what a name with no valid letter becomes, not a form of the value.
-            forms.update({v: label for v in variants if v and (v != "x" or value == "x")})
-        if not forms:
-            return list(findings)
-        ordered = sorted(forms, key=len, reverse=True)
-        pattern = re.compile("|".join(re.escape(v) for v in ordered))
-
-        def clean(value: Any) -> Any:
             if isinstance(value, str):
-                return pattern.sub(lambda m: forms[m.group(0)], value)
-            if isinstance(value, Mapping):
-                return {clean(k): clean(v) for k, v in value.items()}
-            if isinstance(value, list | tuple):
-                return [clean(v) for v in value]
-            return value
+                label = f"<secret Pulumi Input #{self.tokens.index(token) + 1}>"
+                forms.update(value_forms(value, label))
+        return hide_forms(findings, forms)
 
-        return [
-            replace(
-                f,
-                path=clean(f.path),
-                message=clean(f.message),
-                hint=clean(f.hint),
-                value=clean(f.value),
-                source=clean(f.source),
-            )
-            for f in findings
-        ]
+
+def value_forms(value: str, label: str) -> dict[str, str]:
+    """Each form in which a finding may repeat ``value`` (as given, lowercased, made into
+    a valid name for an ``e.g. …``) → ``label``, the text to show instead."""
+    variants = {value, value.lower(), suggest_name(value), suggest_name(value, True)}
+    # "x" is what a name with no valid letter becomes, not a form of the value.
+    return {v: label for v in variants if v and (v != "x" or value == "x")}
+
+
+def hide_forms(findings: Iterable[Finding], forms: Mapping[str, str]) -> list[Finding]:
+    """``findings`` with each text of ``forms`` replaced by its label (longest first) in
+    every field, also inside a name made from it (``Pod <namespace>/<name>``)."""
+    if not forms:
+        return list(findings)
+    ordered = sorted(forms, key=len, reverse=True)
+    pattern = re.compile("|".join(re.escape(v) for v in ordered))
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            return pattern.sub(lambda m: forms[m.group(0)], value)
+        if isinstance(value, Mapping):
+            return {clean(k): clean(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [clean(v) for v in value]
+        return value
+
+    return [
+        replace(
+            f,
+            path=clean(f.path),
+            message=clean(f.message),
+            hint=clean(f.hint),
+            value=clean(f.value),
+            source=clean(f.source),
+        )
+        for f in findings
+    ]
