@@ -121,3 +121,14 @@ def test_a_secret_settings_value_never_reaches_an_error_message() -> None:
     message, _ = _fails({"trainjobs:jobs": [job]}, secret_keys=["trainjobs:jobs"])
     assert "jobs[0].spec.tfReplicaSpecs.Worker.replicas" in message
     assert "hunter2" not in message
+
+
+@pytest.mark.parametrize("field", ["name", "namespace"])
+def test_a_secret_settings_value_is_not_repeated_as_an_example_name(field: str) -> None:
+    """A name finding offers a valid name made from the bad one (``e.g. 'hunter2-x'``):
+    from a secret setting, that example is the secret lowercased, so it is left out too."""
+    job = _job()
+    job["metadata"][field] = "Hunter2_X"
+    message, _ = _fails({"trainjobs:jobs": [job]}, secret_keys=["trainjobs:jobs"])
+    assert f"jobs[0].metadata.{field}" in message
+    assert "hunter2" not in message.lower(), message

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 import pulumi
 
-from trainjobs.components.platform import PlatformArgs, PlatformComponent
+from trainjobs.components.platform import PlatformArgs, PlatformComponent, SpecInput, is_document
 from trainjobs.components.secrets import placeholder_groups
+from trainjobs.frameworks.base import K8sModel
 from trainjobs.render import RenderedUnit
 from trainjobs.spec.entry import PlatformEntry
 from trainjobs.spec.stack import DEFAULT_K8S_VERSION
@@ -45,7 +45,7 @@ class RedisBackend(PlatformComponent):
     def __init__(
         self,
         name: str,
-        spec: Any = None,
+        spec: PlatformArgs | SpecInput = None,
         *,
         password: pulumi.Input[str] | None = None,
         namespace: pulumi.Input[str] | None = None,
@@ -57,17 +57,24 @@ class RedisBackend(PlatformComponent):
     ) -> None:
         # The base component reads its options from one PlatformArgs: only the password
         # is this kind's own.
-        args = spec
-        if not isinstance(args, PlatformArgs):
+        if isinstance(spec, PlatformArgs):
+            args = spec
+        else:
             args = RedisBackendArgs(
                 spec, namespace, uses, k8s_version=k8s_version, secret=secret, password=password
             )
         if isinstance(args, RedisBackendArgs):
             password = args.password
         self._password = password
-        if password is not None:
-            data = args.spec.to_manifest() if hasattr(args.spec, "to_manifest") else args.spec
-            args = replace(args, spec={**(data or {}), "password": True})
+        # A spec of the wrong type is the base's to refuse, with the argument's name.
+        given = args.spec
+        if password is not None and (given is None or isinstance(given, Mapping | K8sModel)):
+            data = given.to_manifest() if isinstance(given, K8sModel) else given or {}
+            if is_document(data):  # a whole document: the password goes in its spec
+                data = {**data, "spec": {**(data.get("spec") or {}), "password": True}}
+            else:
+                data = {**data, "password": True}
+            args = replace(args, spec=data)
         super().__init__(name, args, rendered=rendered, opts=opts)
 
     def given_passwords(self) -> Mapping[str, pulumi.Input[str]]:

@@ -19,12 +19,16 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Awaitable, Iterable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pulumi
 
-__all__ = ["Inputs", "is_input_token", "is_output"]
+from trainjobs.errors import Finding
+from trainjobs.k8s.names import suggest_name
+
+__all__ = ["Inputs", "Resolved", "hide_forms", "is_input_token", "is_output", "value_forms"]
 
 _TOKEN = re.compile(r"input-[0-9a-f]{8}-\d+")
 
@@ -32,6 +36,10 @@ _TOKEN = re.compile(r"input-[0-9a-f]{8}-\d+")
 def is_output(value: Any) -> bool:
     """Whether ``value`` is a value Pulumi resolves later (an ``Output`` or awaitable)."""
     return isinstance(value, pulumi.Output) or hasattr(value, "__await__")
+
+
+def _as_output(awaitable: Awaitable[bool]) -> pulumi.Output[bool]:
+    return pulumi.Output.from_input(awaitable)
 
 
 def is_input_token(value: Any) -> bool:
@@ -114,12 +122,20 @@ class Inputs:
             return any(self.holds(v) for v in value)
         return isinstance(value, str) and any(t in self._outputs for t in _TOKEN.findall(value))
 
-    def resolved(self) -> pulumi.Output[dict[str, Any]]:
-        """Every token's value once all are known (not during a preview with unknowns)."""
+    def resolved(self) -> pulumi.Output[Resolved]:
+        """Every token's value once all are known (not during a preview with unknowns),
+        and which of them are secrets."""
         tokens = sorted(self._outputs)
-        return pulumi.Output.all(*(self._outputs[t] for t in tokens)).apply(
-            lambda values: dict(zip(tokens, values, strict=True))
-        )
+        outputs = [self._outputs[t] for t in tokens]
+        # Whether each is a secret, as a value: inside apply every value is plain text.
+        secret: list[pulumi.Output[bool]] = [_as_output(o.is_secret()) for o in outputs]
+
+        def resolve(values: list[Any]) -> Resolved:
+            count = len(tokens)
+            hidden = frozenset(t for t, s in zip(tokens, values[count:], strict=True) if s)
+            return Resolved(dict(zip(tokens, values[:count], strict=True)), hidden, tokens)
+
+        return pulumi.Output.all(*outputs, *secret).apply(resolve)
 
     def describe(self, text: str) -> str:
         """``text`` (an error message) with each token shown as the Input it stands for.
@@ -141,3 +157,68 @@ class Inputs:
         if isinstance(value, str):
             return _TOKEN.sub(lambda m: str(values.get(m.group(0), m.group(0))), value)
         return value
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """The values of a component's Inputs once known: token → value, and the tokens whose
+    Input is a secret (``pulumi.Output.secret``, ``config.require_secret``)."""
+
+    values: Mapping[str, Any]
+    secrets: frozenset[str]
+    tokens: list[str]
+    """Every token, sorted: ``Inputs.describe`` numbers them in this order."""
+
+    def redact(self, findings: Iterable[Finding]) -> list[Finding]:
+        """``findings`` with every secret's value shown as ``<secret Pulumi Input #n>``.
+
+        A check of the resolved values repeats a bad value in its finding (``got …``),
+        lowercased or made into a valid name (``e.g. …``), or inside a name made from
+        it (``Pod <namespace>/<name>``): each of those forms is replaced, the longest
+        first, so a secret never reaches an error message or Pulumi's log.
+        """
+        forms: dict[str, str] = {}
+        for token in sorted(self.secrets):
+            value = self.values.get(token)
+            if isinstance(value, str):
+                label = f"<secret Pulumi Input #{self.tokens.index(token) + 1}>"
+                forms.update(value_forms(value, label))
+        return hide_forms(findings, forms)
+
+
+def value_forms(value: str, label: str) -> dict[str, str]:
+    """Each form in which a finding may repeat ``value`` (as given, lowercased, made into
+    a valid name for an ``e.g. …``) → ``label``, the text to show instead."""
+    variants = {value, value.lower(), suggest_name(value), suggest_name(value, True)}
+    # "x" is what a name with no valid letter becomes, not a form of the value.
+    return {v: label for v in variants if v and (v != "x" or value == "x")}
+
+
+def hide_forms(findings: Iterable[Finding], forms: Mapping[str, str]) -> list[Finding]:
+    """``findings`` with each text of ``forms`` replaced by its label (longest first) in
+    every field, also inside a name made from it (``Pod <namespace>/<name>``)."""
+    if not forms:
+        return list(findings)
+    ordered = sorted(forms, key=len, reverse=True)
+    pattern = re.compile("|".join(re.escape(v) for v in ordered))
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            return pattern.sub(lambda m: forms[m.group(0)], value)
+        if isinstance(value, Mapping):
+            return {clean(k): clean(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [clean(v) for v in value]
+        return value
+
+    return [
+        replace(
+            f,
+            path=clean(f.path),
+            message=clean(f.message),
+            hint=clean(f.hint),
+            value=clean(f.value),
+            source=clean(f.source),
+        )
+        for f in findings
+    ]

@@ -11,8 +11,16 @@ import pulumi
 from pydantic import ValidationError
 
 from trainjobs.check import run
-from trainjobs.components.inputs import Inputs
-from trainjobs.components.platform import PlatformComponent, register_objects
+from trainjobs.components.inputs import Inputs, Resolved
+from trainjobs.components.platform import (
+    InvalidResourceError,
+    PlatformComponent,
+    is_text,
+    log_warnings,
+    own_findings,
+    register_objects,
+    wrong_type,
+)
 from trainjobs.components.register import LiveObject
 from trainjobs.errors import Finding, SpecError
 from trainjobs.frameworks.base import JobResource
@@ -98,9 +106,15 @@ def _with_platform(
     return JobEntry(entry.job, entry.framework, options, entry.path, entry.source), used
 
 
-def _with_wait(entry: JobEntry, wait: Wait | None, timeout: str | None) -> JobEntry:
+def _with_options(
+    entry: JobEntry, wait: Wait | None, timeout: str | None, gang: GangMechanism | None
+) -> JobEntry:
+    """The entry with the component's ``wait``, ``wait_timeout`` and ``gang``, validated
+    as the same options beside a job in a file are (a bad value is a finding at its path)."""
     options = entry.options.to_manifest()
-    options.update({"wait": wait or entry.options.wait, "waitTimeout": timeout})
+    # Only what the component was given replaces the job's own options.
+    given = {"wait": wait, "waitTimeout": timeout, "gang": gang}
+    options.update({k: v for k, v in given.items() if v is not None})
     try:
         validated = JobOptions.model_validate({k: v for k, v in options.items() if v is not None})
     except ValidationError as exc:
@@ -176,25 +190,24 @@ def _render(
     namespace: Any,
     inputs: Inputs | None = None,
     values: Mapping[str, Any] | None = None,
-) -> tuple[RenderedJob, list[PlatformComponent]]:
+) -> tuple[RenderedJob, list[PlatformComponent], list[Finding]]:
     """Render and check ``job`` with the platform components ``args`` names; ``inputs``
     names the Inputs' placeholders in an error message. With ``values`` (the Inputs
-    resolved), the platform components are rendered with them too."""
+    resolved), the platform components are rendered with them too. Also returns the
+    job's own warnings (not those of the components, which log their own)."""
     try:
         entry = _entry(_document(job, namespace), args.target)
         entry, used = _with_platform(entry, args.backend, args.node_pool, args.queue, values)
-        if args.wait is not None or args.wait_timeout is not None:
-            entry = _with_wait(entry, args.wait, args.wait_timeout)
-        if args.gang is not None:
-            options = entry.options.model_copy(update={"gang": args.gang})
-            entry = JobEntry(entry.job, entry.framework, options, entry.path, entry.source)
-        platform = tuple(c.resolved_entry(values) if values else c.entry for c in used)
+        if (args.wait, args.wait_timeout, args.gang) != (None, None, None):
+            entry = _with_options(entry, args.wait, args.wait_timeout, args.gang)
+        rendered_with = _with_their_uses(used)
+        platform = tuple(c.resolved_entry(values) if values else c.entry for c in rendered_with)
         stack = StackSpec(jobs=(entry,), platform=platform)
         rendering = run(stack, target=args.target, k8s_version=args.k8s_version)
     except SpecError as exc:
         text = inputs.describe(str(exc)) if inputs else str(exc)
         raise InvalidJobError(f"{name}: {text}", exc.findings) from None
-    return rendering.jobs[0], used
+    return rendering.jobs[0], used, own_findings(rendering.findings, entry.path)
 
 
 class TrainingJob(pulumi.ComponentResource):
@@ -279,6 +292,9 @@ class TrainingJob(pulumi.ComponentResource):
         if rendered is None:
             if job is None:
                 raise InvalidJobError(f"{name}: TrainingJob needs a job")
+            wrong = _wrong_arguments(args)
+            if wrong:
+                raise InvalidJobError(f"{name}: {SpecError.from_findings(wrong)}", wrong)
             # The platform's Inputs first: an Output the job shares with its backend (a
             # namespace) keeps the backend's token.
             platform_inputs = [
@@ -287,10 +303,16 @@ class TrainingJob(pulumi.ComponentResource):
             self.inputs.merge(*platform_inputs)
             lifted_job = self.inputs.lift(args.job)
             lifted_namespace = self.inputs.lift(args.namespace)
-            rendered, used = _render(name, args, lifted_job, lifted_namespace, self.inputs)
+            rendered, used, found = _render(name, args, lifted_job, lifted_namespace, self.inputs)
+            # With Inputs, the warnings come once their values are known (_check_resolved);
+            # the stack program (``rendered``) logs the whole stack's.
+            warnings = [] if self.inputs else found
+        else:
+            warnings = []
         if used:
             opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=used))
         super().__init__("trainjobs:index:TrainingJob", name, None, opts)
+        log_warnings(warnings, self)
         job_name = f"{rendered.job.namespace}/{rendered.job.name}"
         # Named after its job (``namespace/name`` as the stack program names it, or the
         # bare name), the children keep their plain names: a second component of the
@@ -317,8 +339,8 @@ class TrainingJob(pulumi.ComponentResource):
         }
         if self.inputs and lifted_job is not None:
             outputs["checked"] = self.inputs.resolved().apply(
-                lambda values: self._check_resolved(
-                    name, args, lifted_job, lifted_namespace, values
+                lambda resolved: self._check_resolved(
+                    name, args, lifted_job, lifted_namespace, resolved
                 )
             )
         self.register_outputs(outputs)
@@ -353,20 +375,66 @@ class TrainingJob(pulumi.ComponentResource):
         args: TrainingJobArgs,
         job: Any,
         namespace: Any,
-        values: Mapping[str, Any],
+        resolved: Resolved,
     ) -> bool:
-        """Render and check the job again with its Inputs' values; fail the update if invalid."""
+        """Render and check the job again with its Inputs' values; fail the update if
+        invalid. The message never shows the value of a secret Input."""
+        values = resolved.values
         try:
             filled_job, filled_namespace = Inputs.fill(job, values), Inputs.fill(namespace, values)
-            rendered, _ = _render(name, args, filled_job, filled_namespace, None, values)
-        except InvalidJobError as exc:
-            message = str(exc).replace(
-                f"{name}: ", f"{name} (with its Pulumi Inputs resolved): ", 1
+            rendered, _, warnings = _render(name, args, filled_job, filled_namespace, None, values)
+        except (InvalidJobError, InvalidResourceError) as exc:
+            findings = resolved.redact(exc.findings)
+            message = (
+                f"{name} (with its Pulumi Inputs resolved): {SpecError.from_findings(findings)}"
             )
             pulumi.log.error(message, resource=self)
-            raise InvalidJobError(message, exc.findings) from None
+            raise InvalidJobError(message, findings) from None
         del rendered
+        log_warnings(resolved.redact(warnings), self)
         return True
+
+
+def _with_their_uses(used: Sequence[PlatformComponent]) -> list[PlatformComponent]:
+    """``used`` and what each uses (a queue's pool), each once, a component after what it
+    uses: what a job's render needs for every reference to resolve."""
+    found: list[PlatformComponent] = []
+
+    def add(component: PlatformComponent) -> None:
+        if component not in found:
+            for other in component.uses:
+                add(other)
+            found.append(component)
+
+    for component in used:
+        add(component)
+    return found
+
+
+def _wrong_arguments(args: TrainingJobArgs) -> list[Finding]:
+    """A finding for each argument of a :class:`TrainingJob` that has the wrong type."""
+    found = []
+    if not isinstance(args.job, JobResource | Mapping):
+        takes = "a typed job model (TFJob(...)) or the job's YAML as a dict"
+        fix = "read a file with jobs_from_file, or give the dict yaml.safe_load returns"
+        found.append(wrong_type("TrainingJob", "job", args.job, takes, fix))
+    if args.namespace is not None and not is_text(args.namespace):
+        takes = "a namespace name (a str or a Pulumi Input of one)"
+        found.append(
+            wrong_type("TrainingJob", "namespace", args.namespace, takes, "give the name as a str")
+        )
+    component = "a platform component (RedisBackend(...), GpuNodePool(...) …)"
+    fix = "pass the component object, not its name or document"
+    pools: dict[str, Any] = {}
+    if isinstance(args.node_pool, Mapping):
+        pools = {f"node_pool[{role!r}]": pool for role, pool in args.node_pool.items()}
+    elif args.node_pool is not None:
+        pools = {"node_pool": args.node_pool}
+    given = {"backend": args.backend, **pools, "queue": args.queue}
+    for argument, value in given.items():
+        if value is not None and not isinstance(value, PlatformComponent):
+            found.append(wrong_type("TrainingJob", argument, value, component, fix))
+    return found
 
 
 def _components(
@@ -408,31 +476,42 @@ def load_for_program(path: str | Path, target: str | None) -> tuple[StackSpec, T
 
 
 def jobs_from_file(path: str | Path, *, target: Target | str | None = None) -> list[TrainingJob]:
-    """Every job in a YAML file as a :class:`TrainingJob`, outputs exported by job name.
+    """Every job in a YAML file as a :class:`TrainingJob`, outputs exported by job name
+    (``<name>.objects``, ``<name>.addresses``; ``<namespace>/<name>.…`` for a name the
+    file uses in two namespaces).
 
     ``target`` (``operator`` or ``pods``) overrides the jobs' own; the example
-    programs pass their stack's ``target`` config here. A file that also declares
-    platform resources (a backend …) is a stack: use :func:`stack_from_file`.
+    programs pass their stack's ``target`` config here. Each job keeps its own options
+    (``trainjobs:`` beside it: ``gang``, ``wait``, ``ignore`` …), as ``trainjobs check``
+    reads them. A file that also declares platform resources (a backend …) is a stack,
+    refused here: use :func:`stack_from_file`.
     """
     stack, chosen_target = load_for_program(path, target)
+    if stack.platform:
+        declared = ", ".join(f"{p.plugin.kind} {p.key}" for p in stack.platform)
+        raise pulumi.RunError(
+            f"{path}: it declares platform resources ({declared}) beside its jobs, which "
+            "jobs_from_file would leave out with the jobs' references to them; it is a "
+            "stack: use stack_from_file"
+        )
+    # Rendered as a whole, as `trainjobs check` renders the file: each job with its own
+    # options, its findings at its place in the file.
+    try:
+        rendering = run(stack, target=chosen_target)
+    except SpecError as exc:
+        raise InvalidJobError(str(exc), exc.findings) from None
+    for finding in rendering.findings:
+        pulumi.log.warn(finding.render())
+    names = [unit.job.name for unit in rendering.jobs]
     jobs = []
-    for entry in stack.jobs:
-        chosen = chosen_target or entry.options.target
-        name = f"{entry.job.namespace}/{entry.job.name}"
+    for unit in rendering.jobs:
+        name = f"{unit.job.namespace}/{unit.job.name}"
         # Named as the stack program names jobs, so a job moved between the two keeps
         # its URN; the alias keeps stacks made when this used the bare name.
-        opts = pulumi.ResourceOptions(aliases=[pulumi.Alias(name=entry.job.name)])
-        options = entry.options
-        job = TrainingJob(
-            name,
-            entry.job,
-            target=chosen,
-            gang=options.gang,
-            wait=options.wait,
-            wait_timeout=options.wait_timeout,
-            opts=opts,
-        )
-        pulumi.export(f"{entry.job.name}.objects", job.objects)
-        pulumi.export(f"{entry.job.name}.addresses", job.addresses)
+        opts = pulumi.ResourceOptions(aliases=[pulumi.Alias(name=unit.job.name)])
+        job = TrainingJob(name, rendered=unit, opts=opts)
+        key = unit.job.name if names.count(unit.job.name) == 1 else name
+        pulumi.export(f"{key}.objects", job.objects)
+        pulumi.export(f"{key}.addresses", job.addresses)
         jobs.append(job)
     return jobs

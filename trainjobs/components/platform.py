@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeGuard
 
 import pulumi
 
 from trainjobs.check import run
-from trainjobs.components.inputs import Inputs
+from trainjobs.components.inputs import Inputs, Resolved, is_output
 from trainjobs.components.register import register_manifest
 from trainjobs.components.secrets import GeneratedValues
-from trainjobs.errors import Finding, SpecError
+from trainjobs.errors import Finding, Rule, SpecError
 from trainjobs.frameworks.base import K8sModel
 from trainjobs.k8s.order import apply_tier
 from trainjobs.platform import API_VERSION, PlatformMeta, PlatformResource
@@ -21,7 +21,70 @@ from trainjobs.spec.entry import PlatformEntry
 from trainjobs.spec.load import parse_entry
 from trainjobs.spec.stack import DEFAULT_K8S_VERSION, StackSpec
 
-__all__ = ["InvalidResourceError", "PlatformArgs", "PlatformComponent", "register_objects"]
+__all__ = [
+    "ARGUMENT_TYPE",
+    "NAMESPACE_TWICE",
+    "OTHER_KIND",
+    "InvalidResourceError",
+    "PlatformArgs",
+    "PlatformComponent",
+    "SpecInput",
+    "is_document",
+    "is_text",
+    "log_warnings",
+    "own_findings",
+    "register_objects",
+    "wrong_type",
+]
+
+ARGUMENT_TYPE = Rule(
+    "component.argument", "{component} takes {takes} here, not the {got} given", "{fix}"
+)
+"""An argument of a component's constructor has the wrong type (a name where a component
+belongs, a list where a dict does): a finding at the argument, not a traceback."""
+
+
+SpecInput = K8sModel | Mapping[str, Any] | None
+"""What a platform component's ``spec`` may be: the kind's spec model (``RedisBackendSpec``
+…), its fields as a dict, a whole ``trainjobs.dev/v1alpha1`` document, or None (defaults)."""
+
+OTHER_KIND = Rule(
+    "component.kind",
+    "a {component} component takes a {component} document, not a {kind} one",
+    "declare it with {kind}(...) (PlatformComponent.for_kind(kind) for any kind)",
+)
+"""A typed platform component was given the whole document of another kind."""
+
+
+def wrong_type(component: str, argument: str, value: Any, takes: str, fix: str) -> Finding:
+    """The finding that ``argument`` of ``component`` got ``value``, which is not ``takes``."""
+    got = type(value).__name__
+    return ARGUMENT_TYPE.at(argument, value, component=component, takes=takes, got=got, fix=fix)
+
+
+def own_findings(findings: Iterable[Finding], path: str) -> list[Finding]:
+    """The findings about the entry at ``path`` (its fields and its objects), not those of
+    the components rendered beside it (a job's backend, a queue's pool), which log their own."""
+    # A field (``redis.spec.port``, ``job[0]``) or an object (``redis → Deployment …``).
+    under = tuple(path + sep for sep in ".[ :")
+    return [f for f in findings if f.path == path or f.path.startswith(under)]
+
+
+def log_warnings(findings: Iterable[Finding], resource: pulumi.Resource) -> None:
+    """Log each finding (a warning or advice: an error stops the render) on ``resource``."""
+    for finding in findings:
+        pulumi.log.warn(finding.render(), resource=resource)
+
+
+def is_document(spec: Any) -> TypeGuard[Mapping[str, Any]]:
+    """Whether a component's ``spec`` is a whole document (``apiVersion``, ``kind`` …)
+    rather than the fields of its ``spec``."""
+    return isinstance(spec, Mapping) and "apiVersion" in spec and "kind" in spec
+
+
+def is_text(value: Any) -> bool:
+    """Whether ``value`` may stand where a string belongs: a str or a Pulumi Input of one."""
+    return isinstance(value, str) or is_output(value)
 
 
 class InvalidResourceError(pulumi.RunError):
@@ -101,7 +164,7 @@ class PlatformArgs:
     Every string in ``spec`` and ``namespace`` may be a Pulumi Input.
     """
 
-    spec: Any = None
+    spec: SpecInput = None
     """The kind's ``spec``: its pydantic model (``RedisBackendSpec`` …), or its fields as a
     dict, or a whole ``trainjobs.dev/v1alpha1`` document. Default: all defaults."""
     namespace: pulumi.Input[str] | None = None
@@ -124,8 +187,9 @@ class PlatformComponent(pulumi.ComponentResource):
         redis = RedisBackend("redis", {"password": True}, namespace="training")
 
     Args:
-        name: the resource's name (``metadata.name``) and the component's Pulumi name;
-            with ``rendered``, only the Pulumi name (the stack program's ``namespace/name``).
+        name: the resource's name (``metadata.name``) and the component's Pulumi name,
+            or ``namespace/name`` as the stack program names it (one name in two
+            namespaces); with ``rendered`` or a whole document, only the Pulumi name.
         spec: the kind's ``spec`` — its pydantic model or plain data (strings may be
             Pulumi Inputs); default all defaults. Or a :class:`PlatformArgs` holding
             every argument below.
@@ -167,7 +231,7 @@ class PlatformComponent(pulumi.ComponentResource):
     def __init__(
         self,
         name: str,
-        spec: Any = None,
+        spec: PlatformArgs | SpecInput = None,
         *,
         namespace: pulumi.Input[str] | None = None,
         rendered: tuple[PlatformEntry, RenderedUnit] | None = None,
@@ -180,21 +244,34 @@ class PlatformComponent(pulumi.ComponentResource):
             namespace, uses = spec.namespace, spec.uses
             k8s_version, secret, spec = spec.k8s_version, spec.secret, spec.spec
         kind = self.kind or "PlatformComponent"
+        wrong = _wrong_arguments(kind, spec, namespace, uses)
+        if wrong:
+            raise InvalidResourceError(f"{name}: {SpecError.from_findings(wrong)}", tuple(wrong))
+        uses = [*uses, *self.shares_with(uses)]
+        self.uses: tuple[PlatformComponent, ...] = tuple(uses)
         self.inputs = Inputs(f"{kind}/{name}").merge(*(u.inputs for u in uses))
         if rendered is None:
-            entry = self._entry(name, self.inputs.lift(spec), self.inputs.lift(namespace))
-            platform = (*(u.entry for u in uses), entry)
+            resource_name, namespace = _split_name(kind, name, spec, namespace)
             try:
+                lifted = self.inputs.lift(spec)
+                entry = self._entry(resource_name, lifted, self.inputs.lift(namespace))
+                platform = (*(u.entry for u in uses), entry)
                 rendering = run(StackSpec(platform=platform), k8s_version=k8s_version)
-            except SpecError as exc:
-                raise InvalidResourceError(f"{name}: {exc}", tuple(exc.findings)) from None
+            except (SpecError, InvalidResourceError) as exc:
+                # Name each Input as the user knows it, not by its placeholder token.
+                text = self.inputs.describe(str(SpecError.from_findings(exc.findings)))
+                raise InvalidResourceError(f"{name}: {text}", tuple(exc.findings)) from None
             ref = UnitRef(entry.plugin.category, entry.key)
             unit = next(u for u in rendering.units if u.ref == ref)
+            # With Inputs, the warnings come once their values are known (_check_resolved).
+            warnings = [] if self.inputs else own_findings(rendering.findings, entry.path)
         else:
             entry, unit = rendered
+            warnings = []  # the stack program logs the whole stack's
         if uses:
             opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=list(uses)))
         super().__init__(f"trainjobs:index:{entry.plugin.kind}", name, None, opts)
+        log_warnings(warnings, self)
         self.entry = entry
         rendered_unit = unit
         self.rendered = rendered_unit
@@ -217,7 +294,7 @@ class PlatformComponent(pulumi.ComponentResource):
         checked: Any = None
         if self.inputs and rendered is None:
             checked = self.inputs.resolved().apply(
-                lambda values: self._check_resolved(name, entry, uses, values, k8s_version)
+                lambda resolved: self._check_resolved(name, entry, uses, resolved, k8s_version)
             )
         self.register_outputs(
             {
@@ -241,22 +318,31 @@ class PlatformComponent(pulumi.ComponentResource):
         name: str,
         entry: PlatformEntry,
         uses: Sequence[PlatformComponent],
-        values: Mapping[str, Any],
+        resolved: Resolved,
         k8s_version: str,
     ) -> bool:
-        """Render and check again with the Inputs' real values; fail the update if invalid."""
+        """Render and check again with the Inputs' real values; fail the update if invalid.
+        Neither the message nor a warning shows the value of a secret Input."""
+        values = resolved.values
         document = Inputs.fill(entry.resource.to_manifest(), values)
-        resolved = self._entry(name, document, None)
-        platform = (*(u.resolved_entry(values) for u in uses), resolved)
         try:
+            own = self._entry(name, document, None)
+            platform = (*(u.resolved_entry(values) for u in uses), own)
             rendering = run(StackSpec(platform=platform), k8s_version=k8s_version)
-        except SpecError as exc:
-            message = f"{name} (with its Pulumi Inputs resolved): {exc}"
+        except (SpecError, InvalidResourceError) as exc:
+            findings = tuple(resolved.redact(exc.findings))
+            message = f"{name} (with its Pulumi Inputs resolved): {SpecError(findings)}"
             pulumi.log.error(message, resource=self)
-            raise InvalidResourceError(message, tuple(exc.findings)) from None
-        for finding in rendering.findings:
-            pulumi.log.warn(finding.render(), resource=self)
+            raise InvalidResourceError(message, findings) from None
+        log_warnings(resolved.redact(own_findings(rendering.findings, own.path)), self)
         return True
+
+    def shares_with(self, uses: Sequence[PlatformComponent]) -> list[PlatformComponent]:
+        """Components made before this one that it shares objects with (the queues already
+        on its pool, whose first renders the pool's ResourceFlavor): rendered ahead of it,
+        as in a stack, so an object shared is registered once, and created before it.
+        Default none."""
+        return []
 
     def register_extra(self) -> None:
         """Register what is not a Kubernetes object (a cloud node pool); default nothing."""
@@ -264,7 +350,7 @@ class PlatformComponent(pulumi.ComponentResource):
     def _entry(self, name: str, spec: Any, namespace: str | None) -> PlatformEntry:
         if isinstance(spec, PlatformResource):
             document: Mapping[str, Any] = spec.to_manifest()
-        elif isinstance(spec, Mapping) and "apiVersion" in spec and "kind" in spec:
+        elif is_document(spec):
             document = spec
         else:
             data = spec.to_manifest() if isinstance(spec, K8sModel) else dict(spec or {})
@@ -275,6 +361,11 @@ class PlatformComponent(pulumi.ComponentResource):
                 "metadata": meta,
                 "spec": data,
             }
+        kind = document.get("kind")
+        if self.kind and kind != self.kind:
+            # Parsed, it would register a resource of that kind under this class's name.
+            found = OTHER_KIND.at(f"{name}.kind", kind, component=self.kind, kind=kind)
+            raise InvalidResourceError(f"{name}: {SpecError.from_findings([found])}", (found,))
         parsed = parse_entry(document, path=name)
         if not parsed.platform:
             raise InvalidResourceError(
@@ -286,3 +377,46 @@ class PlatformComponent(pulumi.ComponentResource):
     def reference(self) -> str:
         """How a job names this resource in its options: ``namespace/name`` or ``name``."""
         return self.rendered.ref.name
+
+
+NAMESPACE_TWICE = Rule(
+    "component.namespace",
+    "the name {name!r} holds namespace {in_name!r}, and namespace is another",
+    "give the namespace once: in the name (namespace/name) or as namespace",
+)
+"""A platform component named ``namespace/name`` was also given another namespace."""
+
+
+def _split_name(kind: str, name: str, spec: Any, namespace: Any) -> tuple[str, Any]:
+    """The resource name and namespace of a component named ``name``.
+
+    ``namespace/name`` is how the stack program names a platform component, so a
+    program may name one so too (the same name in two namespaces, the same URNs as in
+    a stack); a whole document names its resource itself.
+    """
+    if "/" not in name or isinstance(spec, PlatformResource) or is_document(spec):
+        return name, namespace
+    in_name, _, resource_name = name.partition("/")
+    if namespace is not None and namespace != in_name:
+        found = NAMESPACE_TWICE.at("namespace", namespace, name=name, in_name=in_name)
+        raise InvalidResourceError(f"{name}: {SpecError.from_findings([found])}", (found,))
+    return resource_name, in_name
+
+
+def _wrong_arguments(kind: str, spec: Any, namespace: Any, uses: Any) -> list[Finding]:
+    """A finding for each argument of a platform component that has the wrong type."""
+    found = []
+    if spec is not None and not isinstance(spec, K8sModel | Mapping):
+        takes = f"its spec model ({kind}Spec(...)), its fields as a dict, or its document"
+        fix = "pass a dict such as {'password': True}, or the kind's spec model"
+        found.append(wrong_type(kind, "spec", spec, takes, fix))
+    if namespace is not None and not is_text(namespace):
+        takes = "a namespace name (a str or a Pulumi Input of one)"
+        found.append(wrong_type(kind, "namespace", namespace, takes, "give the name as a str"))
+    listed = [uses] if isinstance(uses, str | Mapping) else list(uses)
+    for i, used in enumerate(listed):
+        if not isinstance(used, PlatformComponent):
+            takes = "a platform component (GpuNodePool(...) …)"
+            fix = "pass the component object, not its name or document"
+            found.append(wrong_type(kind, f"uses[{i}]", used, takes, fix))
+    return found

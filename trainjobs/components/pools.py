@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pulumi
 
 from trainjobs.components.cloud_pools import register_cloud_pool
@@ -24,8 +26,11 @@ class GpuNodePool(PlatformComponent):
 
     kind = "GpuNodePool"
     cloud_pool: pulumi.CustomResource | None = None
+    queues: list[GpuQueue]
+    """The queue components made on this pool so far, in order."""
 
     def register_extra(self) -> None:
+        self.queues = []
         # The component is made for GpuNodePool documents only: their kind's own plugin.
         request = POOL_KIND.cloud_pool(self.entry.resource)
         if request is not None:
@@ -37,7 +42,19 @@ class GpuQueue(PlatformComponent):
 
     ``spec`` is a ``trainjobs.platform.queue.GpuQueueSpec``; pass the pool as
     ``uses=[pool]``. Jobs given ``queue=<this>`` get Kueue's queue label and are checked
-    against the quota. Output ``outputs.localQueue``.
+    against the quota. Output ``outputs.localQueue``. Queues on one pool share its
+    ResourceFlavor, as in a stack: the first queue made on it creates it, the others are
+    created after that queue.
     """
 
     kind = "GpuQueue"
+
+    def shares_with(self, uses: Sequence[PlatformComponent]) -> list[PlatformComponent]:
+        # The first queue on a pool renders its ResourceFlavor; the others name it.
+        pools = [u for u in uses if isinstance(u, GpuNodePool)]
+        return [q for pool in pools for q in pool.queues if q not in uses]
+
+    def register_extra(self) -> None:
+        for pool in self.uses:
+            if isinstance(pool, GpuNodePool):
+                pool.queues.append(self)

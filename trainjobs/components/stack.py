@@ -13,6 +13,7 @@ from typing import Any
 import pulumi
 
 from trainjobs.check import run
+from trainjobs.components.inputs import hide_forms, value_forms
 from trainjobs.components.job import TrainingJob, load_for_program
 from trainjobs.components.platform import PlatformComponent
 from trainjobs.components.register import register_manifest
@@ -160,7 +161,7 @@ def _redacted(exc: SpecError, config: StackConfig) -> SpecError:
         finding = _located_in_project(finding, config.namespace)
         key = finding.path.split(":", 1)[-1].split("[", 1)[0].split(".", 1)[0]
         if key in config.secret_keys:
-            finding = replace(finding, value=NO_VALUE)
+            finding = _without_value(finding)
         return finding
 
     return SpecError.from_findings([clean(f) for f in exc.findings])
@@ -231,9 +232,17 @@ def _setting(origin: str) -> str:
 def _redact(findings: Sequence[Finding], secret_keys: frozenset[str]) -> SpecError:
     """The findings with the values of secret settings left out (never print a secret)."""
     return SpecError.from_findings(
-        replace(f, value=NO_VALUE) if _setting(f.path.split(":", 1)[-1]) in secret_keys else f
+        _without_value(f) if _setting(f.path.split(":", 1)[-1]) in secret_keys else f
         for f in findings
     )
+
+
+def _without_value(finding: Finding) -> Finding:
+    """``finding`` (about a secret setting) without its value, also where its message
+    repeats it (a name finding's ``e.g.`` is the bad name lowercased)."""
+    if isinstance(finding.value, str):
+        (finding,) = hide_forms([finding], value_forms(finding.value, "<secret>"))
+    return replace(finding, value=NO_VALUE)
 
 
 def stack_from_file(path: str | Path, *, target: Target | str | None = None) -> TrainingStack:

@@ -21,6 +21,7 @@ __all__ = [
     "label_value_problem",
     "labelled_name_problem",
     "shorten",
+    "suggest_name",
 ]
 
 DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -33,7 +34,9 @@ LABEL_MAX = 63
 SUBDOMAIN_MAX = 253
 
 
-def _suggest(value: str, first_letter: bool = False) -> str:
+def suggest_name(value: str, first_letter: bool = False) -> str:
+    """A valid DNS name made from ``value``, the example a name finding offers (and so
+    a form in which a finding may repeat the value)."""
     fixed = re.sub(r"[^a-z0-9-]+", "-", value.lower()).strip("-")
     if first_letter:
         fixed = fixed.lstrip("0123456789-")
@@ -60,7 +63,7 @@ def _dns_problem(
     if len(value) > limit:
         return f"must be at most {limit} characters, has {len(value)}"
     if not pattern.match(value):
-        return f"must be a {rule} (e.g. {_suggest(value, first_letter)!r})"
+        return f"must be a {rule} (e.g. {suggest_name(value, first_letter)!r})"
     return None
 
 
