@@ -198,3 +198,18 @@ def test_python_api_entry() -> None:
     entry = JobEntry.of(TFJob.model_validate(JOB), target="pods")
     assert entry.target() == "pods"
     assert entry.framework.name == "tensorflow"
+
+
+def test_the_stack_programs_own_setting_is_a_known_stack_setting(tmp_path: Path) -> None:
+    # `pulumi config set trainjobs:allowNoJobs true` (README) writes it into the stack
+    # file, which `trainjobs check` and `render` read in CI next.
+    stack_file = tmp_path / "Pulumi.dev.yaml"
+    stack_file.write_text("config:\n  trainjobs:allowNoJobs: 'true'\n  trainjobs:jobs: []\n")
+    assert load_path(stack_file).jobs == ()
+    assert parse_stack({"trainjobs:allowNoJobs": False, "trainjobs:jobs": [JOB]}).jobs
+    with pytest.raises(SpecError) as err:
+        parse_stack({"trainjobs:allowNoJobs": "yes"}, source="s.yaml")
+    assert _messages(err.value) == [
+        "error: s.yaml: trainjobs:allowNoJobs: allowNoJobs must be true or false (got 'yes'); "
+        "fix: pulumi config set trainjobs:allowNoJobs true"
+    ]

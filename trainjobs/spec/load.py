@@ -78,8 +78,14 @@ STACK_KEYS = {
     "namespaces",
     "podSecurity",
     "ignore",
+    "allowNoJobs",
 }
 """Every ``trainjobs:<key>`` a stack config may set."""
+
+ALLOW_NO_JOBS = "allowNoJobs"
+"""The stack program's own setting (``pulumi config set trainjobs:allowNoJobs true``): a
+stack may declare no jobs although its last update had some. Default false. It says
+nothing about what the stack renders, so the loader only checks that it is a boolean."""
 
 FILE_ROOTS_ENV = "TRAINJOBS_FILE_ROOTS"
 """Environment variable: extra folders (``:``-separated) ``file:`` entries may read from."""
@@ -815,6 +821,12 @@ def parse_stack(
                 source=source,
             )
         )
+    allow = values.get(ALLOW_NO_JOBS, False)
+    if str(allow).lower() not in ("true", "false"):
+        # Pulumi hands the program every setting as text, so "true" is as good as true.
+        hint = f"pulumi config set {CONFIG_NAMESPACE}:{ALLOW_NO_JOBS} true"
+        message = f"{ALLOW_NO_JOBS} must be true or false"
+        findings.append(_config_finding(ALLOW_NO_JOBS, message, allow, hint, source))
     target: Target = DEFAULT_TARGET
     raw_target = values.get("target", DEFAULT_TARGET)
     if is_target(raw_target):
