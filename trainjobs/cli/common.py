@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import gc
 import inspect
+import math
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
@@ -30,6 +31,7 @@ __all__ = [
     "add_profile",
     "add_quiet",
     "command",
+    "number_in",
     "print_findings",
     "progress_over",
     "render_paths",
@@ -151,6 +153,31 @@ def print_findings(findings: Sequence[Finding], out: TextIO, quiet: bool = False
             if not quiet or finding.severity is Severity.ERROR
         ),
     )
+
+
+def number_in(
+    above: float, at_most: float = math.inf, example: str = "1"
+) -> Callable[[str], float]:
+    """An argparse ``type``: a number with ``above < number <= at_most`` (finite).
+
+    argparse's own ``float`` takes ``-1``, ``0``, ``nan`` and ``inf``; an option that
+    bounds a run or a ratio would then stop at once or fail later with a traceback.
+    The error names the bounds and an ``example`` value; argparse exits 2 with it.
+    """
+    bounds = f"above {above:g}" + ("" if math.isinf(at_most) else f" and at most {at_most:g}")
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and above < value <= at_most):
+            raise argparse.ArgumentTypeError(
+                f"must be a number {bounds} (got {printable(text)!r}); fix: e.g. {example}"
+            )
+        return value
+
+    return parse
 
 
 def add_quiet(p: argparse.ArgumentParser) -> None:
