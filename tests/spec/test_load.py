@@ -213,3 +213,32 @@ def test_the_stack_programs_own_setting_is_a_known_stack_setting(tmp_path: Path)
         "error: s.yaml: trainjobs:allowNoJobs: allowNoJobs must be true or false (got 'yes'); "
         "fix: pulumi config set trainjobs:allowNoJobs true"
     ]
+
+
+def test_a_finding_about_an_option_beside_file_names_the_stack(tmp_path: Path) -> None:
+    # The option is written in the stack, beside `file:`; the job file has none, so a
+    # finding naming the job file sent the user to the wrong file.
+    from trainjobs.check import run
+
+    (tmp_path / "tf.yaml").write_text(
+        "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: a}\n"
+        "spec: {tfReplicaSpecs: {Worker: {template: {spec: {containers: "
+        "[{name: tensorflow, image: 'tf:1'}]}}}}}\n"
+        "trainjobs: {queue: mine}\n"
+    )
+    stack_file = tmp_path / "Pulumi.dev.yaml"
+    stack_file.write_text(
+        "config:\n"
+        "  trainjobs:jobs:\n"
+        "    - file: tf.yaml\n"
+        "      trainjobs: {backend: redis, queue: theirs}\n"
+    )
+    stack = load_path(stack_file)
+    with pytest.raises(SpecError) as err:
+        run(stack)
+    located = sorted((f.path, f.source) for f in err.value.findings)
+    assert located == [
+        ("jobs[0].trainjobs.backend", str(stack_file)),
+        # The job's own option wins over the one beside `file:`, and is its file's.
+        ("jobs[0].trainjobs.queue", str(tmp_path / "tf.yaml")),
+    ]

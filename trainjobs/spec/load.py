@@ -630,22 +630,37 @@ def _parse_file_entry(
         return parsed
     inner = FileAccess(access.roots, (*access.chain, resolved), access.read)
     explicit = options.model_dump(exclude_none=True)
+    given = list(raw_options) if isinstance(raw_options, Mapping) and explicit else []
     for i, doc in enumerate(docs):
+        stack_given: list[str] = []
         if isinstance(doc, Mapping) and explicit and not _is_platform(doc):
             # Options beside `file:` apply to every job in it; a job's own options win.
             own = doc.get(OPTIONS_KEY)
-            doc = {**doc, OPTIONS_KEY: {**explicit, **(own if isinstance(own, Mapping) else {})}}
+            own = own if isinstance(own, Mapping) else {}
+            doc = {**doc, OPTIONS_KEY: {**explicit, **own}}
+            stack_given = [str(key) for key in given if key not in own]
         sub_path = path if len(docs) == 1 else f"{path}[{i}]"
-        parsed.add(
-            parse_entry(
-                doc,
-                path=sub_path,
-                source=str(target),
-                base_dir=target.parent,
-                expect=expect,
-                access=inner,
-            )
+        found = parse_entry(
+            doc,
+            path=sub_path,
+            source=str(target),
+            base_dir=target.parent,
+            expect=expect,
+            access=inner,
         )
+        if stack_given:
+            # Findings about these options name this file, where they were written.
+            found.jobs = [
+                replace(
+                    entry,
+                    option_sources=(
+                        *((k, s) for k, s in entry.option_sources if k not in stack_given),
+                        *((key, source) for key in stack_given),
+                    ),
+                )
+                for entry in found.jobs
+            ]
+        parsed.add(found)
         if inner.read > most:
             break
     access.read = inner.read
