@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.paths import ROOT
 from trainjobs.errors import SpecError
 from trainjobs.frameworks.tensorflow import TFJob
 from trainjobs.spec import JobEntry, load_path, parse_documents, parse_stack
@@ -241,4 +242,18 @@ def test_a_finding_about_an_option_beside_file_names_the_stack(tmp_path: Path) -
         ("jobs[0].trainjobs.backend", str(stack_file)),
         # The job's own option wins over the one beside `file:`, and is its file's.
         ("jobs[0].trainjobs.queue", str(tmp_path / "tf.yaml")),
+    ]
+
+
+@pytest.mark.parametrize("project", ["Pulumi.yaml", "examples/tf-mnist/Pulumi.yaml"])
+def test_a_pulumi_project_file_is_named_as_such(project: str) -> None:
+    # `trainjobs render Pulumi.yaml` read the project's typed config declarations as
+    # settings and reported each declaration as a bad value (11 findings).
+    with pytest.raises(SpecError) as err:
+        load_path(ROOT / project)
+    assert _messages(err.value) == [
+        f"error: {ROOT / project}: runtime: this is a Pulumi project file (Pulumi.yaml), "
+        "not a stack config; fix: name the stack's settings file, e.g. "
+        "stacks/Pulumi.demo.yaml (Pulumi.<stack>.yaml beside Pulumi.yaml, or in its "
+        "stackConfigDir)"
     ]

@@ -948,6 +948,21 @@ def load_path(path: str | Path, root: Path | None = None) -> StackSpec:
         and "config" in first
         and "apiVersion" not in first
     )
+    if isinstance(first, Mapping) and "runtime" in first and "apiVersion" not in first:
+        # Its config: declares the settings' types, which read as settings would make
+        # a finding of every one of them.
+        raise SpecError.from_findings(
+            [
+                Finding(
+                    code="stack.project_file",
+                    path="runtime",
+                    message="this is a Pulumi project file (Pulumi.yaml), not a stack config",
+                    hint="name the stack's settings file, e.g. stacks/Pulumi.demo.yaml "
+                    "(Pulumi.<stack>.yaml beside Pulumi.yaml, or in its stackConfigDir)",
+                    source=str(file),
+                )
+            ]
+        )
     if is_stack:
         config = first.get("config") or {}
         if not isinstance(config, Mapping):
