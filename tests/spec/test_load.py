@@ -257,3 +257,16 @@ def test_a_pulumi_project_file_is_named_as_such(project: str) -> None:
         "stacks/Pulumi.demo.yaml (Pulumi.<stack>.yaml beside Pulumi.yaml, or in its "
         "stackConfigDir)"
     ]
+
+
+def test_stack_settings_without_config_are_named_as_such(tmp_path: Path) -> None:
+    # Read as a job, the file got "jobs[0].apiVersion: required field is missing".
+    stack_file = tmp_path / "Pulumi.dev.yaml"
+    stack_file.write_text("trainjobs:target: pods\ntrainjobs:jobs:\n  - file: tf.yaml\n")
+    with pytest.raises(SpecError) as err:
+        load_path(stack_file)
+    assert _messages(err.value) == [
+        f"error: {stack_file}: trainjobs:target: stack settings belong under config:, which "
+        "the file lacks; fix: add a line config: above them and indent them by two spaces, "
+        "as in stacks/Pulumi.demo.yaml"
+    ]

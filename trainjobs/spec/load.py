@@ -963,6 +963,25 @@ def load_path(path: str | Path, root: Path | None = None) -> StackSpec:
                 )
             ]
         )
+    settings = [
+        str(key)
+        for key in (first if isinstance(first, Mapping) and "apiVersion" not in first else {})
+        if str(key).count(":") == 1 and _namespace_typo(str(key).partition(":")[0])
+    ]
+    if settings and "config" not in first:
+        # Read as a job, it would be "apiVersion: required field is missing".
+        raise SpecError.from_findings(
+            [
+                Finding(
+                    code="stack.config",
+                    path=settings[0],
+                    message="stack settings belong under config:, which the file lacks",
+                    hint="add a line config: above them and indent them by two spaces, "
+                    "as in stacks/Pulumi.demo.yaml",
+                    source=str(file),
+                )
+            ]
+        )
     if is_stack:
         config = first.get("config") or {}
         if not isinstance(config, Mapping):
