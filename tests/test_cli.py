@@ -199,6 +199,13 @@ def test_unknown_k8s_version(tmp_path: Path) -> None:
     result = trainjobs("check", str(STACKS / "Pulumi.demo.yaml"), "--k8s-version", "1.5")
     assert result.returncode == 2
     assert "no schema is bundled for this Kubernetes version (got '1.5')" in result.stderr
+    # The option given is named, not the stack file's k8sVersion, which says "1.32".
+    assert "argument --k8s-version: no schema is bundled" in result.stderr
+    assert "Pulumi.demo.yaml: k8sVersion" not in result.stderr
+    for command in ("graph", "edl-scale"):
+        other = trainjobs(command, str(STACKS / "Pulumi.demo.yaml"), "--k8s-version", "1.5")
+        assert other.returncode == 2
+        assert "argument --k8s-version: no schema is bundled" in other.stderr, command
 
 
 def test_frameworks_table_shows_targets_operator_and_legacy(

@@ -31,6 +31,7 @@ __all__ = [
     "add_profile",
     "add_quiet",
     "command",
+    "k8s_version",
     "number_in",
     "print_findings",
     "progress_over",
@@ -180,6 +181,21 @@ def number_in(
     return parse
 
 
+def k8s_version(text: str) -> str:
+    """An argparse ``type``: a Kubernetes version with a bundled schema (``1.32``).
+
+    Checked here, so the error names the option; left to the render, it named the
+    stack file's ``k8sVersion``, which the user had not written.
+    """
+    versions = available_versions()
+    if text not in versions:
+        raise argparse.ArgumentTypeError(
+            f"no schema is bundled for this Kubernetes version (got {printable(text)!r}); "
+            f"fix: use one of {', '.join(versions)}"
+        )
+    return text
+
+
 def add_quiet(p: argparse.ArgumentParser) -> None:
     """``-q/--quiet``."""
     p.add_argument(
@@ -203,6 +219,7 @@ def add_paths_and_checks(
     p.add_argument(
         "--k8s-version",
         metavar="X.Y",
+        type=k8s_version,
         help=(
             f"Kubernetes version to check against (default: the stack's, else "
             f"{DEFAULT_K8S_VERSION}; bundled: {', '.join(available_versions())})"

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from trainjobs.cli.common import EXIT_OK, number_in, print_findings
+from trainjobs.cli.common import EXIT_OK, k8s_version, number_in, print_findings
 from trainjobs.errors import Finding, SpecError
 from trainjobs.output import printable_lines
 
@@ -157,4 +157,9 @@ def edl_scale_options(edl: argparse.ArgumentParser) -> None:
             f"{_DEFAULT_MAX_LOAD_HELP})"
         ),
     )
-    edl.add_argument("--k8s-version", metavar="X.Y", help="Kubernetes version to check against")
+    edl.add_argument(
+        "--k8s-version",
+        metavar="X.Y",
+        type=k8s_version,
+        help="Kubernetes version to check against",
+    )
