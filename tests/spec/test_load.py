@@ -270,3 +270,16 @@ def test_stack_settings_without_config_are_named_as_such(tmp_path: Path) -> None
         "the file lacks; fix: add a line config: above them and indent them by two spaces, "
         "as in stacks/Pulumi.demo.yaml"
     ]
+
+
+def test_a_file_entry_naming_a_stack_config_says_so(tmp_path: Path) -> None:
+    # The stack was read as a job: "jobs[0].apiVersion: required field is missing".
+    (tmp_path / "Pulumi.inner.yaml").write_text("config:\n  trainjobs:jobs: []\n")
+    outer = tmp_path / "Pulumi.outer.yaml"
+    outer.write_text("config:\n  trainjobs:jobs:\n    - file: Pulumi.inner.yaml\n")
+    with pytest.raises(SpecError) as err:
+        load_path(outer)
+    assert _messages(err.value) == [
+        f"error: {outer}: jobs[0].file: names a stack config (it holds config:); file takes "
+        "a file of jobs; fix: name its job files here, or render the two stacks one by one"
+    ]

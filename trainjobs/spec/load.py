@@ -577,7 +577,7 @@ def _parse_file_entry(
             _file_finding(
                 "file.not_yaml",
                 path,
-                "file may name only a YAML job or stack file (.yaml or .yml)",
+                "file may name only a YAML file of jobs (.yaml or .yml)",
                 "name the YAML file that holds the job",
                 source,
             )
@@ -627,6 +627,19 @@ def _parse_file_entry(
         docs = read_documents(target)
     except SpecError as exc:
         parsed.findings += [f if f.path else f.located("", f"{path}.file") for f in exc.findings]
+        return parsed
+    first = docs[0] if len(docs) == 1 else None
+    if isinstance(first, Mapping) and "config" in first and "apiVersion" not in first:
+        # Read as a job, it would be "apiVersion: required field is missing".
+        parsed.findings.append(
+            _file_finding(
+                "file.stack",
+                path,
+                "names a stack config (it holds config:); file takes a file of jobs",
+                "name its job files here, or render the two stacks one by one",
+                source,
+            )
+        )
         return parsed
     inner = FileAccess(access.roots, (*access.chain, resolved), access.read)
     explicit = options.model_dump(exclude_none=True)
