@@ -177,6 +177,8 @@ def test_stack_errors() -> None:
     ("content", "message"),
     [
         (b"", "holds no YAML documents"),
+        # kubectl get -o yaml of no objects: not "no documents", which looks wrong.
+        (b"apiVersion: v1\nkind: List\nitems: []\n", "holds only an empty List (items: [])"),
         (b"\x00\x01binary", "is a binary file, not YAML"),
         (
             b"a: [1\n",

@@ -701,10 +701,12 @@ def read_documents(path: Path) -> list[Any]:
         docs = load_all(text, source)
     except YamlSyntaxError as exc:
         raise fail(exc.problem, exc.hint) from None
-    docs = expand_lists(docs)
-    if not docs:
-        raise fail("holds no YAML documents", "add a job or a stack config")
-    return docs
+    expanded = expand_lists(docs)
+    if not expanded:
+        # A List of nothing is what `kubectl get tfjobs -o yaml` prints when there are none.
+        empty = "holds only an empty List (items: [])" if docs else "holds no YAML documents"
+        raise fail(empty, "add a job or a stack config")
+    return expanded
 
 
 def expand_lists(docs: Sequence[Any]) -> list[Any]:
