@@ -285,3 +285,23 @@ def test_a_file_entry_naming_a_stack_config_says_so(tmp_path: Path) -> None:
         f"error: {outer}: jobs[0].file: names a stack config (it holds config:); file takes "
         "a file of jobs; fix: name its job files here, or render the two stacks one by one"
     ]
+
+
+def test_a_value_no_member_of_a_union_takes_is_one_finding() -> None:
+    # nodePool is a pool name or a map of role to pool: each member reported its own
+    # expectation, two contradicting errors for one mistake.
+    def errors(node_pool: object) -> list[str]:
+        with pytest.raises(SpecError) as err:
+            parse_documents([{**JOB, "trainjobs": {"nodePool": node_pool}}])
+        return _messages(err.value)
+
+    assert errors(5) == [
+        "error: jobs[0].trainjobs.nodePool: input should be a valid string or a valid "
+        'dictionary (got 5); fix: quote the value so it is a string, e.g. "1"; or write a '
+        "mapping (key: value pairs) here"
+    ]
+    # A map fits the second member: only what is wrong inside it is reported.
+    assert errors({"Worker": 5}) == [
+        "error: jobs[0].trainjobs.nodePool.Worker: input should be a valid string (got 5); "
+        'fix: quote the value so it is a string, e.g. "1"'
+    ]
