@@ -305,3 +305,13 @@ def test_a_value_no_member_of_a_union_takes_is_one_finding() -> None:
         "error: jobs[0].trainjobs.nodePool.Worker: input should be a valid string (got 5); "
         'fix: quote the value so it is a string, e.g. "1"'
     ]
+
+
+def test_a_bad_wait_timeout_says_how_to_write_one() -> None:
+    # The validator's words came with no fix at all.
+    with pytest.raises(SpecError) as err:
+        parse_documents([{**JOB, "trainjobs": {"waitTimeout": "90 m"}}])
+    assert _messages(err.value) == [
+        "error: jobs[0].trainjobs.waitTimeout: must be a whole number of s, m or h "
+        "(got '90 m'); fix: write e.g. 90m or 2h"
+    ]

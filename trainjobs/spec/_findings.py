@@ -169,6 +169,10 @@ _TYPE_ERRORS = {
 }
 
 
+_OWN_FIX = "; fix: "
+"""In a validator's ValueError text, what comes before the fix, as a finding prints it."""
+
+
 def findings_from_validation_error(
     exc: ValidationError, model: type[BaseModel], code: str = "spec"
 ) -> list[Finding]:
@@ -191,20 +195,22 @@ def findings_from_validation_error(
         elif error["type"] == "missing":
             message = "required field is missing"
         elif error["type"] == "value_error":
-            # Our own validators' words, without pydantic's "Value error, " before them.
+            # Our own validators' words, without pydantic's "Value error, " before them;
+            # they put the fix after "; fix: ", as a finding shows it.
             message = message.removeprefix("Value error, ")
         key = (path, error["type"] if error["type"] != "int_type" else "type")
         if key in seen:
             continue
         seen.add(key)
         value = NO_VALUE if error["type"] == "missing" else error.get("input", NO_VALUE)
+        message, _, own_fix = message.partition(_OWN_FIX)
         findings.append(
             Finding(
                 code=f"{code}.{error['type']}",
                 path=path,
                 message=message[0].lower() + message[1:] if message else message,
                 value=value,
-                hint=_hint(error, names, homes),
+                hint=own_fix or _hint(error, names, homes),
             )
         )
     return findings

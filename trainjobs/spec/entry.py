@@ -107,7 +107,7 @@ class JobOptions(K8sModel):
     @classmethod
     def _duration(cls, value: str | None) -> str | None:
         if value is not None and not re.fullmatch(r"[1-9][0-9]*[smh]", value):
-            raise ValueError("must be a whole number of s, m or h, e.g. 90m or 2h")
+            raise ValueError("must be a whole number of s, m or h; fix: write e.g. 90m or 2h")
         return value
 
 
