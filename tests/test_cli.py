@@ -195,10 +195,42 @@ def test_render_refuses_a_directory_holding_other_files(
     ]
 
 
+def test_render_refuses_paths_that_render_the_same_object(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Both stacks create Namespace kubeflow (the README says to drop it from one): in one
+    # output it was written twice, and `trainjobs diff` then refused that output.
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "out"
+    demo, operator = "stacks/Pulumi.demo.yaml", "stacks/Pulumi.training-operator.yaml"
+    assert main(["render", demo, operator, "-o", str(out), "-q"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {operator}: renders 1 object that {demo} renders too; one output cannot "
+        "hold an object twice (got ['Namespace kubeflow']); fix: render each PATH on its "
+        "own (an output per stack), or declare the object in one of them "
+        "[trainjobs (not a cluster rule)]",
+        "1 error; nothing was written",
+    ]
+    assert not out.exists()
+    job = "examples/tf-mnist/tfjob.yaml"
+    assert main(["render", job, job]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "fix: name it once" in captured.err
+    assert main(["render", demo, "examples/jax-simple/jaxjob.yaml", "-q"]) == 0
+
+
 def test_unknown_k8s_version(tmp_path: Path) -> None:
     result = trainjobs("check", str(STACKS / "Pulumi.demo.yaml"), "--k8s-version", "1.5")
     assert result.returncode == 2
     assert "no schema is bundled for this Kubernetes version (got '1.5')" in result.stderr
+    # The option given is named, not the stack file's k8sVersion, which says "1.32".
+    assert "argument --k8s-version: no schema is bundled" in result.stderr
+    assert "Pulumi.demo.yaml: k8sVersion" not in result.stderr
+    for command in ("graph", "edl-scale"):
+        other = trainjobs(command, str(STACKS / "Pulumi.demo.yaml"), "--k8s-version", "1.5")
+        assert other.returncode == 2
+        assert "argument --k8s-version: no schema is bundled" in other.stderr, command
 
 
 def test_frameworks_table_shows_targets_operator_and_legacy(

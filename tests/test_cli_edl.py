@@ -125,3 +125,16 @@ def test_a_file_without_training_jobs(tmp_path: Path) -> None:
     # The tf-mnist job's own advice (its ttl) may come first.
     errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert errors[0].startswith("error: no TrainingJob (paddlepaddle.org/v1) in the input")
+
+
+def test_a_max_load_outside_the_controllers_bounds_is_bad_input() -> None:
+    # The EdlController's maxLoadDesired is a share of the cluster: above 0, at most 1.
+    # nan and inf reached the arithmetic and ended in an internal error (exit 3).
+    for bad in ("nan", "inf", "0", "-3", "1.5"):
+        result = trainjobs("edl-scale", JOB, "--capacity", "cpu=4,memory=8Gi", "--max-load", bad)
+        assert result.returncode == 2, (bad, result.stderr)
+        assert (
+            f"argument --max-load: must be a number above 0 and at most 1 (got '{bad}'); "
+            "fix: e.g. --max-load 0.9"
+        ) in result.stderr
+        assert "internal error" not in result.stderr

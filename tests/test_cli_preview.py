@@ -127,6 +127,21 @@ def test_bad_input_exits_2_and_stores_nothing(
     assert "not a Kubernetes object" in capsys.readouterr().err
 
 
+def test_a_cluster_named_without_live_is_refused(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Without --live, "no changes" against the last preview read as "prod matches".
+    job = str(project / "tfjob.yaml")
+    assert main(["preview", job, "--context", "prod"]) == 2
+    assert capsys.readouterr().err == (
+        "error: --context chooses the cluster --live reads, and --live is not given; fix: add "
+        "--live, or leave it out to compare with the last preview\n"
+    )
+    assert not (project / ".trainjobs").exists()
+    assert main(["preview", job, "--kubeconfig", "k", "--context", "prod", "-q"]) == 2
+    assert "--kubeconfig and --context choose the cluster" in capsys.readouterr().err
+
+
 def test_live_reads_the_cluster_through_kubectl(
     project: Path,
     tmp_path: Path,

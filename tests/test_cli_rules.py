@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -41,6 +42,23 @@ def test_list_rules_prints_every_rule_and_where_to_silence(
         "any",
     ]
     assert out[-1].startswith("Silence a rule for one job with `trainjobs: {ignore: [CODE]}`")
+
+
+def test_list_rules_in_json_and_never_in_place_of_a_check(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # --output json printed the text table; a PATH beside --list-rules was not checked,
+    # and the command exited 0.
+    assert main(["check", "--list-rules", "--output", "json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [r["code"] for r in listed["rules"]] == RULES.codes()
+    unpinned = listed["rules"][RULES.codes().index("image.unpinned")]
+    assert (unpinned["severity"], unpinned["profile"]) == ("warning", "any")
+    assert unpinned["docs"]
+    assert main(["check", "--list-rules", "stacks/Pulumi.unfit.yaml"]) == 2
+    assert capsys.readouterr().err == (
+        "error: --list-rules takes no PATH; fix: run check PATH... and check --list-rules apart\n"
+    )
 
 
 def test_check_without_a_path(capsys: pytest.CaptureFixture[str]) -> None:

@@ -200,6 +200,9 @@ def test_output_that_is_a_file_is_refused(
     target = tmp_path / "out"
     target.write_text("a file, not a folder\n")
     assert main(["render", STACK, "-o", str(target)]) == 2
-    assert "is not a directory; nothing was written" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"error: {target} is not a directory; nothing was written. Name another path, or "
+        "move what is there away\n"
+    )
     assert target.read_text() == "a file, not a folder\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]

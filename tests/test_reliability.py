@@ -147,10 +147,12 @@ def test_long_job_names_are_shortened_without_collisions(example: Any) -> None:
 def _names_field(
     errors: list[str], docs: list[dict[str, Any]], index: int, path: tuple[Any, ...]
 ) -> bool:
-    """Whether an error names the field: at the user's path, or — for a field the
-    job passes on unchanged into an object it renders (an HPA's metrics) — at that
-    object's field with the same last two steps."""
-    if normalised(user_path(docs, index, path)) in errors:
+    """Whether an error names the field: at the user's path (or inside it, where the
+    field also takes a mapping the junk fits in shape: a nodePool's {role: pool}), or —
+    for a field the job passes on unchanged into an object it renders (an HPA's
+    metrics) — at that object's field with the same last two steps."""
+    exact = normalised(user_path(docs, index, path))
+    if exact in errors or any(e.startswith((f"{exact}.", f"{exact}[")) for e in errors):
         return True
     tail = normalised(format_path(path[-2:]))
     prefix = f"{user_path(docs, index)} → "

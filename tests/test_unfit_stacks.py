@@ -21,7 +21,8 @@ EXPECTED: dict[str, list[str]] = {
         'most 2 nodes of 4 GPUs; fix: raise maxNodes of pool "a100" to 4, run fewer replicas, '
         "or set runPolicy.schedulingPolicy.minAvailable "
         "[not refused: the pods stay Pending (scheduler)]",
-        f"error: {_TF}: jobs[0].trainjobs.queue: the job needs 16 GPUs at once, but queue "
+        "error: stacks/Pulumi.unfit.yaml: jobs[0].trainjobs.queue: the job needs 16 GPUs at "
+        "once, but queue "
         '"team-a" has a quota of 8 nvidia.com/gpu; Kueue would never admit it; fix: raise '
         'spec.gpus of queue "team-a" to 16 or run fewer or smaller replicas '
         "[not refused: the pods stay Pending (Kueue never admits the job)]",

@@ -92,3 +92,35 @@ def test_name_rules_per_kind_and_duplicates() -> None:
         ("name.duplicate", "jobs[1] → Pod ns/dup: metadata.name"),
     ]
     assert findings[2].message == "jobs[0] already renders Pod ns/dup"
+
+
+def _namespace(name: str, origin: str) -> RenderedObject:
+    return RenderedObject(
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}, origin
+    )
+
+
+def test_a_name_finding_says_how_to_fix_it_where_the_object_comes_from() -> None:
+    # A namespace of trainjobs:namespaces or an operator's was told to "rename the job".
+    findings = name_findings(
+        [
+            _namespace("Kubeflow", "namespaces[0]"),
+            _namespace("training", "namespaces[1]"),
+            _namespace("training", "namespaces[2]"),
+            _namespace("kubeflow", "namespaces[3]"),
+            _namespace("kubeflow", "operators[0]"),
+            _obj("Pod", "Bad_Pod"),
+            _obj("Service", "Redis_1", "backends[0]"),
+            _obj("Pod", "Bad_Pod", "jobs[1]"),
+        ]
+    )
+    assert [f.hint for f in findings] == [
+        "write the namespace in trainjobs:namespaces in lowercase letters, digits and '-'",
+        "list the namespace once in trainjobs:namespaces",
+        "create the namespace in one place: drop it from trainjobs:namespaces, or set "
+        "createNamespace: false on operators[0]",
+        "shorten or rename the job; object names derive from it",
+        "shorten or rename the resource (its metadata.name); object names derive from it",
+        "shorten or rename the job; object names derive from it",
+        "give one of the jobs another name or namespace",
+    ]

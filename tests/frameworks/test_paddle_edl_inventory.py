@@ -188,6 +188,12 @@ def test_bad_capacity_and_quantities_are_findings() -> None:
         "error: --capacity[0]: a node needs memory (got 'cpu=8'); "
         "fix: e.g. --capacity cpu=8,memory=32Gi"
     ]
+    assert [f.render() for f in capacity_node("cpu=-4,memory=8Gi,gpu=-1", 2)[1]] == [
+        "error: --capacity[2]['cpu']: a node's capacity cannot be negative (got '-4'); "
+        "fix: give what the node has, e.g. cpu=8",
+        "error: --capacity[2]['nvidia.com/gpu']: a node's capacity cannot be negative "
+        "(got '-1'); fix: give what the node has, e.g. cpu=8",
+    ]
     assert [f.render() for f in capacity_node("cores=8,memory=1Gi", 1)[1]] == [
         "error: --capacity[1]: expected key=value pairs of cpu, memory, gpu and name "
         "(got 'cores=8'); fix: e.g. --capacity cpu=8,memory=32Gi,gpu=2"

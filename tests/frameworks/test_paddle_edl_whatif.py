@@ -73,6 +73,24 @@ def test_no_nodes_and_negative_counts_are_findings() -> None:
     ]
 
 
+def test_a_count_for_a_job_not_in_the_input_is_a_finding() -> None:
+    # A misspelt name used to be passed over: the plan then ran on min-instance, as if
+    # the count had never been given.
+    with pytest.raises(SpecError) as info:
+        what_if(
+            [example()],
+            objects(node("n1", cpu="4", memory="8Gi")),
+            max_load=0.9,
+            parallelism={"exmaple": 3, "other/example": 2},
+        )
+    assert [f.render() for f in info.value.findings] == [
+        "error: --parallelism exmaple: no TrainingJob of this name in the input "
+        "(got 'exmaple'); fix: name one of: example, default/example",
+        "error: --parallelism other/example: no TrainingJob of this name in the input "
+        "(got 'other/example'); fix: name one of: example, default/example",
+    ]
+
+
 def _gpu_job() -> TrainingJob:
     doc: dict[str, Any] = example().model_dump(by_alias=True, exclude_none=True)
     doc["metadata"]["name"] = "gpu"

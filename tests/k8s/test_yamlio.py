@@ -39,6 +39,18 @@ def test_syntax_error_names_line_and_column() -> None:
     assert str(err.value).startswith("jobs.yaml: invalid YAML at line ")
 
 
+def test_a_tab_in_the_indentation_is_named() -> None:
+    # libyaml's "found character that cannot start any token" does not say it is a tab.
+    with pytest.raises(YamlSyntaxError) as err:
+        load_all("spec:\n\treplicas: 2\n", "jobs.yaml")
+    assert err.value.problem == (
+        "invalid YAML at line 2, column 1: a tab, and YAML indents with spaces only"
+    )
+    assert err.value.hint == "replace the tab with spaces"
+    # A tab inside a value is text, not an error.
+    assert load_all("a: 'x\ty'\n") == [{"a": "x\ty"}]
+
+
 def test_sort_for_apply_is_stable_by_rank() -> None:
     objs = [
         {"kind": "Pod", "n": 1},

@@ -142,6 +142,14 @@ def test_the_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert re.search(r"job failed: echo-worker-[01] exited with code 4", capsys.readouterr().err)
     hanging = _write(tmp_path, _tfjob("import time; time.sleep(30)"))
     assert main(["run-local", str(hanging), "--timeout", "0.5"]) == 124
+    # A timeout that is no time at all is bad input, not a job that timed out at once.
+    for bad in ("-1", "0", "nan", "inf", "ten"):
+        with pytest.raises(SystemExit) as exited:
+            main(["run-local", str(hanging), "--timeout", bad])
+        assert exited.value.code == 2
+        assert (
+            f"argument --timeout: must be a number above 0 (got '{bad}'); fix: e.g. --timeout 600"
+        ) in capsys.readouterr().err
     no_command = _write(tmp_path, _tfjob("pass").replace("command:", "args:"))
     assert main(["run-local", str(no_command)]) == 2
     err = capsys.readouterr().err

@@ -92,8 +92,8 @@ def test_the_timeout_is_a_duration() -> None:
     with pytest.raises(SpecError) as err:
         parse_documents([dataset(timeout="1800")])
     assert [f.render() for f in err.value.findings] == [
-        "error: backends[0].spec.timeout: must be a whole number of s, m or h, "
-        "e.g. 30m or 2h (got '1800')"
+        "error: backends[0].spec.timeout: must be a whole number of s, m or h "
+        "(got '1800'); fix: write e.g. 30m or 2h"
     ]
 
 

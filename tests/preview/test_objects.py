@@ -111,6 +111,22 @@ def test_a_missing_path_is_bad_input() -> None:
     )
 
 
+def test_a_folder_without_render_output_is_bad_input(tmp_path: Path) -> None:
+    # `diff out out/demo` (the parent folder by mistake) planned to create everything.
+    (tmp_path / "demo").mkdir()
+    (tmp_path / "notes.txt").write_text("not a render\n")
+    with pytest.raises(SpecError) as caught:
+        load_side(str(tmp_path))
+    assert caught.value.findings[0].render() == (
+        f"error: {tmp_path}: the folder holds no render output (no .yaml file, no "
+        ".trainjobs-written); fix: name the folder `trainjobs render -o DIR` wrote, "
+        "or a YAML stream"
+    )
+    # A render of an empty stack writes only the list: that is a render of nothing.
+    (tmp_path / "demo" / ".trainjobs-written").write_text("# written by trainjobs\n")
+    assert load_side(str(tmp_path / "demo")).objects == {}
+
+
 def test_invalid_yaml_is_bad_input(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("a: [\n")

@@ -116,6 +116,24 @@ def test_a_failed_write_leaves_the_old_render(
     assert sorted(p.name for p in stored.directory.iterdir()) == ["key", "last.yaml"]
 
 
+def test_a_file_where_the_store_folder_belongs_is_refused(tmp_path: Path) -> None:
+    # `preview --state-dir FILE` said to delete FILE/<stack>, which cannot exist.
+    job = _copy_example(tmp_path)
+    (tmp_path / "state").write_text("mine\n")
+    with pytest.raises(OutputError) as caught:
+        Store.for_stack(job, tmp_path / "state")
+    assert str(caught.value) == (
+        f"{tmp_path / 'state'} is a file, where the preview keeps its state in a folder: "
+        "pass --state-dir a folder, or move the file away, and preview again; nothing was "
+        "written"
+    )
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "tfjob").write_text("mine\n")
+    with pytest.raises(OutputError, match=r"other/tfjob is a file"):
+        Store.for_stack(job, tmp_path / "other")
+    assert (tmp_path / "state").read_text() == "mine\n"
+
+
 def test_a_damaged_store_is_bad_input_with_a_fix(tmp_path: Path) -> None:
     stored = Store(tmp_path / "s", "s")
     stored.directory.mkdir()

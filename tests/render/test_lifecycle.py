@@ -93,7 +93,7 @@ def test_the_python_api_checks_wait_options_like_yaml_does() -> None:
         run_program(lambda: TrainingJob("a", job, wait="running", wait_timeout="soon"))
     assert [f.render() for f in err.value.findings] == [
         "error: jobs[0].trainjobs.waitTimeout: must be a whole number of s, m "
-        "or h, e.g. 90m or 2h (got 'soon')"
+        "or h (got 'soon'); fix: write e.g. 90m or 2h"
     ]
 
 

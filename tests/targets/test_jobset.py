@@ -67,6 +67,7 @@ def test_a_kind_without_the_target_says_which_it_has() -> None:
     with pytest.raises(SpecError) as err:
         run(parse_documents([pytorchjob]), target="jobset")
     assert [f.render() for f in err.value.errors] == [
-        "error: jobs[0].trainjobs.target: PyTorchJob cannot be rendered to target 'jobset' "
-        "(got 'jobset'); fix: use one of: operator, pods, trainer"
+        "error: jobs[0]: PyTorchJob cannot be rendered to target 'jobset', which --target "
+        "gives every job (got 'jobset'); fix: render this job without --target, or with "
+        "one of: operator, pods, trainer"
     ]

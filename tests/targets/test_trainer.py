@@ -12,7 +12,7 @@ from trainjobs.cli import main
 from trainjobs.errors import SpecError
 from trainjobs.platform import API_VERSION
 from trainjobs.render import UnitRef
-from trainjobs.spec import parse_documents
+from trainjobs.spec import parse_documents, parse_stack
 
 CONTAINER = {
     "name": "pytorch",
@@ -170,7 +170,24 @@ def test_kinds_without_the_target_say_which_they_have() -> None:
             }
         },
     }
+    # The target comes from --target, which the finding names: the job's own
+    # trainjobs.target, which it does not set, would send the user to the wrong place.
     assert _errors(tfjob) == [
+        "error: jobs[0]: TFJob cannot be rendered to target 'trainer', which --target gives "
+        "every job (got 'trainer'); fix: render this job without --target, or with one of: "
+        "operator, pods"
+    ]
+    with pytest.raises(SpecError) as err:
+        run(parse_stack({"trainjobs:target": "trainer", "trainjobs:jobs": [tfjob]}))
+    assert [f.render() for f in err.value.errors] == [
+        "error: jobs[0]: TFJob cannot be rendered to target 'trainer', the stack's "
+        "trainjobs:target, as the job names none (got 'trainer'); fix: give the job its own "
+        "trainjobs: {target: …}, one of: operator, pods"
+    ]
+    own = {**tfjob, "trainjobs": {"target": "trainer"}}
+    with pytest.raises(SpecError) as err:
+        run(parse_documents([own]))
+    assert [f.render() for f in err.value.errors] == [
         "error: jobs[0].trainjobs.target: TFJob cannot be rendered to target 'trainer' (got "
         "'trainer'); fix: use one of: operator, pods"
     ]

@@ -21,11 +21,7 @@ __all__ = ["LABEL_NAMED", "metadata_problems", "name_findings"]
 LABEL_NAMED = {"Service": dns1035_label_problem, "Namespace": dns1123_label_problem}
 
 
-NAME_INVALID = Rule(
-    "name.invalid",
-    "the {kind} name {problem}",
-    hint="shorten or rename the job; object names derive from it",
-)
+NAME_INVALID = Rule("name.invalid", "the {kind} name {problem}", hint="{fix}")
 LABEL_INVALID = Rule(
     "label.invalid",
     "{problem}",
@@ -36,11 +32,36 @@ ANNOTATION_INVALID = Rule(
     "{problem}",
     hint="an annotation key is [prefix/]name, e.g. example.com/owner",
 )
-NAME_DUPLICATE = Rule(
-    "name.duplicate",
-    "{first} already renders {title}",
-    hint="give one of the jobs another name or namespace",
-)
+NAME_DUPLICATE = Rule("name.duplicate", "{first} already renders {title}", hint="{fix}")
+
+_STACK_NAMESPACES = "namespaces["
+"""The origin of a Namespace the stack's ``trainjobs:namespaces`` creates."""
+
+
+def _rename_fix(obj: RenderedObject) -> str:
+    """How to fix an invalid name, by where the object comes from: a job, the stack's
+    namespace list, or a platform resource (a backend, a pool, an operator)."""
+    if obj.origin.startswith(_STACK_NAMESPACES):
+        return "write the namespace in trainjobs:namespaces in lowercase letters, digits and '-'"
+    if obj.origin.startswith("jobs["):
+        return "shorten or rename the job; object names derive from it"
+    return "shorten or rename the resource (its metadata.name); object names derive from it"
+
+
+def _duplicate_fix(first: RenderedObject, obj: RenderedObject) -> str:
+    """How to fix an object rendered twice, by where the two come from."""
+    origins = (first.origin, obj.origin)
+    others = [o for o in origins if not o.startswith(_STACK_NAMESPACES)]
+    if not others:
+        return "list the namespace once in trainjobs:namespaces"
+    if len(others) == 1:
+        return (
+            "create the namespace in one place: drop it from trainjobs:namespaces, or set "
+            f"createNamespace: false on {others[0]}"
+        )
+    if all(o.startswith("jobs[") for o in origins):
+        return "give one of the jobs another name or namespace"
+    return "give one of them another name or namespace"
 
 
 def _at(rule: Rule, obj: RenderedObject, field: str, value: Any, **facts: Any) -> Finding:
@@ -69,7 +90,15 @@ def name_findings(objects: Sequence[RenderedObject]) -> list[Finding]:
         problem = rule(name)
         if problem:
             findings.append(
-                _at(NAME_INVALID, obj, "metadata.name", name, kind=kind, problem=problem)
+                _at(
+                    NAME_INVALID,
+                    obj,
+                    "metadata.name",
+                    name,
+                    kind=kind,
+                    problem=problem,
+                    fix=_rename_fix(obj),
+                )
             )
         for key, value in (meta.get("labels") or {}).items():
             key_said, value_said = key_problem(key), label_value_problem(str(value))
@@ -101,7 +130,15 @@ def name_findings(objects: Sequence[RenderedObject]) -> list[Finding]:
         if identity in seen:
             first = seen[identity]
             findings.append(
-                _at(NAME_DUPLICATE, obj, "metadata.name", name, first=first.origin, title=obj.title)
+                _at(
+                    NAME_DUPLICATE,
+                    obj,
+                    "metadata.name",
+                    name,
+                    first=first.origin,
+                    title=obj.title,
+                    fix=_duplicate_fix(first, obj),
+                )
             )
         else:
             seen[identity] = obj

@@ -221,10 +221,26 @@ def run(
     try:
         rendering = _run(stack, target=target, k8s_version=k8s_version, profile=profile)
     except SpecError as exc:
-        staged = attribute(exc.findings, stack.jobs, target, stack.target)
+        staged = attribute(
+            _in_their_files(exc.findings, stack.jobs), stack.jobs, target, stack.target
+        )
         raise SpecError.from_findings(staged) from None
-    findings = attribute(rendering.findings, stack.jobs, target, stack.target)
+    findings = _in_their_files(rendering.findings, stack.jobs)
+    findings = attribute(findings, stack.jobs, target, stack.target)
     return replace(rendering, findings=tuple(findings))
+
+
+def _in_their_files(findings: Sequence[Finding], jobs: Sequence[JobEntry]) -> list[Finding]:
+    """``findings``, one about an option given beside a job's ``file:`` entry located in
+    the file holding that entry (the stack) rather than in the job's file."""
+    out = list(findings)
+    for job in jobs:
+        if not job.option_sources:
+            continue
+        for i, finding in enumerate(out):
+            if finding.source == job.source and finding.path.startswith(job.path):
+                out[i] = replace(finding, source=job.source_of(finding.path))
+    return out
 
 
 def _run(

@@ -30,6 +30,23 @@ def _rules_list() -> str:
     return format_table(rows)
 
 
+def _rules_json() -> str:
+    """``--list-rules --output json``: every rule as the table has it, and its docs."""
+    from trainjobs.check.rules import RULES
+
+    rules = [
+        {
+            "code": r.code,
+            "severity": r.severity.value,
+            "profile": r.level or "any",
+            "title": r.title,
+            "docs": r.docs,
+        }
+        for r in RULES
+    ]
+    return json.dumps({"rules": rules}, indent=2, ensure_ascii=True)
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     """run every check; exit 0 when clean
 
@@ -37,6 +54,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     (--list-rules). Errors exit 2; warnings and advice print and exit 0.
     """
     if args.list_rules:
+        if args.paths:
+            # A PATH here was meant to be checked; listing rules instead would exit 0.
+            raise TrainjobsError(
+                "--list-rules takes no PATH; fix: run check PATH... and check --list-rules apart"
+            )
+        if args.output == "json":
+            print(_rules_json())
+            return EXIT_OK
         print(_rules_list())
         print(
             "\nSilence a rule for one job with `trainjobs: {ignore: [CODE]}` beside it, or for a "

@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import gc
 import inspect
+import math
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
@@ -30,6 +31,8 @@ __all__ = [
     "add_profile",
     "add_quiet",
     "command",
+    "k8s_version",
+    "number_in",
     "print_findings",
     "progress_over",
     "render_paths",
@@ -153,6 +156,46 @@ def print_findings(findings: Sequence[Finding], out: TextIO, quiet: bool = False
     )
 
 
+def number_in(
+    above: float, at_most: float = math.inf, example: str = "1"
+) -> Callable[[str], float]:
+    """An argparse ``type``: a number with ``above < number <= at_most`` (finite).
+
+    argparse's own ``float`` takes ``-1``, ``0``, ``nan`` and ``inf``; an option that
+    bounds a run or a ratio would then stop at once or fail later with a traceback.
+    The error names the bounds and an ``example`` value; argparse exits 2 with it.
+    """
+    bounds = f"above {above:g}" + ("" if math.isinf(at_most) else f" and at most {at_most:g}")
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and above < value <= at_most):
+            raise argparse.ArgumentTypeError(
+                f"must be a number {bounds} (got {printable(text)!r}); fix: e.g. {example}"
+            )
+        return value
+
+    return parse
+
+
+def k8s_version(text: str) -> str:
+    """An argparse ``type``: a Kubernetes version with a bundled schema (``1.32``).
+
+    Checked here, so the error names the option; left to the render, it named the
+    stack file's ``k8sVersion``, which the user had not written.
+    """
+    versions = available_versions()
+    if text not in versions:
+        raise argparse.ArgumentTypeError(
+            f"no schema is bundled for this Kubernetes version (got {printable(text)!r}); "
+            f"fix: use one of {', '.join(versions)}"
+        )
+    return text
+
+
 def add_quiet(p: argparse.ArgumentParser) -> None:
     """``-q/--quiet``."""
     p.add_argument(
@@ -176,6 +219,7 @@ def add_paths_and_checks(
     p.add_argument(
         "--k8s-version",
         metavar="X.Y",
+        type=k8s_version,
         help=(
             f"Kubernetes version to check against (default: the stack's, else "
             f"{DEFAULT_K8S_VERSION}; bundled: {', '.join(available_versions())})"

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from trainjobs.cli.common import EXIT_OK, print_findings
+from trainjobs.cli.common import EXIT_OK, k8s_version, number_in, print_findings
 from trainjobs.errors import Finding, SpecError
 from trainjobs.output import printable_lines
 
@@ -150,11 +150,16 @@ def edl_scale_options(edl: argparse.ArgumentParser) -> None:
     )
     edl.add_argument(
         "--max-load",
-        type=float,
+        type=number_in(0, 1, example="--max-load 0.9"),
         metavar="F",
         help=(
             "-max_load_desired (default: the EdlController's in PATH, else "
             f"{_DEFAULT_MAX_LOAD_HELP})"
         ),
     )
-    edl.add_argument("--k8s-version", metavar="X.Y", help="Kubernetes version to check against")
+    edl.add_argument(
+        "--k8s-version",
+        metavar="X.Y",
+        type=k8s_version,
+        help="Kubernetes version to check against",
+    )

@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from trainjobs.cli.common import EXIT_OK
+from trainjobs.cli.common import EXIT_OK, number_in
 from trainjobs.output import format_table, printable
 
 __all__ = [
@@ -109,7 +109,7 @@ def run_local_options(local: argparse.ArgumentParser) -> None:
     local.add_argument(
         "--timeout",
         metavar="S",
-        type=float,
+        type=number_in(0, example="--timeout 600"),
         help="stop every replica after S seconds (exit 124); default: no limit",
     )
 

@@ -8,7 +8,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from trainjobs.cli.common import EXIT_OK, add_profile, add_quiet, print_findings, render_paths
+from trainjobs.cli.common import (
+    EXIT_OK,
+    add_profile,
+    add_quiet,
+    k8s_version,
+    print_findings,
+    render_paths,
+)
 from trainjobs.errors import TrainjobsError
 from trainjobs.output import printable
 from trainjobs.spec.choices import TARGETS
@@ -106,5 +113,10 @@ def graph_options(graph: argparse.ArgumentParser) -> None:
     )
     add_quiet(graph)
     graph.add_argument("--target", choices=TARGETS, help="render every job to this target")
-    graph.add_argument("--k8s-version", metavar="X.Y", help="Kubernetes version to check against")
+    graph.add_argument(
+        "--k8s-version",
+        metavar="X.Y",
+        type=k8s_version,
+        help="Kubernetes version to check against",
+    )
     add_profile(graph)

@@ -83,6 +83,15 @@ def cmd_preview(args: argparse.Namespace) -> int:
     """
     from trainjobs import preview
 
+    given = [f"--{name}" for name in ("kubeconfig", "context") if getattr(args, name)]
+    if given and not args.live:
+        # Without --live the plan compares with the last preview: "no changes" would
+        # read as "the cluster named here matches".
+        raise TrainjobsError(
+            f"{' and '.join(given)} choose{'s' * (len(given) == 1)} the cluster --live reads, "
+            "and --live is not given; fix: add --live, or leave "
+            f"{'it' if len(given) == 1 else 'them'} out to compare with the last preview"
+        )
     kubectl = (
         preview.Kubectl(kubeconfig=args.kubeconfig, context=args.context) if args.live else None
     )

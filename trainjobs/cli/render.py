@@ -15,13 +15,14 @@ from trainjobs.cli.common import (
     print_findings,
     render_paths,
 )
+from trainjobs.errors import Finding, SpecError
 from trainjobs.k8s.redact import redact
 from trainjobs.k8s.yamlio import dump_one
 from trainjobs.output import format_table, printable
 
 if TYPE_CHECKING:
     from trainjobs.output.folder import Written
-    from trainjobs.render import RenderedObject
+    from trainjobs.render import RenderedObject, Rendering
 
 __all__ = ["cmd_render", "render_options", "write_directory"]
 
@@ -57,6 +58,44 @@ def write_directory(
     return write_folder(directory, files, allow_other_files=allow_other_files)
 
 
+def _shared_objects(paths: Sequence[str], renderings: Sequence[Rendering]) -> list[Finding]:
+    """One error per pair of PATHs that render the same object (kind, namespace, name).
+
+    Each PATH is a stack of its own, checked on its own; their objects go to one output,
+    where an object twice is applied twice (the last one wins) and `trainjobs diff`
+    refuses the output.
+    """
+    first_of: dict[tuple[str, str, str, str], int] = {}
+    shared: dict[tuple[int, int], list[str]] = {}
+    for index, rendering in enumerate(renderings):
+        for obj in rendering.objects:
+            first = first_of.setdefault(obj.identity, index)
+            if first != index:
+                shared.setdefault((first, index), []).append(obj.title)
+    findings = []
+    for (first, second), titles in shared.items():
+        shown = titles[:3] + ([f"and {len(titles) - 3} more"] if len(titles) > 3 else [])
+        hint = (
+            "name it once"
+            if paths[first] == paths[second]
+            else "render each PATH on its own (an output per stack), or declare the "
+            "object in one of them"
+        )
+        findings.append(
+            Finding(
+                code="render.shared_object",
+                path="",
+                message=f"renders {len(titles)} object{'s' * (len(titles) != 1)} that "
+                f"{printable(paths[first])} renders too; one output cannot hold an object "
+                "twice",
+                value=shown,
+                hint=hint,
+                source=paths[second],
+            )
+        )
+    return findings
+
+
 def _table(objects: Sequence[RenderedObject]) -> str:
     rows = [("KIND", "NAMESPACE", "NAME")] + [
         (printable(kind), printable(namespace or "-"), printable(name))
@@ -79,6 +118,11 @@ def cmd_render(args: argparse.Namespace) -> int:
     objects = [obj for r in renderings for obj in r.objects]
     for rendering in renderings:
         print_findings(rendering.findings, sys.stderr, args.quiet)
+    shared = _shared_objects(args.paths, renderings)
+    if shared:
+        from trainjobs.check.stages import attribute
+
+        raise SpecError.from_findings(attribute(shared))
     # "-o -" is stdout, as for most tools that write files; a folder named "-" is ./-.
     if args.output and args.output != "-":
         done = write_directory(

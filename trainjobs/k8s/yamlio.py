@@ -107,6 +107,15 @@ def dump_all(objs: Iterable[Mapping[str, Any]]) -> str:
     return "".join(f"---\n{dump_one(obj)}" for obj in objs)
 
 
+def _tab_at(text: str, mark: Any) -> bool:
+    """Whether the character at ``mark`` (a parser's problem mark) is a tab."""
+    if mark is None:
+        return False
+    lines = text.split("\n")
+    line = lines[mark.line] if 0 <= mark.line < len(lines) else ""
+    return line[mark.column : mark.column + 1] == "\t"
+
+
 def _where(mark: Any) -> str:
     return f"line {mark.line + 1}, column {mark.column + 1}" if mark else "an unknown place"
 
@@ -284,6 +293,15 @@ def load_all(text: str, source: str = "<input>") -> list[Any]:
                 f"the value at {_where(exc.problem_mark)} nests too deep; "
                 f"{limits.YAML_DEPTH.exceeded()}",
                 limits.YAML_DEPTH.hint(),
+            ) from None
+        if _tab_at(text, exc.problem_mark):
+            # libyaml says "found character that cannot start any token": a tab in the
+            # indentation, invisible in most editors.
+            raise YamlSyntaxError(
+                source,
+                f"invalid YAML at {_where(exc.problem_mark)}: a tab, and YAML indents with "
+                "spaces only",
+                "replace the tab with spaces",
             ) from None
         raise YamlSyntaxError(
             source, f"invalid YAML at {_where(exc.problem_mark)}: {problem}"

@@ -159,7 +159,10 @@ def _exists_as(path: Path, is_type: Callable[[int], bool], what: str, on_link: s
     if stat.S_ISLNK(info.st_mode):
         raise OutputError(f"{_shown(path)} is a symbolic link; {on_link}; nothing was written")
     if not is_type(info.st_mode):
-        raise OutputError(f"{_shown(path)} is not {what}; nothing was written")
+        raise OutputError(
+            f"{_shown(path)} is not {what}; nothing was written. Name another path, or move "
+            "what is there away"
+        )
     return True
 
 

@@ -75,7 +75,7 @@ class DatasetJobSpec(K8sModel):
     @classmethod
     def _duration(cls, value: str) -> str:
         if not re.fullmatch(r"[1-9][0-9]*[smh]", value):
-            raise ValueError("must be a whole number of s, m or h, e.g. 30m or 2h")
+            raise ValueError("must be a whole number of s, m or h; fix: write e.g. 30m or 2h")
         return value
 
 

@@ -19,6 +19,7 @@ from trainjobs import limits
 from trainjobs.errors import NO_VALUE, Finding, SpecError
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.yamlio import InputError, YamlSyntaxError, load_all, read_bounded
+from trainjobs.output import WRITTEN_LIST
 from trainjobs.render import RenderedJob, Rendering
 
 __all__ = [
@@ -272,6 +273,19 @@ def load_side(location: str, label: str = "") -> Side:
     docs: list[tuple[Any, str]] = []
     if location != "-" and path.is_dir():
         files = sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+        if not files and not (path / WRITTEN_LIST).is_file():
+            # Read as a render of nothing, a wrong folder (`out` for `out/demo`) would
+            # plan to create, or delete, every object.
+            raise SpecError.from_findings(
+                [
+                    _finding(
+                        location,
+                        "",
+                        f"the folder holds no render output (no .yaml file, no {WRITTEN_LIST})",
+                        "name the folder `trainjobs render -o DIR` wrote, or a YAML stream",
+                    )
+                ]
+            )
         for file in files:
             docs += _documents(file, str(file))
     elif location == "-" or path.is_file():

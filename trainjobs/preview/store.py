@@ -134,6 +134,15 @@ class Store:
                     "read or written through a link: remove the link (or pass --state-dir) and "
                     "preview again"
                 )
+        for path in (self.directory.parent, self.directory):
+            if path.exists() and not path.is_dir():
+                # Deleting the store inside it, as the damaged-store message says, is
+                # impossible there: the file is in the way.
+                raise OutputError(
+                    f"{printable(str(path))} is a file, where the preview keeps its state in "
+                    "a folder: pass --state-dir a folder, or move the file away, and preview "
+                    "again; nothing was written"
+                )
         for path in (self.render_file, self.key_file):
             try:
                 info = path.lstat()

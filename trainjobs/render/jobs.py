@@ -113,6 +113,26 @@ def job_ref(entry: JobEntry) -> UnitRef:
     return UnitRef("job", f"{entry.job.namespace}/{entry.job.name}")
 
 
+def _target_from_elsewhere(finding: Finding, entry: JobEntry, target: Target | None) -> Finding:
+    """An unsupported target the job did not ask for itself (``--target``, or the stack's
+    ``trainjobs:target``) is said to come from there, at the job's path: its own
+    ``trainjobs.target``, which the user never wrote, would send them to the wrong place."""
+    if finding.code != "target.unsupported" or (target is None and entry.options.target):
+        return finding
+    supported = finding.hint.removeprefix("use one of: ")
+    if target is not None:
+        where, hint = (
+            "which --target gives every job",
+            (f"render this job without --target, or with one of: {supported}"),
+        )
+    else:
+        where, hint = (
+            "the stack's trainjobs:target, as the job names none",
+            (f"give the job its own trainjobs: {{target: …}}, one of: {supported}"),
+        )
+    return replace(finding, path="", message=f"{finding.message}, {where}", hint=hint)
+
+
 def render_job(
     entry: JobEntry,
     target: Target | None = None,
@@ -163,6 +183,7 @@ def render_job(
     if any(f.severity is Severity.ERROR for f in findings):
         return None, findings
     manifests, problems = expand(entry, framework, plan, chosen)
+    problems = [_target_from_elsewhere(f, entry, target) for f in problems]
     findings += [f.located(entry.source, entry.path) for f in problems]
     options = entry.options
     ordered = sorted([*manifests, *extra], key=apply_rank)

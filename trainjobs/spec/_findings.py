@@ -70,6 +70,9 @@ def _models_in(annotation: Any) -> Iterator[type[BaseModel]]:
 
 def _hint(error: dict[str, Any], names: set[str], homes: dict[str, str]) -> str:
     kind = error["type"]
+    if kind == "union_type":
+        hints = (_hint({**m, "loc": error["loc"]}, names, homes) for m in error["members"])
+        return "; or ".join(dict.fromkeys(h for h in hints if h))
     loc = error["loc"]
     last = loc[-1] if loc else ""
     if kind == "missing" and last == "template" and len(loc) > 1:
@@ -106,6 +109,70 @@ def _hint(error: dict[str, Any], names: set[str], homes: dict[str, str]) -> str:
     return ""
 
 
+def _union_site(loc: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """The location of the union a pydantic error location went through (the parts
+    before the first member tag, ``str`` or ``dict[str,str]``), or None for no union."""
+    for index, part in enumerate(loc):
+        if isinstance(part, str) and _UNION_TAG.search(part):
+            return loc[:index]
+    return None
+
+
+def _one_per_union(errors: list[Any]) -> list[Any]:
+    """pydantic's errors with those of one union (``nodePool: str | {role: pool}``) made
+    one: each member says what it expected, which reads as two contradicting errors.
+    A member the value matched in shape (errors below the union's place) speaks alone;
+    otherwise the members' expectations are joined into one error."""
+    sites: dict[tuple[Any, ...], list[Any]] = {}
+    for error in errors:
+        site = _union_site(tuple(error["loc"]))
+        if site is not None:
+            sites.setdefault(site, []).append(error)
+    out: list[Any] = []
+    done: set[tuple[Any, ...]] = set()
+    for error in errors:
+        site = _union_site(tuple(error["loc"]))
+        if site is None:
+            out.append(error)
+            continue
+        if site in done:
+            continue
+        done.add(site)
+        members = sites[site]
+        # A member tag is followed by the member's own path: deeper means the shape fit.
+        deeper = [e for e in members if len(e["loc"]) > len(site) + 1]
+        if deeper:
+            out += deeper
+            continue
+        expected = [str(e["msg"]).removeprefix("Input should be ") for e in members]
+        if len(members) == 1 or any(e["type"] not in _TYPE_ERRORS for e in members):
+            out += members
+            continue
+        joined = f"Input should be {' or '.join(expected)}"
+        out.append({**members[0], "msg": joined, "type": "union_type", "members": members})
+    return out
+
+
+# A member of a union refused the value for its type only (not for its content).
+_TYPE_ERRORS = {
+    "string_type",
+    "int_type",
+    "int_parsing",
+    "float_type",
+    "float_parsing",
+    "bool_type",
+    "bool_parsing",
+    "dict_type",
+    "list_type",
+    "model_type",
+    "model_attributes_type",
+}
+
+
+_OWN_FIX = "; fix: "
+"""In a validator's ValueError text, what comes before the fix, as a finding prints it."""
+
+
 def findings_from_validation_error(
     exc: ValidationError, model: type[BaseModel], code: str = "spec"
 ) -> list[Finding]:
@@ -114,7 +181,7 @@ def findings_from_validation_error(
     homes = field_homes(model)
     findings: list[Finding] = []
     seen: set[tuple[str, str]] = set()
-    for details in exc.errors(include_url=False):
+    for details in _one_per_union(exc.errors(include_url=False)):
         loc = [
             part
             for part in details["loc"]
@@ -128,20 +195,22 @@ def findings_from_validation_error(
         elif error["type"] == "missing":
             message = "required field is missing"
         elif error["type"] == "value_error":
-            # Our own validators' words, without pydantic's "Value error, " before them.
+            # Our own validators' words, without pydantic's "Value error, " before them;
+            # they put the fix after "; fix: ", as a finding shows it.
             message = message.removeprefix("Value error, ")
         key = (path, error["type"] if error["type"] != "int_type" else "type")
         if key in seen:
             continue
         seen.add(key)
         value = NO_VALUE if error["type"] == "missing" else error.get("input", NO_VALUE)
+        message, _, own_fix = message.partition(_OWN_FIX)
         findings.append(
             Finding(
                 code=f"{code}.{error['type']}",
                 path=path,
                 message=message[0].lower() + message[1:] if message else message,
                 value=value,
-                hint=_hint(error, names, homes),
+                hint=own_fix or _hint(error, names, homes),
             )
         )
     return findings

@@ -107,7 +107,7 @@ class JobOptions(K8sModel):
     @classmethod
     def _duration(cls, value: str | None) -> str | None:
         if value is not None and not re.fullmatch(r"[1-9][0-9]*[smh]", value):
-            raise ValueError("must be a whole number of s, m or h, e.g. 90m or 2h")
+            raise ValueError("must be a whole number of s, m or h; fix: write e.g. 90m or 2h")
         return value
 
 
@@ -124,6 +124,10 @@ class JobEntry:
         after: ``namespace/name`` of the jobs that carry a definition this job uses (a
             Trainer runtime emitted with the first TrainJob that uses it): on the
             operator target this job is applied after them. Default none.
+        option_sources: each option (as written, ``queue``) that the entry naming the
+            job's file set beside its ``file:``, not the job itself, with the file
+            holding that entry (the stack): a finding about the option names that
+            file, where the user wrote it. Default none: every option is the job's own.
     """
 
     job: JobResource
@@ -132,6 +136,7 @@ class JobEntry:
     path: str = "jobs[0]"
     source: str = ""
     after: tuple[str, ...] = ()
+    option_sources: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def of(
@@ -146,6 +151,15 @@ class JobEntry:
         if framework is None:
             raise ValueError(f"no framework handles {job.api_version} {job.kind}")
         return cls(job=job, framework=framework, options=JobOptions(target=target), path=path)
+
+    def source_of(self, path: str) -> str:
+        """The file where the field at ``path`` (``jobs[0].trainjobs.queue``) was written:
+        the stack for an option given beside ``file:``, else the job's own file."""
+        for key, source in self.option_sources:
+            option = f"{self.path}.{OPTIONS_KEY}.{key}"
+            if path == option or path.startswith((f"{option}.", f"{option}[")):
+                return source
+        return self.source
 
     def target(self, default: Target = DEFAULT_TARGET) -> Target:
         return self.options.target or default

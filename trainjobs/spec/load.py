@@ -78,8 +78,14 @@ STACK_KEYS = {
     "namespaces",
     "podSecurity",
     "ignore",
+    "allowNoJobs",
 }
 """Every ``trainjobs:<key>`` a stack config may set."""
+
+ALLOW_NO_JOBS = "allowNoJobs"
+"""The stack program's own setting (``pulumi config set trainjobs:allowNoJobs true``): a
+stack may declare no jobs although its last update had some. Default false. It says
+nothing about what the stack renders, so the loader only checks that it is a boolean."""
 
 FILE_ROOTS_ENV = "TRAINJOBS_FILE_ROOTS"
 """Environment variable: extra folders (``:``-separated) ``file:`` entries may read from."""
@@ -571,7 +577,7 @@ def _parse_file_entry(
             _file_finding(
                 "file.not_yaml",
                 path,
-                "file may name only a YAML job or stack file (.yaml or .yml)",
+                "file may name only a YAML file of jobs (.yaml or .yml)",
                 "name the YAML file that holds the job",
                 source,
             )
@@ -622,24 +628,52 @@ def _parse_file_entry(
     except SpecError as exc:
         parsed.findings += [f if f.path else f.located("", f"{path}.file") for f in exc.findings]
         return parsed
+    first = docs[0] if len(docs) == 1 else None
+    if isinstance(first, Mapping) and "config" in first and "apiVersion" not in first:
+        # Read as a job, it would be "apiVersion: required field is missing".
+        parsed.findings.append(
+            _file_finding(
+                "file.stack",
+                path,
+                "names a stack config (it holds config:); file takes a file of jobs",
+                "name its job files here, or render the two stacks one by one",
+                source,
+            )
+        )
+        return parsed
     inner = FileAccess(access.roots, (*access.chain, resolved), access.read)
     explicit = options.model_dump(exclude_none=True)
+    given = list(raw_options) if isinstance(raw_options, Mapping) and explicit else []
     for i, doc in enumerate(docs):
+        stack_given: list[str] = []
         if isinstance(doc, Mapping) and explicit and not _is_platform(doc):
             # Options beside `file:` apply to every job in it; a job's own options win.
             own = doc.get(OPTIONS_KEY)
-            doc = {**doc, OPTIONS_KEY: {**explicit, **(own if isinstance(own, Mapping) else {})}}
+            own = own if isinstance(own, Mapping) else {}
+            doc = {**doc, OPTIONS_KEY: {**explicit, **own}}
+            stack_given = [str(key) for key in given if key not in own]
         sub_path = path if len(docs) == 1 else f"{path}[{i}]"
-        parsed.add(
-            parse_entry(
-                doc,
-                path=sub_path,
-                source=str(target),
-                base_dir=target.parent,
-                expect=expect,
-                access=inner,
-            )
+        found = parse_entry(
+            doc,
+            path=sub_path,
+            source=str(target),
+            base_dir=target.parent,
+            expect=expect,
+            access=inner,
         )
+        if stack_given:
+            # Findings about these options name this file, where they were written.
+            found.jobs = [
+                replace(
+                    entry,
+                    option_sources=(
+                        *((k, s) for k, s in entry.option_sources if k not in stack_given),
+                        *((key, source) for key in stack_given),
+                    ),
+                )
+                for entry in found.jobs
+            ]
+        parsed.add(found)
         if inner.read > most:
             break
     access.read = inner.read
@@ -667,10 +701,12 @@ def read_documents(path: Path) -> list[Any]:
         docs = load_all(text, source)
     except YamlSyntaxError as exc:
         raise fail(exc.problem, exc.hint) from None
-    docs = expand_lists(docs)
-    if not docs:
-        raise fail("holds no YAML documents", "add a job or a stack config")
-    return docs
+    expanded = expand_lists(docs)
+    if not expanded:
+        # A List of nothing is what `kubectl get tfjobs -o yaml` prints when there are none.
+        empty = "holds only an empty List (items: [])" if docs else "holds no YAML documents"
+        raise fail(empty, "add a job or a stack config")
+    return expanded
 
 
 def expand_lists(docs: Sequence[Any]) -> list[Any]:
@@ -815,6 +851,12 @@ def parse_stack(
                 source=source,
             )
         )
+    allow = values.get(ALLOW_NO_JOBS, False)
+    if str(allow).lower() not in ("true", "false"):
+        # Pulumi hands the program every setting as text, so "true" is as good as true.
+        hint = f"pulumi config set {CONFIG_NAMESPACE}:{ALLOW_NO_JOBS} true"
+        message = f"{ALLOW_NO_JOBS} must be true or false"
+        findings.append(_config_finding(ALLOW_NO_JOBS, message, allow, hint, source))
     target: Target = DEFAULT_TARGET
     raw_target = values.get("target", DEFAULT_TARGET)
     if is_target(raw_target):
@@ -921,6 +963,40 @@ def load_path(path: str | Path, root: Path | None = None) -> StackSpec:
         and "config" in first
         and "apiVersion" not in first
     )
+    if isinstance(first, Mapping) and "runtime" in first and "apiVersion" not in first:
+        # Its config: declares the settings' types, which read as settings would make
+        # a finding of every one of them.
+        raise SpecError.from_findings(
+            [
+                Finding(
+                    code="stack.project_file",
+                    path="runtime",
+                    message="this is a Pulumi project file (Pulumi.yaml), not a stack config",
+                    hint="name the stack's settings file, e.g. stacks/Pulumi.demo.yaml "
+                    "(Pulumi.<stack>.yaml beside Pulumi.yaml, or in its stackConfigDir)",
+                    source=str(file),
+                )
+            ]
+        )
+    settings = [
+        str(key)
+        for key in (first if isinstance(first, Mapping) and "apiVersion" not in first else {})
+        if str(key).count(":") == 1 and _namespace_typo(str(key).partition(":")[0])
+    ]
+    if settings and "config" not in first:
+        # Read as a job, it would be "apiVersion: required field is missing".
+        raise SpecError.from_findings(
+            [
+                Finding(
+                    code="stack.config",
+                    path=settings[0],
+                    message="stack settings belong under config:, which the file lacks",
+                    hint="add a line config: above them and indent them by two spaces, "
+                    "as in stacks/Pulumi.demo.yaml",
+                    source=str(file),
+                )
+            ]
+        )
     if is_stack:
         config = first.get("config") or {}
         if not isinstance(config, Mapping):

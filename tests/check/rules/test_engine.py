@@ -174,8 +174,13 @@ def test_a_platform_exemption_silences_only_its_rules() -> None:
         "has no tag, so the node pulls :latest: what it runs changes when the tag moves, and "
         "replicas pulled at different times run different code (got 'nvidia/plugin'); fix: pin "
         "a version tag (repo/trainer:1.4.2) or a digest (repo/trainer@sha256:…) (rule "
-        "image.unpinned; silence it with `trainjobs: {ignore: [image.unpinned]}`)"
+        "image.unpinned; silence it for the stack with `trainjobs:ignore: [image.unpinned]`)"
     ]
+    # The way the hint names works: a node pool takes no `trainjobs:` options (the hint
+    # named those, which the loader refuses beside a platform resource).
+    config["trainjobs:ignore"] = ["image.unpinned"]
+    silenced = run(parse_stack(config, source="Pulumi.x.yaml"), profile="restricted")
+    assert silenced.findings == ()
 
 
 def test_exemptions_and_a_jobs_ignore_share_the_annotation() -> None:

@@ -88,33 +88,43 @@ def rule_findings(
             if key in seen:
                 continue
             seen.add(key)
-            findings.append(finding_for(rule, violation, owner, where, obj.source))
+            beside_job = isinstance(unit, RenderedJob)
+            findings.append(finding_for(rule, violation, owner, where, obj.source, beside_job))
     return findings
 
 
 def finding_for(
-    rule: Rule, violation: Violation, owner: str, path: str, source: str = ""
+    rule: Rule,
+    violation: Violation,
+    owner: str,
+    path: str,
+    source: str = "",
+    beside_job: bool = True,
 ) -> Finding:
     """The finding of one violation: the rule's severity and message, at ``path``.
 
     ``owner`` names what breaks the rule (``job training/llm``); the hint names the
-    rule's code, so a user who means it knows what to silence.
+    rule's code, so a user who means it knows what to silence: beside the job
+    (``beside_job``, the default), else — a backend, pool or operator takes no
+    ``trainjobs:`` options — for the whole stack.
     """
     return Finding(
         code=rule.code,
         path=path,
         message=rule.message(violation, owner),
         value=violation.value,
-        hint=_with_code(violation.hint, rule.code),
+        hint=_with_code(violation.hint, rule.code, beside_job),
         severity=rule.severity,
         source=source,
     )
 
 
-def _with_code(hint: str, code: str) -> str:
+def _with_code(hint: str, code: str, beside_job: bool = True) -> str:
     """The hint, naming the rule's code so the finding can be silenced if intended."""
     if code in hint:
         return hint
+    if not beside_job:
+        return f"{hint} (rule {code}; silence it for the stack with `trainjobs:ignore: [{code}]`)"
     return f"{hint} (rule {code}; silence it with `trainjobs: {{ignore: [{code}]}}`)"
 
 

@@ -118,6 +118,19 @@ def capacity_node(text: str, index: int) -> tuple[Manifest | None, list[Finding]
         "status": {"allocatable": allocatable},
     }
     found = _quantity_findings(allocatable, where)
+    # A node by hand is what the user says it has: less than nothing is a typo, and the
+    # plan would run on a cluster smaller than empty.
+    found += [
+        Finding(
+            code="edl.capacity",
+            path=f"{where}[{name!r}]",
+            message="a node's capacity cannot be negative",
+            value=value,
+            hint="give what the node has, e.g. cpu=8",
+        )
+        for name, value in allocatable.items()
+        if not found and quantity(value) < 0
+    ]
     return (None, found) if found else (node, [])
 
 

@@ -87,6 +87,19 @@ def what_if(
                     hint="give the number of trainers the job runs now",
                 )
             )
+    known = [key for job in jobs for key in (job.name, f"{job.namespace}/{job.name}")]
+    for key in given:
+        if key not in known:
+            # A misspelt name would leave the job on its default count without a word.
+            findings.append(
+                Finding(
+                    code="edl.parallelism",
+                    path=f"--parallelism {key}",
+                    message="no TrainingJob of this name in the input",
+                    value=key,
+                    hint=f"name one of: {', '.join(known)}",
+                )
+            )
     if findings:
         raise SpecError.from_findings(findings)
     current: list[tuple[TrainingJob, int]] = []
