@@ -141,8 +141,9 @@ class Inputs:
         """``text`` (an error message) with each token shown as the Input it stands for.
 
         Two different Output objects are two Inputs even when they will resolve to the
-        same value (``ns.metadata.name`` read twice): give a job and its backend the
-        same object, or one of them a plain value.
+        same value (``ns.metadata.name`` read twice), and an Input is not equal to a
+        plain value before it resolves: where a job and its backend or queue must agree
+        (a namespace), give both the same Output object, or both plain values.
         """
         names = {t: f"<Pulumi Input #{i}>" for i, t in enumerate(sorted(self._outputs), 1)}
         return _TOKEN.sub(lambda m: names.get(m.group(0), "<Pulumi Input>"), text)

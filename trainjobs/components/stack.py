@@ -20,7 +20,7 @@ from trainjobs.components.register import register_manifest
 from trainjobs.errors import NO_VALUE, Finding, Rule, SpecError
 from trainjobs.render import RenderedJob, UnitRef
 from trainjobs.spec.entry import Target
-from trainjobs.spec.load import CONFIG_NAMESPACE, parse_stack
+from trainjobs.spec.load import ALLOW_NO_JOBS, CONFIG_NAMESPACE, parse_stack
 from trainjobs.spec.stack import StackSpec
 
 __all__ = [
@@ -35,10 +35,8 @@ __all__ = [
 ]
 
 
-PROGRAM_KEYS = {"allowNoJobs"}
+PROGRAM_KEYS = {ALLOW_NO_JOBS}
 """Settings of the stack program itself (not of the stack's contents)."""
-
-ALLOW_NO_JOBS = "allowNoJobs"
 
 JOBS_OUTPUT = "jobs"
 """The stack output listing the stack's jobs (``namespace/name``), read by the next run."""

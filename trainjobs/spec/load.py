@@ -48,6 +48,7 @@ from trainjobs.spec.entry import (
 from trainjobs.spec.stack import DEFAULT_K8S_VERSION, DEFAULT_PROFILE, PROFILES, Profile, StackSpec
 
 __all__ = [
+    "ALLOW_NO_JOBS",
     "CONFIG_NAMESPACE",
     "FILE_ROOTS_ENV",
     "LIST_KEYS",
