@@ -195,29 +195,49 @@ def test_render_refuses_a_directory_holding_other_files(
     ]
 
 
-def test_render_refuses_paths_that_render_the_same_object(
+def test_render_writes_an_object_several_paths_render_alike_once(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Both stacks create Namespace kubeflow (the README says to drop it from one): in one
-    # output it was written twice, and `trainjobs diff` then refused that output.
+    # Both stacks create Namespace kubeflow, alike: in one output it was written twice,
+    # and `trainjobs diff` then refused that output.
     monkeypatch.chdir(ROOT)
     out = tmp_path / "out"
     demo, operator = "stacks/Pulumi.demo.yaml", "stacks/Pulumi.training-operator.yaml"
-    assert main(["render", demo, operator, "-o", str(out), "-q"]) == 2
-    assert capsys.readouterr().err.splitlines() == [
-        f"error: {operator}: renders 1 object that {demo} renders too; one output cannot "
-        "hold an object twice (got ['Namespace kubeflow']); fix: render each PATH on its "
-        "own (an output per stack), or declare the object in one of them "
-        "[trainjobs (not a cluster rule)]",
-        "1 error; nothing was written",
+    assert main(["render", demo, operator, "-o", str(out), "-q"]) == 0
+    written = [line.split()[-1] for line in (out / ".trainjobs-written").read_text().splitlines()]
+    assert [n for n in written if "-namespace-" in n] == [
+        "0000-namespace-kubeflow.yaml",
+        "0001-namespace-training.yaml",
     ]
-    assert not out.exists()
+    assert main(["diff", str(out), str(out), "-q"]) == 0
     job = "examples/tf-mnist/tfjob.yaml"
-    assert main(["render", job, job]) == 2
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    assert "fix: name it once" in captured.err
-    assert main(["render", demo, "examples/jax-simple/jaxjob.yaml", "-q"]) == 0
+    capsys.readouterr()
+    assert main(["render", job]) == 0
+    once = capsys.readouterr().out
+    assert main(["render", job, job]) == 0
+    assert capsys.readouterr().out == once
+
+
+def test_render_refuses_paths_that_render_one_object_differently(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The demo and gpu stacks both run job training/pytorch-ddp, with other options:
+    # applied twice, the last version of each Pod would win.
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "out"
+    demo, gpu = "stacks/Pulumi.demo.yaml", "stacks/Pulumi.gpu.yaml"
+    assert main(["render", demo, gpu, "-o", str(out), "-q"]) == 2
+    (error, summary) = capsys.readouterr().err.splitlines()
+    assert error.startswith(
+        f"error: {gpu}: renders 5 objects that {demo} renders otherwise; one output cannot "
+        "hold two versions of an object (got ['Pod training/pytorch-ddp-master-0', "
+    )
+    assert error.endswith(
+        "fix: render each PATH on its own (an output per stack), or declare the object "
+        "alike in both, or in one of them [trainjobs (not a cluster rule)]"
+    )
+    assert summary == "1 error; nothing was written"
+    assert not out.exists()
 
 
 def test_unknown_k8s_version(tmp_path: Path) -> None:

@@ -58,42 +58,47 @@ def write_directory(
     return write_folder(directory, files, allow_other_files=allow_other_files)
 
 
-def _shared_objects(paths: Sequence[str], renderings: Sequence[Rendering]) -> list[Finding]:
-    """One error per pair of PATHs that render the same object (kind, namespace, name).
+def _one_output(
+    paths: Sequence[str], renderings: Sequence[Rendering]
+) -> tuple[list[RenderedObject], list[Finding]]:
+    """The objects of every PATH for one output, and an error per pair of PATHs that
+    render one object (kind, namespace, name) differently.
 
-    Each PATH is a stack of its own, checked on its own; their objects go to one output,
-    where an object twice is applied twice (the last one wins) and `trainjobs diff`
-    refuses the output.
+    Each PATH is a stack of its own, checked on its own. An object two of them render
+    alike (the Namespace two stacks create) is written once, where it first comes; one
+    they render differently cannot be: applied twice, the last would win, and
+    `trainjobs diff` refuses an output holding an object twice.
     """
-    first_of: dict[tuple[str, str, str, str], int] = {}
-    shared: dict[tuple[int, int], list[str]] = {}
+    first_of: dict[tuple[str, str, str, str], tuple[int, RenderedObject]] = {}
+    objects: list[RenderedObject] = []
+    clashes: dict[tuple[int, int], list[str]] = {}
     for index, rendering in enumerate(renderings):
         for obj in rendering.objects:
-            first = first_of.setdefault(obj.identity, index)
-            if first != index:
-                shared.setdefault((first, index), []).append(obj.title)
+            first = first_of.setdefault(obj.identity, (index, obj))
+            if first[1] is obj:
+                objects.append(obj)
+            elif first[1].manifest != obj.manifest:
+                clashes.setdefault((first[0], index), []).append(obj.title)
     findings = []
-    for (first, second), titles in shared.items():
+    for (first, second), titles in clashes.items():
         shown = titles[:3] + ([f"and {len(titles) - 3} more"] if len(titles) > 3 else [])
         hint = (
-            "name it once"
-            if paths[first] == paths[second]
-            else "render each PATH on its own (an output per stack), or declare the "
-            "object in one of them"
+            "render each PATH on its own (an output per stack), or declare the object "
+            "alike in both, or in one of them"
         )
         findings.append(
             Finding(
                 code="render.shared_object",
                 path="",
                 message=f"renders {len(titles)} object{'s' * (len(titles) != 1)} that "
-                f"{printable(paths[first])} renders too; one output cannot hold an object "
-                "twice",
+                f"{printable(paths[first])} renders otherwise; one output cannot hold two "
+                "versions of an object",
                 value=shown,
                 hint=hint,
                 source=paths[second],
             )
         )
-    return findings
+    return objects, findings
 
 
 def _table(objects: Sequence[RenderedObject]) -> str:
@@ -115,10 +120,9 @@ def cmd_render(args: argparse.Namespace) -> int:
     # The help spells out trainjobs.output.WRITTEN_LIST (building the parser imports no
     # writer); a test holds the two together.
     renderings = render_paths(args.paths, args.target, args.k8s_version, args.quiet, args.profile)
-    objects = [obj for r in renderings for obj in r.objects]
     for rendering in renderings:
         print_findings(rendering.findings, sys.stderr, args.quiet)
-    shared = _shared_objects(args.paths, renderings)
+    objects, shared = _one_output(args.paths, renderings)
     if shared:
         from trainjobs.check.stages import attribute
 
