@@ -74,11 +74,11 @@ def _one_output(
     clashes: dict[tuple[int, int], list[str]] = {}
     for index, rendering in enumerate(renderings):
         for obj in rendering.objects:
-            first = first_of.setdefault(obj.identity, (index, obj))
-            if first[1] is obj:
+            came, earlier = first_of.setdefault(obj.identity, (index, obj))
+            if earlier is obj:
                 objects.append(obj)
-            elif first[1].manifest != obj.manifest:
-                clashes.setdefault((first[0], index), []).append(obj.title)
+            elif earlier.manifest != obj.manifest:
+                clashes.setdefault((came, index), []).append(obj.title)
     findings = []
     for (first, second), titles in clashes.items():
         shown = titles[:3] + ([f"and {len(titles) - 3} more"] if len(titles) > 3 else [])
