@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.paths import ROOT
 from trainjobs.check.rules import RULES
 from trainjobs.cli import main
 
@@ -93,3 +94,22 @@ def test_an_ignored_rule_passes_and_restricted_is_opt_in(
     err = capsys.readouterr().err
     # four controls, one with two violations (no drop ALL, IPC_LOCK added)
     assert err.count("does not meet the restricted Pod Security level") == 5
+
+
+def test_the_summary_counts_warnings_and_advice_apart(capsys: pytest.CaptureFixture[str]) -> None:
+    # The Volcano gang stack draws advice only (the PodGroup CRD must be installed first):
+    # it was counted as warnings, in the summary line and in --output json.
+    stack = str(ROOT / "stacks" / "Pulumi.gang-volcano.yaml")
+    assert main(["check", stack, "--output", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    severities = [f["severity"] for f in report["findings"]]
+    assert (
+        (report["warnings"], report["advice"])
+        == (0, 2)
+        == (
+            severities.count("warning"),
+            severities.count("advice"),
+        )
+    )
+    assert main(["check", stack]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].endswith(" 0 errors, 0 warnings, 2 advice")

@@ -75,13 +75,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     renderings = render_paths(args.paths, args.target, args.k8s_version, args.quiet, args.profile)
     if args.quiet:
         return EXIT_OK
-    warnings = [f for r in renderings for f in r.findings if f.severity is not Severity.ERROR]
-    print_findings(warnings, sys.stdout)
+    shown = [f for r in renderings for f in r.findings if f.severity is not Severity.ERROR]
+    print_findings(shown, sys.stdout)
     objects = sum(len(r.objects) for r in renderings)
     jobs = sum(len(r.jobs) for r in renderings)
+    warnings = sum(f.severity is Severity.WARNING for f in shown)
+    advice = len(shown) - warnings
     summary = (
         f"ok: {jobs} job{'s' * (jobs != 1)}, {objects} object{'s' * (objects != 1)}, "
-        f"0 errors, {len(warnings)} warning{'s' * (len(warnings) != 1)}"
+        f"0 errors, {warnings} warning{'s' * (warnings != 1)}"
+        + (f", {advice} advice" if advice else "")
     )
     terminal.write_lines(sys.stdout, [(summary, "green")])
     return EXIT_OK
@@ -89,12 +92,14 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def _json(ok: bool, findings: Sequence[Finding], jobs: int, objects: int) -> str:
     errors = sum(f.severity is Severity.ERROR for f in findings)
+    warnings = sum(f.severity is Severity.WARNING for f in findings)
     document = {
         "ok": ok,
         "jobs": jobs,
         "objects": objects,
         "errors": errors,
-        "warnings": len(findings) - errors,
+        "warnings": warnings,
+        "advice": len(findings) - errors - warnings,
         "findings": [f.as_json() for f in findings],
     }
     # ASCII only: a bidirectional or control character from the input never reaches a
