@@ -197,6 +197,21 @@ def test_unreadable_files(tmp_path: Path, content: bytes, message: str) -> None:
     assert finding.source == str(path)
 
 
+@pytest.mark.parametrize("items", ["items: {a: 1}\n", "items: 3\n", ""])
+def test_a_list_whose_items_are_not_a_list_says_so(tmp_path: Path, items: str) -> None:
+    # It read as a document of an unknown kind: "no framework handles v1 List".
+    path = tmp_path / "jobs.yaml"
+    path.write_text("apiVersion: v1\nkind: List\n" + items)
+    with pytest.raises(SpecError) as err:
+        load_path(path)
+    (finding,) = err.value.findings
+    assert (finding.code, finding.path, finding.message) == (
+        "spec.list_items",
+        "jobs[0].items",
+        "a List holds its objects as a list under items",
+    )
+
+
 def test_python_api_entry() -> None:
     entry = JobEntry.of(TFJob.model_validate(JOB), target="pods")
     assert entry.target() == "pods"

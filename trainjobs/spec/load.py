@@ -489,6 +489,15 @@ def _unknown_kind(api_version: Any, kind: Any, path: str, source: str) -> Findin
             hint=hint,
             source=source,
         )
+    if api_version == "v1" and kind == "List":
+        # expand_lists unpacks a List whose items are a list; this one's are not.
+        return Finding(
+            code="spec.list_items",
+            path=f"{path}.items",
+            message="a List holds its objects as a list under items",
+            hint="write items: as a list (- apiVersion: …), as kubectl get -o yaml prints it",
+            source=source,
+        )
     same_kind = [k for k in everything if k.split()[1] == kind]
     # A suggestion stays in the API group the document names: a TrainJob of
     # trainer.kubeflow.org is no misspelt TrainingJob of paddlepaddle.org.
