@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.preview.jobs import example, render, set_image, set_replicas
+from tests.preview.jobs import Edit, example, render, set_image, set_replicas
 from trainjobs.preview.objects import Side
 from trainjobs.preview.plan import make_plan
 from trainjobs.preview.words import RESTART, explain, noun_of
@@ -190,3 +190,28 @@ def test_a_backend_is_told_object_by_object_under_its_own_name() -> None:
         "updates Deployment training/redis in place: "
         "spec.template.spec.containers[0].image changed",
     )
+
+
+def _first_env(name: str, value: str) -> Edit:
+    def edit(job: dict[str, Any]) -> None:
+        for spec in job["spec"]["pytorchReplicaSpecs"].values():
+            container = spec["template"]["spec"]["containers"][0]
+            container["env"] = [{"name": name, "value": value}, *container.get("env", [])]
+
+    return edit
+
+
+def test_a_variable_added_first_names_only_that_variable() -> None:
+    # Env lists are compared item by item, so one variable put first shifts every other
+    # one a place down: the words must still name only the variable that changed, not
+    # MASTER_ADDR, RANK … whose values are the same as before.
+    ddp = [example("pytorch-ddp")]
+    old, new = render(ddp), render(ddp, edit=_first_env("LR", "0.1"))
+    ((_, summary, _),) = _words(old, new)
+    assert summary == [
+        "changing the environment variable LR of job pytorch-ddp recreates 4 Pods; "
+        "the job restarts from its last checkpoint"
+    ]
+    changed = render(ddp, edit=_first_env("LR", "0.2"))
+    ((_, summary, _),) = _words(new, changed)
+    assert summary[0].startswith("changing the environment variable LR of job pytorch-ddp ")

@@ -83,14 +83,31 @@ def _lookup(value: Any, path: Path) -> Any:
     return value
 
 
-def _env_name(plan: ObjectPlan, path: Path) -> str | None:
-    """The name of the environment variable a change under ``env[i]`` is about."""
-    for i, part in enumerate(path[:-1]):
-        if part == "env" and isinstance(path[i + 1], int):
-            for side in (plan.new, plan.old):
-                item = _lookup(side.manifest, path[: i + 2]) if side else None
-                if isinstance(item, Mapping) and isinstance(item.get("name"), str):
-                    return str(item["name"])
+def _env_by_name(plan: ObjectPlan, env: Path, new: bool) -> dict[str, Any]:
+    side = plan.new if new else plan.old
+    items = _lookup(side.manifest, env) if side else None
+    found: dict[str, Any] = {}
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, Mapping) and isinstance(item.get("name"), str):
+            found.setdefault(str(item["name"]), item)
+    return found
+
+
+def _env_names(plan: ObjectPlan, path: Path) -> list[str] | None:
+    """The environment variables whose value differs in the ``env`` list a change under
+    ``env`` is in, matched by name; None when ``path`` is not in a list of variables.
+
+    The field changes compare the list item by item, so one variable put first
+    moves every other one a place: by index all of them changed, by name one did.
+    """
+    for i, part in enumerate(path):
+        if part == "env" and (i + 1 == len(path) or isinstance(path[i + 1], int)):
+            old = _env_by_name(plan, path[: i + 1], new=False)
+            new = _env_by_name(plan, path[: i + 1], new=True)
+            if not old and not new:
+                return None
+            names = [*new, *(name for name in old if name not in new)]
+            return [name for name in names if old.get(name) != new.get(name)]
     return None
 
 
@@ -102,10 +119,9 @@ def _nouns(plans: Iterable[ObjectPlan], replacing_only: bool) -> str:
         fields = plan.replacing if replacing_only else plan.fields
         for field in fields:
             noun = noun_of(field.change.path)
-            variable = _env_name(plan, field.change.path) if noun == "the environment" else None
-            if variable is not None:
-                if variable not in variables:
-                    variables.append(variable)
+            names = _env_names(plan, field.change.path) if noun == "the environment" else None
+            if names:
+                variables += [name for name in names if name not in variables]
                 noun = "<variables>"
             if noun not in found:
                 found.append(noun)
