@@ -197,3 +197,25 @@ def test_diff_reads_render_outputs_larger_than_an_input_file(tmp_path: Path) -> 
     new.write_text(docs)
     assert old.stat().st_size > FILE_BYTES.default
     assert main(["diff", str(old), str(new), "-q"]) == 0
+
+
+def test_diff_of_changed_secrets_is_the_same_on_every_run(tmp_path: Path) -> None:
+    # CI snapshot-tests and posts this output: a changed secret shows as changed, never
+    # its value, and two runs over the same files print the same bytes.
+    secret = (
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: ns}\n"
+        "data: {password: aHVudGVyMg==}\nstringData: {token: %s}\n"
+    )
+    (tmp_path / "old.yaml").write_text(secret % "tokOLD")
+    (tmp_path / "new.yaml").write_text(secret % "tokNEW")
+    runs = [
+        trainjobs("diff", "old.yaml", "new.yaml", *flag, cwd=tmp_path)
+        for flag in ([], [], ["--json"], ["--json"])
+    ]
+    assert [r.returncode for r in runs] == [1, 1, 1, 1]
+    assert runs[0].stdout == runs[1].stdout and runs[2].stdout == runs[3].stdout
+    for run in runs:
+        assert "tokOLD" not in run.stdout and "tokNEW" not in run.stdout
+        assert "aHVudGVyMg" not in run.stdout and "hunter2" not in run.stdout
+    assert "-  token: <redacted:#2>\n+  token: <redacted:#3>\n" in runs[0].stdout
+    assert "password: <redacted:#1>" in runs[0].stdout

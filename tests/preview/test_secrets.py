@@ -7,7 +7,7 @@ from typing import Any
 
 from trainjobs.k8s.generated import placeholder
 from trainjobs.k8s.redact import REDACTED
-from trainjobs.preview.secrets import fingerprint, mask_secrets
+from trainjobs.preview.secrets import SecretNumbers, fingerprint, mask_secrets
 
 
 def _secret(field: str, value: str) -> dict[str, Any]:
@@ -39,3 +39,12 @@ def test_other_kinds_are_untouched_and_the_input_is_not_changed() -> None:
     secret = _secret("stringData", "hunter2")
     mask_secrets(secret, b"k")
     assert secret["stringData"]["k"] == "hunter2"
+
+
+def test_numbers_match_equal_values_and_say_nothing_of_them() -> None:
+    numbers = SecretNumbers()
+    encoded = base64.b64encode(b"hunter2").decode()
+    first = numbers.mask(_secret("data", encoded))["data"]["k"]
+    again = numbers.mask(_secret("stringData", "hunter2"))["stringData"]["k"]
+    other = numbers.mask(_secret("stringData", "hunter3"))["stringData"]["k"]
+    assert (first, again, other) == ("<redacted:#1>", "<redacted:#1>", "<redacted:#2>")

@@ -8,16 +8,17 @@ Like ``pulumi preview``: ``create`` (+), ``update`` (~, in place), ``replace``
 from __future__ import annotations
 
 import difflib
-import os
 from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from functools import partial
+from typing import Any, Literal
 
 from trainjobs.k8s.yamlio import dump_one
 from trainjobs.preview.changes import FieldChange, Same, align_keys, field_changes, same_value
 from trainjobs.preview.objects import Key, PreviewObject, Side, ordered_keys, title_of
 from trainjobs.preview.rules import ReplaceRule, refusing_rule, replacing_rule
-from trainjobs.preview.secrets import mask_secrets
+from trainjobs.preview.secrets import SecretNumbers, mask_secrets
 
 __all__ = [
     "ACTIONS",
@@ -168,10 +169,12 @@ def _plan_one(
     return ObjectPlan(key, action, old, new, tuple(fields))
 
 
-def _masked(obj: PreviewObject | None, key: bytes) -> PreviewObject | None:
+def _masked(
+    obj: PreviewObject | None, mask: Callable[[Mapping[str, Any]], dict[str, Any]]
+) -> PreviewObject | None:
     if obj is None:
         return None
-    return PreviewObject(mask_secrets(obj.manifest, key), obj.job, obj.source, obj.unit)
+    return PreviewObject(mask(obj.manifest), obj.job, obj.source, obj.unit)
 
 
 def make_plan(
@@ -179,16 +182,16 @@ def make_plan(
 ) -> Plan:
     """Compare two sides. Secret values are compared by fingerprint under ``secret_key``.
 
-    Without ``secret_key`` a fresh random key is used: fine for comparing two
-    sides at once, not for fingerprints that must match a stored render.
+    Without ``secret_key`` they are numbered instead (:class:`SecretNumbers`), the
+    same on every run: fine for comparing two sides at once, not for values that
+    must match a stored render.
     """
-    key_bytes = secret_key if secret_key is not None else os.urandom(32)
+    mask: Callable[[Mapping[str, Any]], dict[str, Any]] = (
+        SecretNumbers().mask if secret_key is None else partial(mask_secrets, key=secret_key)
+    )
     plans = [
         _plan_one(
-            key,
-            _masked(old.objects.get(key), key_bytes),
-            _masked(new.objects.get(key), key_bytes),
-            same,
+            key, _masked(old.objects.get(key), mask), _masked(new.objects.get(key), mask), same
         )
         for key in ordered_keys(old, new)
     ]

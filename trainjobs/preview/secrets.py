@@ -20,13 +20,21 @@ import binascii
 import hashlib
 import hmac
 import json
-from collections.abc import Mapping
+import os
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from trainjobs.k8s import generated
 from trainjobs.k8s.redact import REDACTED, is_secret_kind, map_secrets
 
-__all__ = ["FINGERPRINT_PREFIX", "fingerprint", "is_secret", "mask_secrets", "secret_bytes"]
+__all__ = [
+    "FINGERPRINT_PREFIX",
+    "SecretNumbers",
+    "fingerprint",
+    "is_secret",
+    "mask_secrets",
+    "secret_bytes",
+]
 
 FINGERPRINT_PREFIX = "<redacted:"
 
@@ -71,10 +79,44 @@ def mask_secrets(manifest: Mapping[str, Any], key: bytes) -> dict[str, Any]:
     a render's ``stringData`` compares with a cluster's ``data``.
     """
 
+    return map_secrets(manifest, _hider(lambda value: fingerprint(value, key)))
+
+
+def _hider(name: Callable[[bytes], str]) -> Callable[[str, Any], Any]:
+    """A ``hide`` for :func:`map_secrets` that puts ``name(the value's bytes)`` in its place."""
+
     def hide(field: str, value: Any) -> Any:
         if isinstance(value, str):
-            return value if _opaque(value) else fingerprint(secret_bytes(field, value), key)
+            return value if _opaque(value) else name(secret_bytes(field, value))
         # Not what a Secret may hold, but still what the user wrote as a secret.
-        return fingerprint(json.dumps(value, sort_keys=True, default=str).encode(), key)
+        return name(json.dumps(value, sort_keys=True, default=str).encode())
 
-    return map_secrets(manifest, hide)
+    return hide
+
+
+class SecretNumbers:
+    """Stand-ins for secret values that read the same on every run: ``<redacted:#1>``,
+    ``<redacted:#2>`` … numbered in the order the values are first met.
+
+    For a comparison made and shown at once (``trainjobs diff``), where no stored
+    render needs a fingerprint to match: a fingerprint under a fresh random key would
+    print other text on each run of the same diff, and CI snapshot-tests that output.
+    Equal values get equal numbers, so a changed secret still shows as changed; the
+    number says nothing about the value.
+    """
+
+    def __init__(self) -> None:
+        self._key = os.urandom(32)
+        self._numbers: dict[str, str] = {}
+
+    def name(self, value: bytes) -> str:
+        """The stand-in for ``value``: its number, given on first sight."""
+        digest = fingerprint(value, self._key)
+        if digest not in self._numbers:
+            self._numbers[digest] = f"{FINGERPRINT_PREFIX}#{len(self._numbers) + 1}>"
+        return self._numbers[digest]
+
+    def mask(self, manifest: Mapping[str, Any]) -> dict[str, Any]:
+        """A copy of ``manifest`` with each secret value (as :func:`mask_secrets` finds them)
+        replaced by its number."""
+        return map_secrets(manifest, _hider(self.name))
