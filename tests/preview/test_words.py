@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from tests.preview.jobs import Edit, example, render, set_image, set_replicas
+from tests.support.paths import EXAMPLES
+from trainjobs.k8s.yamlio import load_all
 from trainjobs.preview.objects import Side
 from trainjobs.preview.plan import make_plan
 from trainjobs.preview.words import RESTART, explain, noun_of
@@ -215,3 +217,23 @@ def test_a_variable_added_first_names_only_that_variable() -> None:
     changed = render(ddp, edit=_first_env("LR", "0.2"))
     ((_, summary, _),) = _words(new, changed)
     assert summary[0].startswith("changing the environment variable LR of job pytorch-ddp ")
+
+
+def test_a_job_with_a_cluster_wide_object_is_one_story() -> None:
+    # On the trainer target a job renders its TrainJob (namespaced) and its own
+    # ClusterTrainingRuntime (cluster-wide): one job, so one story, under its namespace.
+    docs = load_all((EXAMPLES / "trainjob-pytorch" / "trainjob.yaml").read_text())
+
+    def edit(job: dict[str, Any]) -> None:
+        worker = job["spec"]["pytorchReplicaSpecs"]["Worker"]
+        worker["template"]["spec"]["containers"][0]["command"][-1] = "--epochs=6"
+        worker["replicas"] = 3
+
+    old = render([docs[1]], target="trainer")
+    new = render([docs[1]], target="trainer", edit=edit)
+    (story,) = explain(make_plan(old, new))
+    assert story.title == "job mnist-ddp (default)"
+    assert [d.split(":")[0] for d in story.details] == [
+        "updates ClusterTrainingRuntime default-mnist-ddp in place",
+        "cannot update TrainJob default/mnist-ddp",
+    ]

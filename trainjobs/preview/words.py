@@ -333,10 +333,19 @@ def explain(plan: Plan) -> list[Story]:
     Only jobs get a summary: the objects of a backend, node pool, queue or
     operator are told one by one.
     """
+    # A job's cluster-wide objects (the trainer target's ClusterTrainingRuntime) have
+    # no namespace of their own: they join the job's story when its name says which.
+    namespaces: dict[str, set[str]] = {}
+    for obj in plan.objects:
+        if obj.job and obj.key[2]:
+            namespaces.setdefault(obj.job, set()).add(obj.key[2])
     groups: dict[tuple[str, str, str], list[ObjectPlan]] = {}
     for obj in plan.objects:
         unit = "" if obj.job else obj.unit
-        groups.setdefault((obj.job, obj.key[2] if obj.job else "", unit), []).append(obj)
+        namespace = obj.key[2] if obj.job else ""
+        if obj.job and not namespace and len(namespaces.get(obj.job, ())) == 1:
+            (namespace,) = namespaces[obj.job]
+        groups.setdefault((obj.job, namespace, unit), []).append(obj)
     stories: list[Story] = []
     for (job, namespace, unit), everything in groups.items():
         changed = [p for p in everything if p.action != "same"]
