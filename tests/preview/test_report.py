@@ -6,9 +6,9 @@ import io
 
 from rich.console import Console
 
-from tests.preview.jobs import example, render, set_image
+from tests.preview.jobs import example, render, set_image, set_replicas
 from trainjobs.preview.plan import make_plan
-from trainjobs.preview.report import print_plan, totals
+from trainjobs.preview.report import MAX_DIFF_BYTES, MAX_DIFFS, print_plan, totals
 
 
 def _plain() -> tuple[Console, io.StringIO]:
@@ -64,3 +64,22 @@ def test_no_changes() -> None:
     print_plan(plan, out)
     assert buffer.getvalue() == "a → b\n\nResources:\n    no changes. 8 unchanged\n"
     assert totals(plan) == "no changes (8 unchanged)"
+
+
+def test_the_diffs_of_a_large_job_are_bounded() -> None:
+    # One more worker of a 200-worker TFJob changes TF_CONFIG in every Pod: a diff of
+    # each (two 7 kB lines) made 3 MB of text for a pull request. The table still lists
+    # every object; the diffs stop at a bound and say how many were left out.
+    mnist = [example("tf-mnist")]
+    plan = make_plan(
+        render(mnist, edit=set_replicas("Worker", 200)),
+        render(mnist, edit=set_replicas("Worker", 201)),
+    )
+    out, buffer = _plain()
+    print_plan(plan, out)
+    text = buffer.getvalue()
+    assert text.count("\n+-  Pod ") == 202
+    shown = text.count("--- old: Pod ")
+    assert 1 <= shown <= MAX_DIFFS
+    assert f"… the diffs of {202 - shown} more objects are left out" in text
+    assert len(text.encode()) < MAX_DIFF_BYTES + 200_000

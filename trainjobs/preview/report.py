@@ -17,7 +17,7 @@ from trainjobs.output import aligned, printable
 from trainjobs.preview.plan import ACTIONS, SYMBOLS, Action, ObjectPlan, Plan
 from trainjobs.preview.words import explain
 
-__all__ = ["STYLES", "print_plan", "totals"]
+__all__ = ["MAX_DIFFS", "MAX_DIFF_BYTES", "STYLES", "print_plan", "totals"]
 
 STYLES: dict[Action, str] = {
     "create": "green",
@@ -79,6 +79,40 @@ def _diff(text: str, out: Console) -> None:
         out.print(Text(printable(raw), style=style))
 
 
+MAX_DIFFS = 20
+"""The most object diffs ``print_plan`` shows; the table and ``--json`` hold every object."""
+MAX_DIFF_BYTES = 64 << 10
+"""No further object diff is shown once the diffs shown hold this many bytes (64 KiB, a
+pull request comment's size); the first one is always shown."""
+
+
+def _diffs(changed: Sequence[ObjectPlan], out: Console) -> None:
+    """The unified diffs of ``changed``, within MAX_DIFFS and MAX_DIFF_BYTES.
+
+    A change to a large job touches every Pod alike (one more worker changes TF_CONFIG
+    in 200 Pods): diffs of them all would be megabytes that nobody reads.
+    """
+    shown = size = 0
+    for obj in changed:
+        if shown == MAX_DIFFS or size >= MAX_DIFF_BYTES:
+            break
+        text = obj.unified_diff("old", "new")
+        out.print()
+        _diff(text, out)
+        shown += 1
+        size += len(text.encode())
+    if shown < len(changed):
+        more = len(changed) - shown
+        out.print()
+        out.print(
+            Text(
+                f"… the diffs of {more} more object{'s' * (more != 1)} are left out "
+                "(the table above lists them; --json carries every diff)",
+                style="dim",
+            )
+        )
+
+
 def totals(plan: Plan) -> str:
     """``+- 4 to replace, 15 unchanged`` in one line."""
     counts = plan.counts()
@@ -96,10 +130,7 @@ def print_plan(plan: Plan, out: Console, *, heading: str = "", diffs: bool = Tru
         out.print()
         _table(changes, out)
     if diffs:
-        for obj in changes:
-            if obj.action in ("update", "replace"):
-                out.print()
-                _diff(obj.unified_diff("old", "new"), out)
+        _diffs([obj for obj in changes if obj.action in ("update", "replace")], out)
     for story in explain(plan):
         out.print()
         out.print(Text(printable(story.title), style="bold"))
