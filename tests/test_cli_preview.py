@@ -219,3 +219,29 @@ def test_diff_of_changed_secrets_is_the_same_on_every_run(tmp_path: Path) -> Non
         assert "aHVudGVyMg" not in run.stdout and "hunter2" not in run.stdout
     assert "-  token: <redacted:#2>\n+  token: <redacted:#3>\n" in runs[0].stdout
     assert "password: <redacted:#1>" in runs[0].stdout
+
+
+def test_diff_of_redacted_renders_says_secrets_were_not_compared(tmp_path: Path) -> None:
+    # `render -o` prints secrets as <redacted>: between two such renders a changed token
+    # cannot be seen, and "no changes" alone would read as "the token is the same".
+    pod = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns}\n"
+        "spec:\n  containers:\n  - name: c\n    image: busybox:1.36\n"
+        "    env: [{name: API_TOKEN, value: <redacted>}, {name: LR, value: '%s'}]\n"
+    )
+    (tmp_path / "old.yaml").write_text(pod % "0.1")
+    (tmp_path / "new.yaml").write_text(pod % "0.1")
+    text = trainjobs("diff", "old.yaml", "new.yaml", cwd=tmp_path)
+    assert text.returncode == 0
+    assert (
+        "note: 1 secret value reads <redacted> (a render made without --show-secrets): "
+        "a change to it cannot be seen; render both sides with --show-secrets to compare "
+        "secrets (diff never prints them)"
+    ) in text.stdout
+    as_json = trainjobs("diff", "old.yaml", "new.yaml", "--json", cwd=tmp_path)
+    document = json.loads(as_json.stdout)
+    jsonschema.validate(document, schema())
+    assert document["plans"][0]["uncomparedSecrets"] == 1
+    (tmp_path / "new.yaml").write_text((pod % "0.1").replace("<redacted>", "tok"))
+    shown = trainjobs("diff", "old.yaml", "new.yaml", "--json", cwd=tmp_path)
+    assert json.loads(shown.stdout)["plans"][0]["uncomparedSecrets"] == 0

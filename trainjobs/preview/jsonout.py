@@ -63,6 +63,7 @@ def plan_json(plan: Plan, stack: str | None = None) -> dict[str, Any]:
         "new": plan.new_label,
         "changed": plan.changed,
         "summary": plan.counts(),
+        "uncomparedSecrets": plan.uncompared_secrets,
         "objects": [_object_json(o, plan.old_label, plan.new_label) for o in plan.changes],
         "jobs": [
             {

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal
 
+from trainjobs.k8s.redact import REDACTED
 from trainjobs.k8s.yamlio import dump_one
 from trainjobs.preview.changes import FieldChange, Same, align_keys, field_changes, same_value
 from trainjobs.preview.objects import Key, PreviewObject, Side, ordered_keys, title_of
@@ -132,6 +133,9 @@ class Plan:
     old_label: str
     new_label: str
     objects: tuple[ObjectPlan, ...]
+    uncompared_secrets: int = 0
+    """Secret values of objects on both sides that read ``<redacted>`` on the new side (a
+    render made without ``--show-secrets``): a change to them cannot be seen."""
 
     def counts(self) -> dict[Action, int]:
         found = Counter(o.action for o in self.objects)
@@ -195,4 +199,18 @@ def make_plan(
         )
         for key in ordered_keys(old, new)
     ]
-    return Plan(old.label, new.label, tuple(plans))
+    return Plan(old.label, new.label, tuple(plans), _redacted(old, new))
+
+
+def _redacted(old: Side, new: Side) -> int:
+    """How many values read ``<redacted>`` in the new side's objects the old side has."""
+
+    def count(node: Any) -> int:
+        if isinstance(node, Mapping):
+            return sum(count(v) for v in node.values())
+        if isinstance(node, list):
+            return sum(count(v) for v in node)
+        # `--password=<redacted>`: a password option's value, redacted in place.
+        return isinstance(node, str) and (node == REDACTED or node.endswith(f"={REDACTED}"))
+
+    return sum(count(obj.manifest) for key, obj in new.objects.items() if key in old.objects)

@@ -138,6 +138,18 @@ def print_plan(plan: Plan, out: Console, *, heading: str = "", diffs: bool = Tru
             out.print(Text(f"  {printable(line)}", style="magenta" if story.restarts else ""))
         for line in story.details:
             out.print(Text(f"    {printable(line)}"))
+    if plan.uncompared_secrets:
+        n = plan.uncompared_secrets
+        out.print()
+        out.print(
+            Text(
+                f"note: {n} secret value{'s read' if n != 1 else ' reads'} <redacted> (a render "
+                f"made without --show-secrets): a change to {'them' if n != 1 else 'it'} cannot "
+                "be seen; render both sides with --show-secrets to compare secrets (diff never "
+                "prints them)",
+                style="yellow",
+            )
+        )
     out.print()
     counts = plan.counts()
     out.print(Text("Resources:", style="bold"))
