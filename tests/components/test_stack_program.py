@@ -5,6 +5,7 @@ is planned; secret settings stay secret."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pulumi
@@ -113,6 +114,32 @@ def test_a_secret_setting_stays_secret() -> None:
     assert pod.options["secret_inputs"] == ["spec"]
     assert "spec" in pod.options["secret_outputs"]
     assert pod.inputs["spec"]["containers"][0]["env"][0]["value"] == "hunter2"
+
+
+@pytest.mark.parametrize("environment", [False, True])
+def test_only_the_jobs_holding_a_secure_value_are_secret(
+    environment: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pulumi marks all of ``jobs`` secret for one ``secure:`` value in it; the job the
+    stack file shows in plain text is not encrypted (so ``preview --diff`` shows its
+    changes). A stack whose config may come from elsewhere (an ESC ``environment``)
+    keeps every job secret."""
+    secret, plain = _job("secret", env="hunter2"), _job("plain")
+    in_file = json.loads(json.dumps(secret))
+    in_file["spec"]["tfReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["env"][0][
+        "value"
+    ] = {"secure": "v1:abc"}
+    doc: dict[str, Any] = {"config": {"trainjobs:jobs": [in_file, plain]}}
+    if environment:
+        doc["environment"] = ["team/secrets"]
+    (tmp_path / "Pulumi.test.yaml").write_text(json.dumps(doc))
+    monkeypatch.setenv("TRAINJOBS_STACK_DIR", str(tmp_path))
+    resources = run_program(
+        program, {"trainjobs:jobs": [secret, plain]}, secret_keys=["trainjobs:jobs"]
+    )
+    pods = {r.name: r for r in resources if r.type == "kubernetes:core/v1:Pod"}
+    assert pods["ml/secret-worker-0"].options["secret_inputs"] == ["spec"]
+    assert pods["ml/plain-worker-0"].options["secret_inputs"] == (["spec"] if environment else [])
 
 
 def test_a_secret_settings_value_never_reaches_an_error_message() -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pulumi
+import yaml
 
 from trainjobs.check import run
 from trainjobs.components.inputs import hide_forms, value_forms
@@ -51,12 +52,17 @@ class StackConfig:
         values: each bare key (``jobs``) → plain data (lists and maps parsed from JSON).
         secret_keys: the bare keys set with ``--secret`` (or holding a ``secure:`` value).
         allow_no_jobs: ``<namespace>:allowNoJobs: true``: an empty stack is intended.
+        plain_entries: entries of secret settings (``jobs[1]``) that the stack file
+            shows hold no ``secure:`` value, exactly as the engine passed them; their
+            objects need not be encrypted. Default none (every entry of a secret
+            setting is encrypted).
     """
 
     namespace: str
     values: dict[str, Any]
     secret_keys: frozenset[str]
     allow_no_jobs: bool = False
+    plain_entries: frozenset[str] = frozenset()
 
 
 FOREIGN_NAMESPACE = Rule("stack.namespace", "{message}", hint="rename it to {project}:{bare}")
@@ -148,7 +154,59 @@ def stack_config(source: str = "") -> StackConfig:
         )
     if findings:
         raise SpecError.from_findings(findings)
-    return StackConfig(project, values, frozenset(secret_keys), str(allow).lower() == "true")
+    return StackConfig(
+        project,
+        values,
+        frozenset(secret_keys),
+        str(allow).lower() == "true",
+        _plain_entries(source, project, values, secret_keys),
+    )
+
+
+def _plain_entries(
+    source: str, project: str, values: dict[str, Any], secret_keys: set[str]
+) -> frozenset[str]:
+    """The entries of secret settings that the stack file holds in plain text.
+
+    Pulumi marks a whole setting secret when any value in it is ``secure:``, so one
+    secret env var made every job of ``jobs`` secret and ``pulumi preview --diff``
+    showed each job's changes as ``[secret] => [secret]``. An entry counts as plain
+    only if the stack file holds it without any ``secure:`` value and equal to what
+    the engine passed (not so for a config that came from elsewhere, e.g. an ESC
+    environment or ``--config-file``); anything unsure stays secret.
+    """
+    if not secret_keys or not source:
+        return frozenset()
+    try:
+        doc = yaml.safe_load(Path(source).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return frozenset()
+    file_config = doc.get("config") if isinstance(doc, dict) else None
+    if not isinstance(file_config, dict) or "environment" in doc:
+        return frozenset()
+    plain: set[str] = set()
+    for bare in secret_keys:
+        in_file = file_config.get(f"{project}:{bare}")
+        passed = values.get(bare)
+        if not isinstance(in_file, list) or not isinstance(passed, list):
+            continue
+        if len(in_file) != len(passed):
+            continue
+        plain.update(
+            f"{bare}[{i}]"
+            for i, (entry, value) in enumerate(zip(in_file, passed, strict=True))
+            if not _holds_secure(entry) and entry == value
+        )
+    return frozenset(plain)
+
+
+def _holds_secure(value: Any) -> bool:
+    """Whether a stack file value holds a ``secure:`` (encrypted) value anywhere."""
+    if isinstance(value, dict):
+        return "secure" in value or any(_holds_secure(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds_secure(v) for v in value)
+    return False
 
 
 def _redacted(exc: SpecError, config: StackConfig) -> SpecError:
@@ -179,9 +237,12 @@ class TrainingStack:
         stack: StackSpec,
         target: Target | None = None,
         secret_keys: frozenset[str] = frozenset(),
+        plain_entries: frozenset[str] = frozenset(),
     ) -> None:
         """``secret_keys``: the stack settings (``jobs`` …) that are secrets; what they
-        declare is kept encrypted in the state and their values stay out of messages."""
+        declare is kept encrypted in the state and their values stay out of messages.
+        ``plain_entries``: entries of those settings (``jobs[1]``) known to hold no
+        secret, whose objects are not encrypted (default none)."""
         try:
             rendering = run(stack, target=target)
         except SpecError as exc:
@@ -195,7 +256,9 @@ class TrainingStack:
         for unit in rendering.units:
             deps = [self.components[d] for d in unit.depends_on if d in self.components]
             opts = pulumi.ResourceOptions(depends_on=deps) if deps else pulumi.ResourceOptions()
-            secret = _setting(unit.origin) in secret_keys
+            secret = (
+                _setting(unit.origin) in secret_keys and _entry(unit.origin) not in plain_entries
+            )
             if isinstance(unit, RenderedJob):
                 name = f"{unit.job.namespace}/{unit.job.name}"
                 job = TrainingJob(name, rendered=unit, secret=secret, opts=opts)
@@ -225,6 +288,12 @@ class TrainingStack:
 def _setting(origin: str) -> str:
     """The stack setting an entry path (``jobs[0]``, ``backends[1].spec``) sits in."""
     return origin.split("[", 1)[0].split(".", 1)[0]
+
+
+def _entry(origin: str) -> str:
+    """The entry (``jobs[0]``) an entry path (``jobs[0]``, ``backends[1].spec``) names."""
+    head, bracket, rest = origin.partition("[")
+    return f"{head}[{rest.split(']', 1)[0]}]" if bracket else head
 
 
 def _redact(findings: Sequence[Finding], secret_keys: frozenset[str]) -> SpecError:
@@ -297,7 +366,9 @@ def program() -> TrainingStack | pulumi.Output[TrainingStack]:
         raise pulumi.RunError(str(_redacted(exc, config))) from None
 
     def build() -> TrainingStack:
-        declared = TrainingStack(stack, secret_keys=config.secret_keys)
+        declared = TrainingStack(
+            stack, secret_keys=config.secret_keys, plain_entries=config.plain_entries
+        )
         # What the next run compares against: a stack that had jobs and declares none
         # fails instead of deleting them.
         names = [f"{j.rendered.job.namespace}/{j.rendered.job.name}" for j in declared.jobs]
