@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.cluster.control_plane import ControlPlane
+from tests.cluster.pulumi_up.jobs import small_tfjob_entry
 from tests.cluster.pulumi_up.pulumi_cli import Project
 
 STACK = "updates"
@@ -43,23 +44,7 @@ config:
                     resources: {requests: {cpu: 100m, memory: 64Mi}, limits: {memory: 64Mi}}
       trainjobs: {target: operator}
     # pods target, nothing secret in it.
-    - apiVersion: kubeflow.org/v1
-      kind: TFJob
-      metadata: {name: beta, namespace: updates}
-      spec:
-        runPolicy: {ttlSecondsAfterFinished: 86400}
-        tfReplicaSpecs:
-          Worker:
-            replicas: 1
-            restartPolicy: Never
-            template:
-              spec:
-                containers:
-                  - name: tensorflow
-                    image: ghcr.io/example/tf-mnist:1.0
-                    resources: {requests: {cpu: 100m, memory: 64Mi}, limits: {memory: 64Mi}}
-      trainjobs: {target: pods}
-"""
+""" + small_tfjob_entry("beta", "updates", "pods")
 SECRET_PATH = (
     "trainjobs:jobs[0].spec.pytorchReplicaSpecs.Master.template.spec.containers[0].env[0].value"
 )

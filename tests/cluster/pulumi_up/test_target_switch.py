@@ -30,6 +30,7 @@ from typing import Any
 import pytest
 
 from tests.cluster.control_plane import ControlPlane
+from tests.cluster.pulumi_up.jobs import small_tfjob_entry
 from tests.cluster.pulumi_up.pulumi_cli import Project
 
 STACK = "switch"
@@ -42,23 +43,7 @@ config:
   trainjobs:namespaces: [switch]
   trainjobs:allowNoJobs: true
   trainjobs:jobs:
-    - apiVersion: kubeflow.org/v1
-      kind: TFJob
-      metadata: {name: sw, namespace: switch}
-      spec:
-        runPolicy: {ttlSecondsAfterFinished: 86400}
-        tfReplicaSpecs:
-          Worker:
-            replicas: 1
-            restartPolicy: Never
-            template:
-              spec:
-                containers:
-                  - name: tensorflow
-                    image: ghcr.io/example/tf-mnist:1.0
-                    resources: {requests: {cpu: 100m, memory: 64Mi}, limits: {memory: 64Mi}}
-      trainjobs: {target: TARGET}
-"""
+""" + small_tfjob_entry("sw", NS, "TARGET")
 NO_JOBS = STACK_FILE.split("  trainjobs:jobs:")[0] + "  trainjobs:jobs: []\n"
 
 
