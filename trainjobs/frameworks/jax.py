@@ -50,11 +50,8 @@ class JAX(KubeflowV1Framework[JAXJob]):
     # The JAXJob webhook does not call util.ValidateRunPolicy.
     webhook_rules = V1_WEBHOOK_RULES
     replica_types = ("Worker",)
-    default_container = "jax"
-    default_port_name = "jaxjob-port"
     default_port = 6666
     default_restart_policy = "Never"
-    operator_name = "jaxjob-controller"
     webhook_checks_managed_by = False
     reconciled_managed_by = None  # its controller never reads managedBy
     success_rule = "when every Worker succeeds"

@@ -335,11 +335,15 @@ class KubeflowV1Framework(Framework[V1JobT]):
     webhook_rules: ClassVar[frozenset[str]] = V1_WEBHOOK_RULES | RUN_POLICY_WEBHOOK_RULES
     controller_rules: ClassVar[frozenset[str]] = V1_CONTROLLER_RULES
     default_container: ClassVar[str]
+    """The container the operator puts its env and port into; default :attr:`name`."""
     default_port_name: ClassVar[str]
+    """The name of the port the operator looks up on :attr:`default_container` (and
+    adds when it is missing); default ``<kind lowercased>-port``, e.g. ``tfjob-port``."""
     default_port: ClassVar[int]
     default_restart_policy: ClassVar[ReplicaRestartPolicy]
     operator_name: ClassVar[str]
-    """Value of the ``training.kubeflow.org/operator-name`` label."""
+    """Value of the ``training.kubeflow.org/operator-name`` label; default
+    ``<kind lowercased>-controller``, e.g. ``tfjob-controller``."""
     env_into: ClassVar[Literal["default", "all"]] = "all"
     """Which containers get the env: the default container only, or every container."""
     release: ClassVar[str] = "v1.9.4"
@@ -350,6 +354,12 @@ class KubeflowV1Framework(Framework[V1JobT]):
         super().__init_subclass__(**kwargs)
         if "model" not in cls.__dict__:
             return
+        # The operator's per-kind constants follow the kind's name (TFJob: DefaultPortName
+        # tfjob-port, controller tfjob-controller): a kind states them only where it differs.
+        lowered = cls.kind.kind.lower()
+        cls.default_container = cls.__dict__.get("default_container", cls.name)
+        cls.default_port_name = cls.__dict__.get("default_port_name", f"{lowered}-port")
+        cls.operator_name = cls.__dict__.get("operator_name", f"{lowered}-controller")
         if "operator" not in cls.__dict__:
             cls.operator = f"Training Operator {cls.release}"
         if "crd_file" not in cls.__dict__:  # nor generated (Framework named it then)

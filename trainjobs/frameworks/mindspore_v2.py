@@ -119,10 +119,8 @@ class MindSporeV2(KubeflowV1Framework[MSJobV2]):
     status_subresource = True
     replica_types = ("Scheduler", "PS", "Worker")
     default_container = "mindspore"
-    default_port_name = "msjob-port"
     default_port = 2222
     default_restart_policy = "Never"
-    operator_name = "msjob-controller"
     env_into = "default"
     success_rule = (
         "when every Worker succeeds, or (successPolicy '') when worker 0's mindspore "

@@ -144,7 +144,6 @@ class MPIv1(KubeflowV1Framework[MPIJobV1]):
     default_port_name = "mpi-port"
     default_port = 9999
     default_restart_policy = "Never"
-    operator_name = "mpijob-controller"
     success_rule = "when the launcher pod succeeds"
 
     def is_master(self, job: MPIJobV1, rtype: str, index: int) -> bool:

@@ -155,11 +155,8 @@ class MXNet(KubeflowV1Framework[MXJob]):
     check_replica_types = False
     camel_case_types = ("Scheduler", "Server", "Worker")
     run_policy_model = LegacyRunPolicy
-    default_container = "mxnet"
-    default_port_name = "mxjob-port"
     default_port = 9091
     default_restart_policy = "Never"
-    operator_name = "mxjob-controller"
     success_rule = (
         "when the Scheduler succeeds; a job of one Worker and no Scheduler or Server: "
         "when that Worker succeeds; any other job (e.g. Tuner types only) never"

@@ -88,11 +88,9 @@ class Paddle(KubeflowV1Framework[PaddleJob]):
     name = "paddle"
     title = "PaddlePaddle (PaddleJob)"
     replica_types = ("Master", "Worker")
-    default_container = "paddle"
     default_port_name = "master"
     default_port = 36543
     default_restart_policy = "OnFailure"
-    operator_name = "paddlejob-controller"
     success_rule = "with a Master: when every Master succeeds; otherwise when every Worker succeeds"
 
     def success_policy(self, job: PaddleJob) -> SuccessPolicy:

@@ -195,11 +195,8 @@ class PyTorch(KubeflowV1Framework[PyTorchJob]):
         "pytorch.nproc_deprecated",
     }
     replica_types = ("Master", "Worker")
-    default_container = "pytorch"
-    default_port_name = "pytorchjob-port"
     default_port = 23456
     default_restart_policy = "OnFailure"
-    operator_name = "pytorchjob-controller"
     targets = ("operator", "pods", "trainer")
     success_rule = (
         "with a Master: when the Master succeeds; otherwise when every Worker succeeds "

@@ -87,11 +87,8 @@ class TensorFlow(KubeflowV1Framework[TFJob]):
     webhook_rules = KubeflowV1Framework.webhook_rules | {"tfjob.chief_and_master"}
     replica_types = ("Chief", "Master", "PS", "Worker", "Evaluator")
     check_replica_types = False
-    default_container = "tensorflow"
-    default_port_name = "tfjob-port"
     default_port = 2222
     default_restart_policy = "Never"
-    operator_name = "tfjob-controller"
     env_into = "default"
     success_rule = (
         "with a Chief or Master: when it succeeds; otherwise when worker 0 succeeds "

@@ -72,11 +72,8 @@ class XGBoost(KubeflowV1Framework[XGBoostJob]):
         "xgboost.master_replicas",
     }
     replica_types = ("Master", "Worker")
-    default_container = "xgboost"
-    default_port_name = "xgboostjob-port"
     default_port = 9999
     default_restart_policy = "Never"
-    operator_name = "xgboostjob-controller"
     success_rule = "when the Master succeeds"
 
     def success_policy(self, job: XGBoostJob) -> SuccessPolicy:
