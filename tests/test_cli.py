@@ -240,6 +240,26 @@ def test_render_refuses_paths_that_render_one_object_differently(
     assert not out.exists()
 
 
+@pytest.mark.parametrize(
+    ("args", "flag", "how"),
+    [
+        (["render", "JOB", "--allow-other-files"], "--allow-other-files", "without -o"),
+        (["render", "JOB", "-o", "-", "--allow-other-files"], "--allow-other-files", "with -o -"),
+        (["graph", "JOB", "--overwrite"], "--overwrite", "without -o"),
+        (["crds", "--overwrite"], "--overwrite", "without -o"),
+    ],
+)
+def test_an_option_about_written_files_is_refused_when_nothing_is_written(
+    args: list[str], flag: str, how: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    job = str(EXAMPLES / "tf-mnist" / "tfjob.yaml")
+    assert main([job if a == "JOB" else a for a in args]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert f"error: {flag} is about the files -o writes; {how}," in captured.err
+    assert f"leave {flag} out" in captured.err
+
+
 def test_unknown_k8s_version(tmp_path: Path) -> None:
     result = trainjobs("check", str(STACKS / "Pulumi.demo.yaml"), "--k8s-version", "1.5")
     assert result.returncode == 2

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from trainjobs import terminal
 from trainjobs.check.k8s_versions import available_versions
-from trainjobs.errors import Finding, Severity, SpecError
+from trainjobs.errors import Finding, Severity, SpecError, TrainjobsError
 from trainjobs.output import printable
 from trainjobs.spec.choices import DEFAULT_K8S_VERSION, PROFILES, TARGETS, Profile, Target
 
@@ -36,6 +36,7 @@ __all__ = [
     "print_findings",
     "progress_over",
     "render_paths",
+    "require_output",
 ]
 
 EXIT_OK = 0
@@ -237,3 +238,21 @@ def add_profile(p: argparse.ArgumentParser) -> None:
             "stack's trainjobs:podSecurity, else baseline)"
         ),
     )
+
+
+def require_output(
+    args: argparse.Namespace, flag: str, what: str, *, dash_is_stdout: bool = False
+) -> None:
+    """Refuse ``flag`` (an option about the files ``-o`` writes) when nothing is written.
+
+    Without ``-o`` (or, where ``dash_is_stdout``, with ``-o -``) the command prints
+    ``what`` and writes no file, so the option would be silently dropped: a user who
+    typed it expects it to act.
+    """
+    stdout = args.output is None or (dash_is_stdout and args.output == "-")
+    if stdout and getattr(args, flag.removeprefix("--").replace("-", "_")):
+        how = "with -o -" if args.output == "-" else "without -o"
+        raise TrainjobsError(
+            f"{flag} is about the files -o writes; {how}, {what} goes to stdout and no "
+            f"file is written; fix: write to a file or folder with -o, or leave {flag} out"
+        )

@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from trainjobs.cli.common import EXIT_OK, number_in
+from trainjobs.cli.common import EXIT_OK, number_in, require_output
 from trainjobs.output import format_table, printable
 
 __all__ = [
@@ -94,6 +94,7 @@ def cmd_crds(args: argparse.Namespace) -> int:
     # imports no framework); a test holds the two together.
     from trainjobs.frameworks.crds import crd_files
 
+    require_output(args, "--overwrite", "every CRD")
     if args.output is None:
         sys.stdout.write("".join(f"---\n{text}" for text in crd_files().values()))
         return EXIT_OK

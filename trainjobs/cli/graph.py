@@ -15,6 +15,7 @@ from trainjobs.cli.common import (
     k8s_version,
     print_findings,
     render_paths,
+    require_output,
 )
 from trainjobs.errors import TrainjobsError
 from trainjobs.output import printable
@@ -72,6 +73,7 @@ def cmd_graph(args: argparse.Namespace) -> int:
         ".md": (_mermaid_file, FILE_MARK),
         ".dot": (_dot_file, FILE_MARK),
     }
+    require_output(args, "--overwrite", "the Mermaid graph")
     writer: Callable[[StackGraph], str] = to_mermaid
     mark = FILE_MARK
     if args.output:

@@ -14,6 +14,7 @@ from trainjobs.cli.common import (
     add_profile,
     print_findings,
     render_paths,
+    require_output,
 )
 from trainjobs.errors import Finding, SpecError
 from trainjobs.k8s.redact import redact
@@ -119,6 +120,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     """
     # The help spells out trainjobs.output.WRITTEN_LIST (building the parser imports no
     # writer); a test holds the two together.
+    require_output(args, "--allow-other-files", "the YAML", dash_is_stdout=True)
     renderings = render_paths(args.paths, args.target, args.k8s_version, args.quiet, args.profile)
     for rendering in renderings:
         print_findings(rendering.findings, sys.stderr, args.quiet)
