@@ -101,6 +101,25 @@ def test_each_replica_is_one_process_with_its_address(tmp_path: Path) -> None:
     )
 
 
+def test_each_replica_has_a_tmpdir_of_its_own_unless_its_container_sets_one(
+    tmp_path: Path,
+) -> None:
+    """A pod's /tmp is its own: on one machine, MPI daemons of two "hosts" sharing /tmp race
+    to make one session folder (Open MPI's orted failed with mkdir: File exists)."""
+    text = TFJOB.replace(
+        "env: [{name: HOSTFILE, value: /etc/mpi/hostfile}]",
+        "env: [{name: HOSTFILE, value: /etc/mpi/hostfile}, {name: TMPDIR, value: /scratch}]",
+    )
+    plan = _plan(tmp_path, text)
+    chief, worker_0, worker_1 = plan.processes
+    scratch = tmp_path / "scratch"
+    assert chief.env["TMPDIR"] == str(scratch / "tj-chief-0" / "tmp")
+    assert scratch / "tj-chief-0" / "tmp" in plan.folders
+    # The workers' container sets TMPDIR: its value wins, as every container env does.
+    assert worker_0.env["TMPDIR"] == worker_1.env["TMPDIR"] == "/scratch"
+    assert not any(f.name == "tmp" and "worker" in f.parent.name for f in plan.folders)
+
+
 def test_restart_policy_and_success_rule_come_from_the_framework(tmp_path: Path) -> None:
     plan = _plan(tmp_path)
     assert [p.replica.restart_policy for p in plan.processes] == ["Never", "ExitCode", "ExitCode"]

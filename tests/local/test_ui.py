@@ -63,7 +63,8 @@ def test_header_output_and_status() -> None:
         "  mnist-chief-0   127.0.0.2  2222        Never      python train.py --token=<redacted>",
         "  mnist-worker-0  127.0.0.3  2222->2223  OnFailure  python train.py",
         "  runner env (the container's own env wins): GLOO_SOCKET_IFNAME=lo "
-        "OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo PYTHONUNBUFFERED=1",
+        "OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo PYTHONUNBUFFERED=1; "
+        "TMPDIR a folder of each replica's own (a pod's /tmp)",
         "  backoffLimit: 3 restarts in all",
         "  not run (init and extra containers): init-data",
         "REPLICA         PID  STATE               RESTARTS",

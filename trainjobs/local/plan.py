@@ -257,6 +257,13 @@ class _Builder:
         services = self.services if spec.get("enableServiceLinks", True) else {}
         env, problems = container_env(container, pod, literal, where, services)
         self.findings += [f.located(source) for f in problems]
+        if "TMPDIR" not in env:
+            # A pod has a /tmp of its own; here the replicas share one machine's, where
+            # two MPI "hosts" race to make the same session folder (Open MPI's orted:
+            # mkdir /tmp/ompi.<host>.<uid>/jf.<job>: File exists).
+            tmp = self.scratch / replica.workload / "tmp"
+            env = {**env, "TMPDIR": str(tmp)}
+            self.folders.append(tmp)
         command = [str(c) for c in container.get("command") or entrypoint]
         args = [str(a) for a in container.get("args") or []]
         if not command and not replica.remote_shell:

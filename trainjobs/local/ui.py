@@ -79,7 +79,10 @@ class Console:
             )
         lines += ["  " + line for line in format_table(rows).splitlines()]
         added = " ".join(f"{k}={v}" for k, v in RUNNER_ENV.items())
-        lines.append(f"  runner env (the container's own env wins): {added}")
+        lines.append(
+            f"  runner env (the container's own env wins): {added}; "
+            "TMPDIR a folder of each replica's own (a pod's /tmp)"
+        )
         limit = plan.lifecycle.backoff_limit
         if limit is not None:
             lines.append(f"  backoffLimit: {limit} restarts in all")
