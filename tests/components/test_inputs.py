@@ -13,6 +13,7 @@ from tests.platform.pools.docs import pool_doc
 from tests.support.pulumi_harness import Registered, run_program
 from trainjobs.components import (
     GpuNodePool,
+    GpuQueue,
     PlatformArgs,
     RedisBackend,
     RedisBackendArgs,
@@ -194,3 +195,65 @@ def test_a_platform_value_is_checked_when_it_resolves() -> None:
         run_program(lambda: RedisBackend("redis", namespace=pulumi.Output.from_input("Bad_NS")))
     assert "with its Pulumi Inputs resolved" in str(err.value)
     assert "Bad_NS" in str(err.value)
+
+
+def _queued(namespace: pulumi.Input[str], queue_namespace: pulumi.Input[str]) -> None:
+    pool = GpuNodePool("a100", pool_doc(provider="static"))
+    queue = GpuQueue("team-a", {"nodePool": "a100", "namespaces": [queue_namespace]}, uses=[pool])
+    TrainingJob("mnist", _tfjob(), namespace=namespace, queue=queue)
+
+
+@pytest.mark.parametrize(
+    ("job_namespace", "queue_namespace"),
+    [
+        (lambda: pulumi.Output.from_input("training"), lambda: "training"),
+        (lambda: "training", lambda: pulumi.Output.from_input("training")),
+        (lambda: pulumi.Output.secret("training"), lambda: "training"),
+    ],
+)
+def test_a_namespace_output_beside_a_plain_queue_namespace_is_compared_once_known(
+    job_namespace: Any, queue_namespace: Any
+) -> None:
+    """A namespace a Pulumi resource outputs (``ns.metadata.name``) and a queue's plain
+    ``namespaces`` agree once known; before, the Output's placeholder was compared with
+    the plain name and the job refused at preview ("add '<Pulumi Input #1>' to …")."""
+    resources = run_program(lambda: _queued(job_namespace(), queue_namespace()))
+    (tfjob,) = _of(resources, "kubernetes:kubeflow.org/v1:TFJob")
+    assert tfjob.inputs["metadata"]["namespace"] == "training"
+    assert tfjob.inputs["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "team-a"
+    (local,) = _of(resources, "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue")
+    assert local.inputs["metadata"]["namespace"] == "training"
+
+
+def test_a_namespace_output_outside_the_queues_namespaces_fails_once_known() -> None:
+    with pytest.raises(InvalidJobError) as err:
+        run_program(lambda: _queued(pulumi.Output.from_input("elsewhere"), "training"))
+    assert "with its Pulumi Inputs resolved" in str(err.value)
+    assert [f.code for f in err.value.findings] == ["queue.namespace"]
+    assert "the job runs in 'elsewhere'" in str(err.value)
+
+
+def test_a_secret_namespace_outside_the_queues_namespaces_is_not_shown() -> None:
+    with pytest.raises(InvalidJobError) as err:
+        run_program(lambda: _queued(pulumi.Output.secret("hidden-team"), "training"))
+    assert [f.code for f in err.value.findings] == ["queue.namespace"]
+    assert "hidden-team" not in str(err.value)
+    assert "<secret Pulumi Input #" in str(err.value)
+
+
+@pytest.mark.parametrize(("namespace", "fails"), [("training", False), ("elsewhere", True)])
+def test_a_password_backends_plain_namespace_and_a_jobs_output_one_are_compared_once_known(
+    namespace: str, fails: bool
+) -> None:
+    def program() -> None:
+        redis = RedisBackend("redis", namespace="training", password=pulumi.Output.secret("pw"))
+        TrainingJob("mnist", _tfjob(), namespace=pulumi.Output.from_input(namespace), backend=redis)
+
+    if not fails:
+        resources = run_program(program)
+        assert _of(resources, "kubernetes:kubeflow.org/v1:TFJob")
+        return
+    with pytest.raises(InvalidJobError) as err:
+        run_program(program)
+    assert "with its Pulumi Inputs resolved" in str(err.value)
+    assert [f.code for f in err.value.findings] == ["backend.secret_namespace"]

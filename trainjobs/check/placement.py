@@ -129,7 +129,7 @@ def _device_plugin_findings(stack: StackSpec) -> list[Finding]:
 
 def placement_findings(stack: StackSpec, rendering: Rendering) -> list[Finding]:
     """Per pod, per gang and per queue: whether each job can ever run where it is sent."""
-    index = PlatformIndex(stack.platform)
+    index = PlatformIndex(stack.platform, stack.unresolved)
     all_pools = [e.resource for e in stack.platform if isinstance(e.resource, GpuNodePool)]
     findings = _device_plugin_findings(stack)
     for job in rendering.jobs:

@@ -64,6 +64,11 @@ class Inputs:
     def __bool__(self) -> bool:
         return bool(self._outputs)
 
+    @property
+    def tokens(self) -> frozenset[str]:
+        """Every placeholder token: the values not known until the Inputs resolve."""
+        return frozenset(self._outputs)
+
     def merge(self, *others: Inputs) -> Inputs:
         """These Inputs with those of ``others`` (the components a job uses)."""
         for other in others:
@@ -141,9 +146,9 @@ class Inputs:
         """``text`` (an error message) with each token shown as the Input it stands for.
 
         Two different Output objects are two Inputs even when they will resolve to the
-        same value (``ns.metadata.name`` read twice), and an Input is not equal to a
-        plain value before it resolves: where a job and its backend or queue must agree
-        (a namespace), give both the same Output object, or both plain values.
+        same value (``ns.metadata.name`` read twice). Where a job and its backend or
+        queue must agree (a namespace) and one of them is not known yet, the check
+        waits for the values (``StackSpec.unresolved``).
         """
         names = {t: f"<Pulumi Input #{i}>" for i, t in enumerate(sorted(self._outputs), 1)}
         return _TOKEN.sub(lambda m: names.get(m.group(0), "<Pulumi Input>"), text)

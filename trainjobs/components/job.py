@@ -202,7 +202,8 @@ def _render(
             entry = _with_options(entry, args.wait, args.wait_timeout, args.gang)
         rendered_with = _with_their_uses(used)
         platform = tuple(c.resolved_entry(values) if values else c.entry for c in rendered_with)
-        stack = StackSpec(jobs=(entry,), platform=platform)
+        unresolved = inputs.tokens if inputs else frozenset()
+        stack = StackSpec(jobs=(entry,), platform=platform, unresolved=unresolved)
         rendering = run(stack, target=args.target, k8s_version=args.k8s_version)
     except SpecError as exc:
         text = inputs.describe(str(exc)) if inputs else str(exc)

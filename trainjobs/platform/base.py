@@ -93,6 +93,10 @@ class Reference:
         roles: for node pools, the replica types the reference applies to (empty: all).
         target: for a job's references, the target the job renders to (``operator`` or
             ``pods``), so a resource can act differently on each; empty otherwise.
+        unresolved: values that stand for Pulumi Inputs not known yet (their placeholder
+            tokens, ``StackSpec.unresolved``). A check that compares one of them with
+            another value (a job's namespace with a queue's) cannot decide it and passes;
+            the components check again once the values are known. Default none.
     """
 
     category: Category
@@ -100,6 +104,11 @@ class Reference:
     path: str
     roles: tuple[str, ...] = ()
     target: str = ""
+    unresolved: frozenset[str] = frozenset()
+
+    def undecided(self, *values: str | None) -> bool:
+        """Whether any of ``values`` is not known yet, so comparing them decides nothing."""
+        return any(v in self.unresolved for v in values if v is not None)
 
 
 @dataclass(frozen=True)

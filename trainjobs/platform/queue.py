@@ -310,7 +310,9 @@ class GpuQueueKind(PlatformKind[GpuQueue]):
 
     def _job_problems(self, queue: GpuQueue, plan: JobPlan, ref: Reference) -> list[Finding]:
         spec = queue.spec
-        if plan.namespace not in spec.namespaces:
+        if plan.namespace not in spec.namespaces and not ref.undecided(
+            plan.namespace, *spec.namespaces
+        ):
             return [
                 NAMESPACE.at(
                     ref.path,

@@ -178,7 +178,11 @@ class RedisBackendKind(BackendKind[RedisBackend]):
         self, resource: PlatformResource, plan: JobPlan, ref: Reference
     ) -> list[Finding]:
         namespace = self.namespace(resource)
-        if self.document(resource).spec.password and namespace != plan.namespace:
+        if (
+            self.document(resource).spec.password
+            and namespace != plan.namespace
+            and not ref.undecided(namespace, plan.namespace)
+        ):
             return [
                 SECRET_NAMESPACE.at(
                     ref.path,

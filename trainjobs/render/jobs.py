@@ -152,7 +152,8 @@ def render_job(
     extra: list[Manifest] = []
     depends_on: list[UnitRef] = []
     index = platform or PlatformIndex(())
-    for ref in (replace(r, target=chosen) for r in entry.references()):
+    references = entry.references()
+    for ref in (replace(r, target=chosen, unresolved=index.unresolved) for r in references):
         found, problem = index.resolve(ref, plan.namespace, entry.source)
         if found is None:
             findings += [problem] if problem else []

@@ -14,8 +14,12 @@ __all__ = ["PlatformIndex"]
 class PlatformIndex:
     """The stack's platform resources, looked up by category and name."""
 
-    def __init__(self, entries: Sequence[PlatformEntry]) -> None:
+    def __init__(
+        self, entries: Sequence[PlatformEntry], unresolved: frozenset[str] = frozenset()
+    ) -> None:
         self.entries = tuple(entries)
+        self.unresolved = unresolved
+        """The stack's values not known yet (``StackSpec.unresolved``), for references."""
         self.resources = tuple(e.resource for e in self.entries)
         # Every job looks its references up here: group once, not per job.
         grouped: dict[str, list[PlatformEntry]] = {}

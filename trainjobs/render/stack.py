@@ -269,7 +269,7 @@ def render(
     Raises SpecError listing every error found anywhere in the stack.
     """
     _refuse_too_many_pods(stack)
-    index = PlatformIndex(stack.platform)
+    index = PlatformIndex(stack.platform, stack.unresolved)
     findings: list[Finding] = []
     units: list[RenderedUnit] = [
         RenderedUnit(

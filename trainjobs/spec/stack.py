@@ -34,6 +34,10 @@ class StackSpec:
             (``trainjobs:podSecurity``); default ``baseline``.
         ignore: check rules silenced for the whole stack (``trainjobs:ignore``: rule
             codes or dotted prefixes such as ``pss.restricted``); default none.
+        unresolved: placeholder tokens standing for Pulumi Inputs whose values are not
+            known yet (the components set it; a YAML stack has none): checks that would
+            compare one with a plain value leave it to the check that runs once the
+            values are known. Default none.
     """
 
     jobs: tuple[JobEntry, ...] = ()
@@ -45,6 +49,7 @@ class StackSpec:
     pod_security: Profile = DEFAULT_PROFILE
     ignore: tuple[str, ...] = ()
     config_keys: tuple[str, ...] = field(default=(), compare=False)
+    unresolved: frozenset[str] = frozenset()
 
     def of_category(self, category: Category) -> list[PlatformEntry]:
         """The platform entries of one category, in input order."""
