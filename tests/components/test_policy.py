@@ -284,6 +284,15 @@ def test_violations_the_components_would_register_get_the_verdicts_of_check(
     assert ("pss-restricted-volume-types" in codes) is (profile == "restricted")
 
 
+SILENCE = (
+    "silence it for a job with `trainjobs: {ignore: [image.unpinned]}`, for any object with "
+    "its annotation `trainjobs.dev/ignore-checks: image.unpinned`, or everywhere with "
+    '`"image-unpinned": "disabled"` in the policy pack config'
+)
+"""The pack cannot tell a job's object (the TFJob) from a backend's (the Redis
+Deployment, which takes no ``trainjobs:`` options): its hint names each way it honours."""
+
+
 def test_a_violation_reads_like_a_finding() -> None:
     stack = parse_stack(VIOLATING)
     rendering = render(stack, "operator")
@@ -294,13 +303,12 @@ def test_a_violation_reads_like_a_finding() -> None:
         "container 'pytorch' is tagged :latest: what it runs changes when the tag moves, and "
         "replicas pulled at different times run different code (got "
         "'ghcr.io/example/llm:latest'); fix: pin a version tag (repo/trainer:1.4.2) or a "
-        "digest (repo/trainer@sha256:…) (rule image.unpinned; silence it with "
-        "`trainjobs: {ignore: [image.unpinned]}`)",
+        "digest (repo/trainer@sha256:…) (rule image.unpinned; " + SILENCE + ")",
         "warning: spec.template.spec.containers[0].image: image of container 'redis' has no "
         "tag, so the node pulls :latest: what it runs changes when the tag moves, and "
         "replicas pulled at different times run different code (got 'redis'); fix: pin a "
         "version tag (repo/trainer:1.4.2) or a digest (repo/trainer@sha256:…) (rule "
-        "image.unpinned; silence it with `trainjobs: {ignore: [image.unpinned]}`)",
+        "image.unpinned; " + SILENCE + ")",
     ]
 
 

@@ -29,7 +29,7 @@ import pulumi_policy as policy
 from pulumi_policy.proxy import UnknownValueError
 
 from trainjobs.check.rules import RULES, Rule, RuleContext, ignored_by, silenced
-from trainjobs.check.rules.engine import finding_for
+from trainjobs.check.rules.engine import finding_for, policy_name
 from trainjobs.check.rules.sites import carries_pods
 from trainjobs.errors import Severity, format_path
 from trainjobs.spec.stack import DEFAULT_K8S_VERSION, DEFAULT_PROFILE, PROFILES, Profile
@@ -61,11 +61,6 @@ _SEVERITY = {
     Severity.WARNING: policy.Severity.MEDIUM,
     Severity.ADVICE: policy.Severity.LOW,
 }
-
-
-def policy_name(code: str) -> str:
-    """The policy of a rule: ``pss.baseline.host_path`` → ``pss-baseline-host-path``."""
-    return code.replace(".", "-").replace("_", "-")
 
 
 def _plain(value: Any, path: list[str | int], unknown: list[str]) -> Any:
@@ -234,7 +229,8 @@ def validation(rule: Rule, default: PolicyConfig) -> policy.ResourceValidation:
         for violation in violations:
             if _touches(violation.path, unknown):
                 continue
-            report(finding_for(rule, violation, owner, violation.path).render(), None)
+            finding = finding_for(rule, violation, owner, violation.path, silence="object")
+            report(finding.render(), None)
 
     return validate
 

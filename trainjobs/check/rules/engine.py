@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from trainjobs.check.rules.locate import JobOrigins
 from trainjobs.check.rules.model import Rule, RuleContext, Violation, silenced
@@ -23,13 +23,37 @@ from trainjobs.spec.load import CONFIG_NAMESPACE
 from trainjobs.spec.stack import StackSpec
 
 __all__ = [
+    "Silence",
     "finding_for",
     "ignore_findings",
     "ignored_by",
     "object_violations",
     "owner_title",
+    "policy_name",
     "rule_findings",
 ]
+
+
+Silence = Literal["job", "stack", "object"]
+"""Where a finding's hint says to silence its rule: ``job``, beside the job
+(``trainjobs: {ignore: […]}``); ``stack``, for the stack (a backend, pool or operator
+takes no ``trainjobs:`` options); ``object``, each way the policy pack honours (a job's
+ignore, the object's annotation, the pack's config), as the pack cannot tell a job's
+objects from others."""
+
+_SILENCE = {
+    "job": "silence it with `trainjobs: {{ignore: [{code}]}}`",
+    "stack": "silence it for the stack with `trainjobs:ignore: [{code}]`",
+    "object": "silence it for a job with `trainjobs: {{ignore: [{code}]}}`, for any object "
+    "with its annotation `trainjobs.dev/ignore-checks: {code}`, or everywhere with "
+    '`"{policy}": "disabled"` in the policy pack config',
+}
+
+
+def policy_name(code: str) -> str:
+    """The policy of a rule in the policy pack: ``pss.baseline.host_path`` →
+    ``pss-baseline-host-path``."""
+    return code.replace(".", "-").replace("_", "-")
 
 
 def ignored_by(manifest: Mapping[str, Any]) -> list[str]:
@@ -88,8 +112,8 @@ def rule_findings(
             if key in seen:
                 continue
             seen.add(key)
-            beside_job = isinstance(unit, RenderedJob)
-            findings.append(finding_for(rule, violation, owner, where, obj.source, beside_job))
+            silence: Silence = "job" if isinstance(unit, RenderedJob) else "stack"
+            findings.append(finding_for(rule, violation, owner, where, obj.source, silence))
     return findings
 
 
@@ -99,33 +123,31 @@ def finding_for(
     owner: str,
     path: str,
     source: str = "",
-    beside_job: bool = True,
+    silence: Silence = "job",
 ) -> Finding:
     """The finding of one violation: the rule's severity and message, at ``path``.
 
     ``owner`` names what breaks the rule (``job training/llm``); the hint names the
-    rule's code, so a user who means it knows what to silence: beside the job
-    (``beside_job``, the default), else — a backend, pool or operator takes no
-    ``trainjobs:`` options — for the whole stack.
+    rule's code and how to silence it if intended (see :data:`Silence`; default beside
+    the job).
     """
     return Finding(
         code=rule.code,
         path=path,
         message=rule.message(violation, owner),
         value=violation.value,
-        hint=_with_code(violation.hint, rule.code, beside_job),
+        hint=_with_code(violation.hint, rule.code, silence),
         severity=rule.severity,
         source=source,
     )
 
 
-def _with_code(hint: str, code: str, beside_job: bool = True) -> str:
+def _with_code(hint: str, code: str, silence: Silence = "job") -> str:
     """The hint, naming the rule's code so the finding can be silenced if intended."""
     if code in hint:
         return hint
-    if not beside_job:
-        return f"{hint} (rule {code}; silence it for the stack with `trainjobs:ignore: [{code}]`)"
-    return f"{hint} (rule {code}; silence it with `trainjobs: {{ignore: [{code}]}}`)"
+    how = _SILENCE[silence].format(code=code, policy=policy_name(code))
+    return f"{hint} (rule {code}; {how})"
 
 
 def _unknown(entry: str, path: str, source: str, rules: RuleRegistry) -> Finding:
