@@ -107,7 +107,7 @@ def test_bad_input_exits_2_with_every_finding(tmp_path: Path) -> None:
         "fix: e.g. --capacity cpu=8,memory=32Gi",
         "error: --parallelism: expected NAME=N (or NAMESPACE/NAME=N) (got 'x'); "
         "fix: e.g. --parallelism example=4",
-        "2 errors; nothing was written",
+        "2 errors",
     ]
     result = trainjobs("edl-scale", JOB, "--cluster", str(cluster))
     assert result.returncode == 2

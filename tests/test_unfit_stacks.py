@@ -29,7 +29,7 @@ EXPECTED: dict[str, list[str]] = {
         "error: stacks/Pulumi.unfit.yaml: jobs[1].spec.tfReplicaSpecs.Worker: 8 GPUs per pod, "
         'but pool "a100" nodes have 4; fix: lower nvidia.com/gpu to 4 or use a pool with '
         "8-GPU nodes [not refused: the pods stay Pending (scheduler)]",
-        "3 errors; nothing was written",
+        "3 errors",
     ],
 }
 

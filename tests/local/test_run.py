@@ -154,7 +154,7 @@ def test_the_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert main(["run-local", str(no_command)]) == 2
     err = capsys.readouterr().err
     assert "the container sets no command" in err
-    assert err.rstrip().endswith("2 errors; nothing was written")
+    assert err.rstrip().endswith("2 errors; nothing was started")
 
 
 def test_python_of_trainjobs_comes_first_on_path() -> None:

@@ -46,6 +46,18 @@ _COMMANDS: tuple[tuple[str, Callable[[argparse.Namespace], int], _Options | None
 )
 
 
+_NOTHING_DONE = {
+    "render": "; nothing was written",
+    "graph": "; nothing was written",
+    "crds": "; nothing was written",
+    "preview": "; nothing was written",
+    "run-local": "; nothing was started",
+}
+"""What a command refused for bad input has left undone, for the commands that write
+files or start processes; the others (check, diff …) never do, so saying so would
+mislead."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of every command, in the order ``--help`` lists them."""
     parser = argparse.ArgumentParser(
@@ -102,7 +114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SpecError as exc:
         print_findings(exc.findings, sys.stderr)
         count = len(exc.errors)
-        print(f"{count} error{'s' * (count != 1)}; nothing was written", file=sys.stderr)
+        outcome = _NOTHING_DONE.get(args.command, "")
+        print(f"{count} error{'s' * (count != 1)}{outcome}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except TrainjobsError as exc:
         print(f"error: {printable_lines(str(exc))}", file=sys.stderr)
