@@ -4,6 +4,17 @@ Each test applies objects with the cluster's own kubectl (v1.36) into a namespac
 its own, then reads them back through :class:`trainjobs.preview.live.Kubectl` running
 that same kubectl. The kubectl calls preview makes are recorded by wrapping
 ``subprocess.run`` (the real program still runs).
+
+API discovery failing, as reproduced here (an APIService whose Service has no
+endpoints): kubectl v1.36 uses aggregated discovery, which marks the group ``Stale``,
+and ``kubectl get --output=json -- Widget.v1.<group> x`` prints only
+``error: the server doesn't have a resource type "Widget"`` — no discovery error at
+all, the same words as for a CRD that is not installed. A CRD kind of a healthy group
+reads normally meanwhile (``Error from server (NotFound): tfjobs.kubeflow.org "x" not
+found``). Asked directly, ``kubectl get --raw=/apis/<group>/v1`` says
+``Error from server (ServiceUnavailable): the server is currently unable to handle the
+request``, where a group nobody serves says ``Error from server (NotFound): the server
+could not find the requested resource``.
 """
 
 from __future__ import annotations
@@ -20,7 +31,7 @@ import pytest
 import yaml
 
 from tests.cluster.control_plane import ControlPlane, free_ports
-from tests.cluster.kube import apply
+from tests.cluster.kube import apply, poll
 from tests.preview.jobs import example, render, set_image
 from trainjobs.cli import main
 from trainjobs.k8s.crds import load_crd
@@ -277,3 +288,78 @@ def test_the_cli_reads_the_cluster_with_one_kubectl_call(
     capsys.readouterr()
     assert main(preview) == 2
     assert "was refused" in capsys.readouterr().err
+
+
+@pytest.fixture
+def broken_group(cluster: ControlPlane, namespace: str) -> Iterator[str]:
+    """An API group registered by an APIService whose Service has no endpoints.
+
+    Removed before the namespace is: while it is there, the namespace controller cannot
+    list every kind and would leave namespaces half-deleted.
+    """
+    group = f"{namespace}.trainjobs.example.com"
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "no-backend", "namespace": namespace},
+        "spec": {"ports": [{"port": 443, "targetPort": 6443}]},  # no selector: no endpoints
+    }
+    api_service = {
+        "apiVersion": "apiregistration.k8s.io/v1",
+        "kind": "APIService",
+        "metadata": {"name": f"v1.{group}"},
+        "spec": {
+            "group": group,
+            "version": "v1",
+            "service": {"name": "no-backend", "namespace": namespace, "port": 443},
+            "insecureSkipTLSVerify": True,
+            "groupPriorityMinimum": 1000,
+            "versionPriority": 15,
+        },
+    }
+    _apply(cluster, [service, api_service])
+    try:
+
+        def unavailable() -> bool:
+            raw = cluster.kubectl("get", f"--raw=/apis/{group}/v1", check=False)
+            return "(ServiceUnavailable)" in raw.stderr
+
+        poll(f"discovery of {group}/v1 to fail", unavailable, 30)
+        yield group
+    finally:
+        cluster.kubectl("delete", "apiservice", f"v1.{group}", "--wait=true", check=False)
+
+
+def test_a_kind_whose_discovery_failed_is_an_error_not_absent(
+    cluster: ControlPlane, broken_group: str, namespace: str, kubectl: Kubectl
+) -> None:
+    """Catches preview planning a create for an object of an aggregated API whose backend
+    is down: kubectl calls its kind unknown, exactly as for a CRD not installed."""
+    widget = {
+        "apiVersion": f"{broken_group}/v1",
+        "kind": "Widget",
+        "metadata": {"name": "w", "namespace": namespace},
+    }
+    said = cluster.kubectl(*kubectl.command(widget)[1:], check=False)
+    assert said.stderr.strip() == 'error: the server doesn\'t have a resource type "Widget"'
+    with pytest.raises(LiveError) as caught:
+        live_side(side_from_manifests([(widget, "w.yaml")], "render"), None, b"k", kubectl)
+    assert str(caught.value) == (
+        f"cannot tell whether Widget.v1.{broken_group} w in namespace {namespace} exists: "
+        f"kubectl calls its kind unknown, but API discovery failed for {broken_group}/v1 "
+        "(asked for its kinds, the API server said: Error from server (ServiceUnavailable): "
+        "the server is currently unable to handle the request), so the kind may well be "
+        "there; fix: check the cluster's APIServices (`kubectl get apiservices`: the one "
+        f"serving {broken_group}/v1 is not Available) and `kubectl api-resources`, then "
+        "preview again"
+    )
+    # Meanwhile a kind of a healthy group reads as ever, and a kind nobody serves is absent.
+    tfjob = render([_job("tf-mnist", namespace)], target="operator")
+    (manifest,) = [o.manifest for o in tfjob.objects.values()]
+    assert kubectl.get(manifest) is None
+    gizmo = {
+        "apiVersion": "nobody.trainjobs.example.com/v1",
+        "kind": "Gizmo",
+        "metadata": {"name": "g", "namespace": namespace},
+    }
+    assert kubectl.get(gizmo) is None

@@ -27,6 +27,9 @@ def test_kubeconfig_and_context_are_passed_on() -> None:
     assert Kubectl().command(namespace) == [
         "kubectl", "get", "--output=json", "--", "Namespace", "n"
     ]  # fmt: skip
+    assert kubectl.discovery_command(pod) == [
+        "kubectl", "get", "--raw=/api/v1", "--kubeconfig=/k/config", "--context=prod"
+    ]  # fmt: skip
 
 
 def test_names_from_the_input_never_become_kubectl_options() -> None:
@@ -39,6 +42,20 @@ def test_names_from_the_input_never_become_kubectl_options() -> None:
     cut = command.index("--")
     assert command[cut + 1 :] == ["Pod", "--kubeconfig=/tmp/evil"]
     assert "--namespace=-A" in command[:cut] and "-A" not in command
+
+
+def test_discovery_asks_only_for_a_group_version_a_server_could_serve() -> None:
+    def raw(api_version: str) -> list[str] | None:
+        manifest = {"apiVersion": api_version, "kind": "TFJob", "metadata": {"name": "j"}}
+        return Kubectl().discovery_command(manifest)
+
+    assert raw("kubeflow.org/v1") == ["kubectl", "get", "--raw=/apis/kubeflow.org/v1"]
+    assert raw("jobset.x-k8s.io/v1alpha2") == [
+        "kubectl", "get", "--raw=/apis/jobset.x-k8s.io/v1alpha2"
+    ]  # fmt: skip
+    # Not a group and version: no server serves it, so nothing to ask (the kind is absent).
+    for bad in ("../../api/v1/secrets", "kubeflow.org/V1", "a/b/v1", "", "Kubeflow.org/v1"):
+        assert raw(bad) is None, bad
 
 
 def test_resource_arg_is_fully_qualified_outside_the_core_group() -> None:
