@@ -227,6 +227,33 @@ def test_an_unreachable_cluster_is_an_error(cluster: ControlPlane, tmp_path: Pat
         live_side(render([example("tf-mnist")]), None, b"k", client)
 
 
+def test_a_user_without_credentials_is_an_error_not_a_wait(
+    cluster: ControlPlane, tmp_path: Path
+) -> None:
+    """kubectl asks such a user's name on its stdin: with preview's stdin open (a terminal,
+    a pipe from CI), each object would wait there until the timeout."""
+    config = _kubeconfig(tmp_path / "kubeconfig", None)
+    text = yaml.safe_load(config.read_text())
+    text["users"][0]["user"] = {}
+    config.write_text(yaml.safe_dump(text))
+    client = Kubectl(program=str(cluster.bins["kubectl"]), kubeconfig=str(config), timeout=20)
+    reader, writer = os.pipe()  # never written to, never closed while kubectl runs
+    saved = os.dup(0)
+    os.dup2(reader, 0)
+    try:
+        with pytest.raises(LiveError) as caught:
+            client.get(_configmap("lr", "default"))
+    finally:
+        os.dup2(saved, 0)
+        for fd in (saved, reader, writer):
+            os.close(fd)
+    assert str(caught.value) == (
+        "kubectl asks for a username: the kubeconfig user of its current context has no "
+        "credentials; fix: give that user a token, client certificate or exec plugin in the "
+        "kubeconfig, or choose another --context"
+    )
+
+
 def test_kubeconfig_and_context_are_passed_on(
     cluster: ControlPlane, namespace: str, tmp_path: Path
 ) -> None:

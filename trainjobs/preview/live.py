@@ -48,6 +48,10 @@ kubectl 1.36 says just this when the type's group failed discovery (aggregated d
 marks the group stale, and kubectl prints no discovery error), so the words alone cannot
 tell a missing CRD from an API server that cannot reach an aggregated API's backend."""
 
+_ASKS_FOR_LOGIN = "Please enter Username"
+"""What kubectl prints (on stdout) before it reads a username from stdin, which preview
+closes: a kubeconfig user without credentials."""
+
 _GROUP = re.compile(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?")
 _VERSION = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 """A group and a version as the API server names them (a DNS subdomain, a DNS label): only
@@ -109,8 +113,15 @@ class Kubectl:
 
     def _run(self, command: list[str]) -> subprocess.CompletedProcess[str]:
         try:
+            # No stdin: a kubeconfig user without credentials makes kubectl ask for a
+            # username on the terminal, and preview would wait there until the timeout.
             return subprocess.run(
-                command, capture_output=True, text=True, timeout=self.timeout, check=False
+                command,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=self.timeout,
+                check=False,
             )
         except subprocess.TimeoutExpired:
             raise LiveError(
@@ -137,6 +148,15 @@ class Kubectl:
         if done.returncode != 0:
             if _NOT_FOUND in done.stderr:
                 return None
+            if _ASKS_FOR_LOGIN in done.stdout:
+                context = f"context {self.context}" if self.context else "its current context"
+                raise LiveError(
+                    printable(
+                        f"kubectl asks for a username: the kubeconfig user of {context} has no "
+                        "credentials; fix: give that user a token, client certificate or exec "
+                        "plugin in the kubeconfig, or choose another --context"
+                    )
+                )
             if any(marker in done.stderr for marker in _UNKNOWN_TYPE):
                 failure = self._discovery_failure(manifest)
                 if failure is None:
