@@ -142,28 +142,6 @@ def test_a_cluster_named_without_live_is_refused(
     assert "--kubeconfig and --context choose the cluster" in capsys.readouterr().err
 
 
-def test_live_reads_the_cluster_through_kubectl(
-    project: Path,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    fake = tmp_path / "bin" / "kubectl"
-    fake.parent.mkdir()
-    log = tmp_path / "calls.log"
-    fake.write_text(
-        f'#!/bin/sh\necho "$*" >> {log}\n'
-        "echo 'Error from server (NotFound): not found' >&2\nexit 1\n"
-    )
-    fake.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
-    code = main(["preview", str(project / "tfjob.yaml"), "--live", "--context", "prod", "-q"])
-    assert code == 1
-    assert log.read_text() == (
-        "get --output=json --namespace=kubeflow --context=prod -- TFJob.v1.kubeflow.org mnist\n"
-    )
-
-
 def test_check_and_render_quiet(capsys: pytest.CaptureFixture[str]) -> None:
     stack = str(ROOT / "stacks" / "Pulumi.demo.yaml")
     assert main(["check", stack, "-q"]) == 0

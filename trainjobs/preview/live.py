@@ -3,7 +3,12 @@
 One ``kubectl get`` per object: every object of the new render, and every
 object of the last stored render that the new one no longer has (so a
 removal shows as a delete). An object the cluster does not have, or whose
-kind it does not serve (the CRD is not installed), is absent.
+kind it does not serve (the CRD is not installed), is absent. When kubectl
+calls a kind unknown, the server is asked about the kind's group version
+(``kubectl get --raw=/apis/<group>/<version>``): only a served list, or the
+server's NotFound, means the kind is not there; any other answer means API
+discovery failed (an aggregated API whose backend is down), and kubectl's
+"unknown kind" says nothing about the object, so it is an error, never a create.
 
 The cluster adds fields of its own — defaults, injected volumes, status — so
 each live object is cut down to the fields the new render or the last
@@ -16,6 +21,7 @@ API server rewrites them.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import shutil
 import subprocess
@@ -32,7 +38,24 @@ from trainjobs.preview.secrets import fingerprint, is_secret, mask_secrets, secr
 
 __all__ = ["Kubectl", "LiveError", "live_side", "prune", "quantity_same", "resource_arg"]
 
-_ABSENT_MARKERS = ("(NotFound)", "doesn't have a resource type", "the server could not find")
+_NOT_FOUND = "(NotFound)"
+"""kubectl's stderr for an object (or a whole type) the server says it does not have."""
+
+_UNKNOWN_TYPE = ("doesn't have a resource type", "the server could not find")
+"""kubectl's stderr for a type its discovery did not find: absent only if discovery worked.
+
+kubectl 1.36 says just this when the type's group failed discovery (aggregated discovery
+marks the group stale, and kubectl prints no discovery error), so the words alone cannot
+tell a missing CRD from an API server that cannot reach an aggregated API's backend."""
+
+_ASKS_FOR_LOGIN = "Please enter Username"
+"""What kubectl prints (on stdout) before it reads a username from stdin, which preview
+closes: a kubeconfig user without credentials."""
+
+_GROUP = re.compile(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?")
+_VERSION = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
+"""A group and a version as the API server names them (a DNS subdomain, a DNS label): only
+these go into a discovery path."""
 
 
 class LiveError(TrainjobsError):
@@ -55,6 +78,15 @@ class Kubectl:
     context: str | None = None
     timeout: float = 60.0
 
+    def _options(self) -> list[str]:
+        """``--kubeconfig`` and ``--context`` as given (glued: a value is never an option)."""
+        args = []
+        if self.kubeconfig:
+            args.append(f"--kubeconfig={self.kubeconfig}")
+        if self.context:
+            args.append(f"--context={self.context}")
+        return args
+
     def command(self, manifest: Mapping[str, Any]) -> list[str]:
         """The kubectl call that reads ``manifest``'s object.
 
@@ -66,28 +98,70 @@ class Kubectl:
         args = [self.program, "get", "--output=json"]
         if meta.get("namespace"):
             args.append(f"--namespace={meta['namespace']}")
-        if self.kubeconfig:
-            args.append(f"--kubeconfig={self.kubeconfig}")
-        if self.context:
-            args.append(f"--context={self.context}")
-        return [*args, "--", resource_arg(manifest), str(meta.get("name"))]
+        return [*args, *self._options(), "--", resource_arg(manifest), str(meta.get("name"))]
+
+    def discovery_command(self, manifest: Mapping[str, Any]) -> list[str] | None:
+        """The kubectl call that asks the server for the group version of ``manifest``'s kind.
+
+        None when the ``apiVersion`` is not one a server could serve (no such type: absent).
+        """
+        group, _, version = str(manifest.get("apiVersion", "")).rpartition("/")
+        if not _VERSION.fullmatch(version) or (group and not _GROUP.fullmatch(group)):
+            return None
+        path = f"/apis/{group}/{version}" if group else f"/api/{version}"
+        return [self.program, "get", f"--raw={path}", *self._options()]
+
+    def _run(self, command: list[str]) -> subprocess.CompletedProcess[str]:
+        try:
+            # No stdin: a kubeconfig user without credentials makes kubectl ask for a
+            # username on the terminal, and preview would wait there until the timeout.
+            return subprocess.run(
+                command,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=self.timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise LiveError(
+                f"kubectl did not answer in {self.timeout:g}s: {printable(shlex.join(command))}"
+            ) from None
+
+    def _discovery_failure(self, manifest: Mapping[str, Any]) -> str | None:
+        """Why the server could not say whether it serves the kind; None when it could."""
+        command = self.discovery_command(manifest)
+        if command is None:
+            return None
+        done = self._run(command)
+        if done.returncode == 0 or _NOT_FOUND in done.stderr:
+            return None
+        lines = done.stderr.strip().splitlines()
+        return lines[-1] if lines else f"exit code {done.returncode}"
 
     def get(self, manifest: Mapping[str, Any]) -> dict[str, Any] | None:
         """The live object, or None when the cluster does not have it."""
         if shutil.which(self.program) is None:
             raise LiveError(f"{self.program} is not on PATH; install it or leave out --live")
         command = self.command(manifest)
-        try:
-            done = subprocess.run(
-                command, capture_output=True, text=True, timeout=self.timeout, check=False
-            )
-        except subprocess.TimeoutExpired:
-            raise LiveError(
-                f"kubectl did not answer in {self.timeout:g}s: {printable(shlex.join(command))}"
-            ) from None
+        done = self._run(command)
         if done.returncode != 0:
-            if any(marker in done.stderr for marker in _ABSENT_MARKERS):
+            if _NOT_FOUND in done.stderr:
                 return None
+            if _ASKS_FOR_LOGIN in done.stdout:
+                context = f"context {self.context}" if self.context else "its current context"
+                raise LiveError(
+                    printable(
+                        f"kubectl asks for a username: the kubeconfig user of {context} has no "
+                        "credentials; fix: give that user a token, client certificate or exec "
+                        "plugin in the kubeconfig, or choose another --context"
+                    )
+                )
+            if any(marker in done.stderr for marker in _UNKNOWN_TYPE):
+                failure = self._discovery_failure(manifest)
+                if failure is None:
+                    return None
+                raise LiveError(_discovery_message(manifest, failure))
             message = done.stderr.strip().splitlines()[-1:] or [f"exit code {done.returncode}"]
             raise LiveError(f"kubectl get failed: {printable(message[0])}")
         try:
@@ -99,6 +173,20 @@ class Kubectl:
         if not isinstance(found, dict):
             raise LiveError(f"kubectl printed no object for {printable(shlex.join(command))}")
         return found
+
+
+def _discovery_message(manifest: Mapping[str, Any], failure: str) -> str:
+    meta = manifest.get("metadata") or {}
+    where = f" in namespace {meta['namespace']}" if meta.get("namespace") else ""
+    group_version = str(manifest.get("apiVersion", ""))
+    return printable(
+        f"cannot tell whether {resource_arg(manifest)} {meta.get('name')}{where} exists: "
+        f"kubectl calls its kind unknown, but API discovery failed for {group_version} "
+        f"(asked for its kinds, the API server said: {failure}), so the kind may well be "
+        f"there; fix: check the cluster's APIServices (`kubectl get apiservices`: the one "
+        f"serving {group_version} is not Available) and `kubectl api-resources`, then "
+        f"preview again"
+    )
 
 
 def resource_arg(manifest: Mapping[str, Any]) -> str:
