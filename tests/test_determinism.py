@@ -215,6 +215,17 @@ def test_stdout_is_utf8_under_any_stdout_encoding(encoding: str) -> None:
     assert other.stdout == plain.stdout
 
 
+def test_a_folder_name_that_is_not_utf8_is_printed_as_given(tmp_path: Path) -> None:
+    """Under a strict UTF-8 stdout (tr_TR.UTF-8, PYTHONIOENCODING=utf-8) the summary line
+    of ``render -o`` died, exit 3, after the files were written."""
+    folder = os.fsencode(tmp_path) + b"/out\xff"
+    argv = [sys.executable, "-m", "trainjobs", "render", "examples/tf-mnist/tfjob.yaml"]
+    env = _env({"PYTHONIOENCODING": "utf-8"})
+    done = subprocess.run([*argv, "-o", folder], cwd=ROOT, env=env, capture_output=True)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    assert done.stdout.endswith(b" to " + folder + b"/\n")
+
+
 def _on_a_terminal(argv: list[str]) -> bytes:
     """What ``trainjobs ARGV`` prints when its stdout is a terminal (raw: no CR added)."""
     leader, follower = pty.openpty()
