@@ -44,7 +44,7 @@ _KIND = re.compile(r"^    kind: (\S+)$", re.M)
 def _index(root: Path) -> dict[tuple[str, str], list[Path]]:
     index: dict[tuple[str, str], list[Path]] = {}
     for path in sorted(root.rglob("*.yaml")):
-        with path.open() as handle:
+        with path.open(encoding="utf-8") as handle:
             head = handle.read(4096)
         group, kind = _GROUP.search(head), _KIND.search(head)
         if group and kind:

@@ -78,7 +78,7 @@ def _write(folder: Path, path: Path, key: str, value: Any) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
     try:
-        with os.fdopen(handle, "w") as out:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
             json.dump({"key": key, "value": value}, out, separators=(",", ":"))
         os.replace(temporary, path)
     except BaseException:

@@ -11,6 +11,8 @@ found changes, 2 bad input (one line per finding, no traceback, nothing written)
 from __future__ import annotations
 
 import argparse
+import codecs
+import io
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -84,6 +86,25 @@ def _silence_stdout() -> None:
         pass  # not a real file (a test's capture): nothing will flush to a closed pipe
 
 
+def _stdout_in_utf8() -> None:
+    """Make the interpreter's stdout write UTF-8, whatever the locale says.
+
+    Everything trainjobs prints on stdout (YAML, JSON, Mermaid, DOT, tables) must be the
+    same bytes on every machine: YAML and JSON are UTF-8 formats, and a locale such as
+    tr_TR.ISO-8859-9 or a Windows code page would otherwise make other bytes of the same
+    render, or stop half-way at a character it lacks (an em dash in a CRD description).
+    A path given on the command line with bytes that are not UTF-8 is written back as
+    given (``surrogateescape``, Python's own choice in the C locale), never an error.
+    Messages on stderr keep the locale, with what it cannot show escaped (``\\u2014``).
+    """
+    stream = sys.stdout
+    # Only the interpreter's own stream: a caller's (a test's capture) is theirs to encode.
+    if type(stream) is not io.TextIOWrapper:
+        return
+    if codecs.lookup(stream.encoding).name != "utf-8" or stream.errors != "surrogateescape":
+        stream.reconfigure(encoding="utf-8", errors="surrogateescape")
+
+
 def _argument_with_nul(args: argparse.Namespace) -> str | None:
     """The name of the first argument holding a NUL byte (possible through ``main``'s
     list, never from a shell), which every file system call would refuse."""
@@ -96,6 +117,7 @@ def _argument_with_nul(args: argparse.Namespace) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; its exit code (see the module docstring)."""
+    _stdout_in_utf8()
     parser = build_parser()
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] = args.func

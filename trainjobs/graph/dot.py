@@ -93,7 +93,12 @@ def to_svg(graph: StackGraph) -> str:
             "brew install graphviz), or write Mermaid with -o FILE.mmd"
         )
     result = subprocess.run(
-        [program, "-Tsvg"], input=dot, capture_output=True, text=True, check=False, timeout=120
+        [program, "-Tsvg"],
+        input=dot,
+        capture_output=True,
+        encoding="utf-8",
+        check=False,
+        timeout=120,
     )
     if result.returncode != 0:
         raise GraphvizMissing(f"dot failed: {result.stderr.strip()}")

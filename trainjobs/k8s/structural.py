@@ -269,7 +269,7 @@ def _definitions(k8s_version: str) -> dict[str, Any]:
         "kubernetes-json-schema", folder, "_definitions.json"
     )
     try:
-        defs: dict[str, Any] = json.loads(path.read_text())["$defs"]
+        defs: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))["$defs"]
     except FileNotFoundError:
         raise SchemaError(f"no Kubernetes {k8s_version} schema is bundled") from None
     return defs

@@ -36,7 +36,7 @@ def _agent(folder: Path, args: Sequence[str]) -> int:
             file=sys.stderr,
         )
         return 255
-    worker = json.loads(path.read_text())
+    worker = json.loads(path.read_text(encoding="utf-8"))
     env = {k: v for k, v in os.environ.items() if k not in set(worker["unset"])}
     env.update(worker["env"])
     os.chdir(worker["cwd"])

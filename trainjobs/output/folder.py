@@ -119,7 +119,9 @@ def _read_list(listing: Path) -> dict[str, set[str]]:
             "too large); nothing was written. Remove it, or choose another output folder"
         )
     owned: dict[str, set[str]] = {}
-    for number, line in enumerate(listing.read_text(errors="replace").splitlines(), 1):
+    for number, line in enumerate(
+        listing.read_text(encoding="utf-8", errors="replace").splitlines(), 1
+    ):
         if not line or line.startswith("#"):
             continue
         match = _LIST_LINE.match(line)

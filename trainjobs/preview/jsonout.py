@@ -22,7 +22,11 @@ FORMAT_VERSION = 1
 
 def schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) that ``--json`` output follows."""
-    text = resources.files("trainjobs.preview").joinpath("plan.schema.json").read_text()
+    text = (
+        resources.files("trainjobs.preview")
+        .joinpath("plan.schema.json")
+        .read_text(encoding="utf-8")
+    )
     loaded: dict[str, Any] = json.loads(text)
     return loaded
 

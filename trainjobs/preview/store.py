@@ -166,7 +166,7 @@ class Store:
     def key(self) -> bytes:
         """The fingerprint key; a new random one when none is stored yet (saved by ``save``)."""
         try:
-            return bytes.fromhex(self.key_file.read_text().strip())
+            return bytes.fromhex(self.key_file.read_text(encoding="utf-8").strip())
         except (OSError, ValueError):
             return os.urandom(32)
 
