@@ -117,6 +117,7 @@ def _refused(result: Result) -> str:
     """The program's refusal as the CLI printed it (the engine's diagnostics)."""
     output = result.stdout + result.stderr
     assert REFUSAL in output, str(result)
+    assert "Traceback" not in output, str(result)  # a message for people, not a crash
     return output
 
 
