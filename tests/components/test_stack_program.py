@@ -159,3 +159,115 @@ def test_a_secret_settings_value_is_not_repeated_as_an_example_name(field: str) 
     message, _ = _fails({"trainjobs:jobs": [job]}, secret_keys=["trainjobs:jobs"])
     assert f"jobs[0].metadata.{field}" in message
     assert "hunter2" not in message.lower(), message
+
+
+def _previous(targets: dict[str, str] | None) -> dict[str, dict[str, Any]]:
+    """The stack's last outputs as its reference to itself reads them; ``targets`` None:
+    a stack last updated by a version that exported no ``jobTargets``."""
+    outputs: dict[str, Any] = {"jobs": sorted(targets or {"ml/tf": ""})}
+    if targets is not None:
+        outputs["jobTargets"] = targets
+    return {STACK_REFERENCE: {"outputs": outputs}}
+
+
+def _targeted(name: str, target: str) -> dict[str, Any]:
+    job = _job(name)
+    job["trainjobs"] = {"target": target}
+    return job
+
+
+def _exports(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    exported: dict[str, Any] = {}
+    monkeypatch.setattr(pulumi, "export", lambda name, value: exported.__setitem__(name, value))
+    return exported
+
+
+def test_an_operator_to_pods_switch_in_one_update_fails_before_planning() -> None:
+    message, registered = _fails(
+        {"trainjobs:jobs": [_job()]}, live=_previous({"ml/tf": "operator"})
+    )
+    assert "trainjobs:jobs[0].trainjobs.target: job ml/tf moves from target operator to pods" in (
+        message
+    )
+    assert "declares Service ml/tf-worker-0, Pod ml/tf-worker-0 under the names" in message
+    assert "(still owned by the TFJob) and deleting the TFJob then garbage-collects" in message
+    assert "fix: take two updates: remove the job from trainjobs:jobs (keep a copy)" in message
+    assert "then add it back with target pods and `pulumi up`" in message
+    # The job is the stack's only one: removing it needs allowNoJobs.
+    assert "the stack's only job, the first update needs `pulumi config set " in message
+    assert "trainjobs:allowNoJobs true`" in message
+    assert [r for r in registered if r.type != STACK_REFERENCE] == []
+
+
+def test_every_switching_job_is_named_at_once() -> None:
+    jobs = [_job("a"), _job("b"), _targeted("c", "operator")]
+    previous = _previous({"ml/a": "operator", "ml/b": "operator", "ml/c": "operator"})
+    message, registered = _fails({"trainjobs:jobs": jobs}, live=previous)
+    assert message.startswith("2 errors in the input")
+    assert "jobs[0].trainjobs.target: job ml/a moves from target operator to pods" in message
+    assert "jobs[1].trainjobs.target: job ml/b moves from target operator to pods" in message
+    assert "ml/c" not in message
+    # ml/c stays: removing the others leaves a job, so allowNoJobs is not needed.
+    assert "allowNoJobs" not in message
+    assert [r for r in registered if r.type != STACK_REFERENCE] == []
+
+
+def test_switching_all_jobs_says_the_first_update_needs_allow_no_jobs() -> None:
+    previous = _previous({"ml/a": "operator", "ml/b": "operator"})
+    message, _ = _fails({"trainjobs:jobs": [_job("a"), _job("b")]}, live=previous)
+    assert message.count("as that is all the stack's jobs, the first update needs") == 2
+    with_allow = {"trainjobs:jobs": [_job("a"), _job("b")], "trainjobs:allowNoJobs": "true"}
+    message, _ = _fails(with_allow, live=previous)
+    assert "allowNoJobs" not in message
+
+
+def test_the_stacks_default_target_is_named_when_the_job_names_none() -> None:
+    job = _job()
+    del job["trainjobs"]
+    config = {"trainjobs:jobs": [job], "trainjobs:target": "pods"}
+    message, _ = _fails(config, live=_previous({"ml/tf": "operator"}))
+    assert "trainjobs:target: job ml/tf moves from target operator to pods" in message
+
+
+def test_a_switch_message_never_holds_a_secret_settings_value() -> None:
+    config = {"trainjobs:jobs": [_job(env="hunter2")]}
+    message, _ = _fails(
+        config, live=_previous({"ml/tf": "operator"}), secret_keys=["trainjobs:jobs"]
+    )
+    assert "moves from target operator to pods" in message
+    assert "hunter2" not in message
+
+
+@pytest.mark.parametrize(
+    "previous",
+    [
+        pytest.param({"ml/tf": "pods"}, id="pods before"),
+        pytest.param({"ml/other": "operator"}, id="a new job"),
+        pytest.param(None, id="no jobTargets: a stack from an older version"),
+    ],
+)
+def test_a_pods_job_with_nothing_to_take_over_is_declared(
+    previous: dict[str, str] | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    exported = _exports(monkeypatch)
+    resources = run_program(program, {"trainjobs:jobs": [_job()]}, live=_previous(previous))
+    assert any(r.type == "kubernetes:core/v1:Pod" for r in resources)
+    assert any(r.type == STACK_REFERENCE for r in resources)
+    assert exported["jobs"] == ["ml/tf"]
+    assert exported["jobTargets"] == {"ml/tf": "pods"}
+
+
+def test_pods_to_operator_is_declared_without_reading_the_last_outputs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A stack without a job on a target that could take objects over plans as before
+    jobTargets: no reference to itself in its state or preview."""
+    exported = _exports(monkeypatch)
+    jobs = [_targeted("tf", "operator"), _targeted("b", "operator")]
+    resources = run_program(
+        program, {"trainjobs:jobs": jobs}, live=_previous({"ml/tf": "pods", "ml/b": "operator"})
+    )
+    assert sum(r.type == "kubernetes:kubeflow.org/v1:TFJob" for r in resources) == 2
+    assert not any(r.type == STACK_REFERENCE for r in resources)
+    assert exported["jobs"] == ["ml/b", "ml/tf"]
+    assert exported["jobTargets"] == {"ml/b": "operator", "ml/tf": "operator"}

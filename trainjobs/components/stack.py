@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -19,14 +19,16 @@ from trainjobs.components.job import TrainingJob, load_for_program
 from trainjobs.components.platform import PlatformComponent
 from trainjobs.components.register import register_manifest
 from trainjobs.errors import NO_VALUE, Finding, Rule, SpecError
-from trainjobs.render import RenderedJob, UnitRef
-from trainjobs.spec.entry import Target
+from trainjobs.render import RenderedJob, Rendering, UnitRef
+from trainjobs.render.switch import OWNED_TARGETS, adopted_objects
+from trainjobs.spec.entry import OPTIONS_KEY, Target
 from trainjobs.spec.load import ALLOW_NO_JOBS, CONFIG_NAMESPACE, parse_stack
 from trainjobs.spec.stack import StackSpec
 
 __all__ = [
     "ALLOW_NO_JOBS",
     "JOBS_OUTPUT",
+    "JOB_TARGETS_OUTPUT",
     "PROGRAM_KEYS",
     "StackConfig",
     "TrainingStack",
@@ -41,6 +43,10 @@ PROGRAM_KEYS = {ALLOW_NO_JOBS}
 
 JOBS_OUTPUT = "jobs"
 """The stack output listing the stack's jobs (``namespace/name``), read by the next run."""
+
+JOB_TARGETS_OUTPUT = "jobTargets"
+"""The stack output mapping each job (``namespace/name``) to its target (``operator`` …),
+read by the next run when a job's target is one that could adopt what another made."""
 
 
 @dataclass(frozen=True)
@@ -238,15 +244,18 @@ class TrainingStack:
         target: Target | None = None,
         secret_keys: frozenset[str] = frozenset(),
         plain_entries: frozenset[str] = frozenset(),
+        rendering: Rendering | None = None,
     ) -> None:
         """``secret_keys``: the stack settings (``jobs`` …) that are secrets; what they
         declare is kept encrypted in the state and their values stay out of messages.
         ``plain_entries``: entries of those settings (``jobs[1]``) known to hold no
-        secret, whose objects are not encrypted (default none)."""
-        try:
-            rendering = run(stack, target=target)
-        except SpecError as exc:
-            raise pulumi.RunError(str(_redact(exc.findings, secret_keys))) from None
+        secret, whose objects are not encrypted (default none). ``rendering``: the
+        stack already rendered and checked with ``target`` (default: render it here)."""
+        if rendering is None:
+            try:
+                rendering = run(stack, target=target)
+            except SpecError as exc:
+                raise pulumi.RunError(str(_redact(exc.findings, secret_keys))) from None
         for finding in _redact(rendering.findings, secret_keys).findings:
             pulumi.log.warn(finding.render())
         entries = {p.path: p for p in stack.platform}
@@ -322,37 +331,126 @@ def stack_from_file(path: str | Path, *, target: Target | str | None = None) -> 
     return TrainingStack(stack, chosen_target)
 
 
-def _previous_jobs() -> pulumi.Output[list[str]]:
-    """The jobs this stack's last update exported (``jobs``), read through a reference
-    to the stack itself; empty on its first update."""
+def _previous_outputs() -> pulumi.Output[dict[str, Any]]:
+    """The outputs of this stack's last update (``jobs``, ``jobTargets`` …), read through
+    a reference to the stack itself; empty on its first update."""
     name = f"{pulumi.get_organization()}/{pulumi.get_project()}/{pulumi.get_stack()}"
     reference = pulumi.StackReference(f"{name}-previous", stack_name=name)
-    return reference.outputs.apply(lambda outputs: list((outputs or {}).get(JOBS_OUTPUT) or []))
+    return reference.outputs.apply(lambda outputs: dict(outputs or {}))
 
 
-def _unless_jobs_vanished(
-    previous: list[str], source: str, namespace: str, build: Callable[[], TrainingStack]
-) -> TrainingStack:
-    if previous:
-        raise pulumi.RunError(
-            f"{source}: the stack declares no jobs, but its last update had "
-            f"{len(previous)} ({', '.join(previous)}); `pulumi up` would delete them. "
-            f"A misspelt or removed {namespace}:jobs does this. If removing every job is "
-            f"intended, say so: pulumi config set {namespace}:{ALLOW_NO_JOBS} true"
+def _rendering(stack: StackSpec, secret_keys: frozenset[str]) -> Rendering:
+    """``stack`` rendered and checked, or a RunError with every problem (secret
+    settings' values left out)."""
+    try:
+        return run(stack)
+    except SpecError as exc:
+        raise pulumi.RunError(str(_redact(exc.findings, secret_keys))) from None
+
+
+def _vanished_jobs(previous: list[str], source: str, namespace: str) -> str:
+    """The refusal of a stack that declares no jobs though its last update had some;
+    empty when it had none."""
+    if not previous:
+        return ""
+    return (
+        f"{source}: the stack declares no jobs, but its last update had "
+        f"{len(previous)} ({', '.join(previous)}); `pulumi up` would delete them. "
+        f"A misspelt or removed {namespace}:jobs does this. If removing every job is "
+        f"intended, say so: pulumi config set {namespace}:{ALLOW_NO_JOBS} true"
+    )
+
+
+TARGET_SWITCH = Rule(
+    "stack.target_switch",
+    "job {job} moves from target {old} to {new} in one update, which would lose its "
+    "pods: the {new} target declares {objects} under the names the {old} target's "
+    "controllers gave their own; `pulumi up` creates before it deletes, so the "
+    "Kubernetes provider adopts those (still owned by the {owner}) and deleting the "
+    "{owner} then garbage-collects them",
+    hint="take two updates: remove the job from {namespace}:jobs (keep a copy) and "
+    "`pulumi up`{allow}; then add it back with target {new} and `pulumi up`",
+)
+SHOWN_OBJECTS = 3
+"""How many of a job's objects a target-switch message names before ``and N more``."""
+
+
+_OLD_OWNER = {"trainer": "TrainJob", "jobset": "JobSet"}
+"""What owns the taken-over objects when the old target was not ``operator`` (whose
+owner is the job's own kind)."""
+
+
+def _switch_findings(
+    rendering: Rendering, previous: Any, config: StackConfig, source: str
+) -> list[Finding]:
+    """A finding for every job whose target changed, since the last update, to one that
+    would take over, and then lose, what the old target's controllers made
+    (:func:`trainjobs.render.switch.adopted_objects`).
+
+    ``previous`` is the last update's ``jobTargets`` output. A stack last updated by a
+    version that did not export it has nothing to compare, so its switches are allowed
+    (as is a job new to the stack).
+    """
+    if not isinstance(previous, dict):
+        return []
+    jobs = [u for u in rendering.units if isinstance(u, RenderedJob)]
+    switching: list[tuple[RenderedJob, str, tuple[str, ...]]] = []
+    for job in jobs:
+        old = previous.get(_job_key(job))
+        adopted = adopted_objects(job, old) if isinstance(old, str) else ()
+        if adopted:
+            switching.append((job, str(old), adopted))
+    # Removing them all leaves the stack without jobs: the first update needs allowNoJobs.
+    allow = ""
+    if len(switching) == len(jobs) and not config.allow_no_jobs:
+        which = "the stack's only job" if len(jobs) == 1 else "all the stack's jobs"
+        allow = (
+            f" (as that is {which}, the first update needs "
+            f"`pulumi config set {config.namespace}:{ALLOW_NO_JOBS} true`)"
         )
-    return build()
+    findings = []
+    for job, old, adopted in switching:
+        shown = ", ".join(adopted[:SHOWN_OBJECTS])
+        if len(adopted) > SHOWN_OBJECTS:
+            shown += f" and {len(adopted) - SHOWN_OBJECTS} more"
+        # The job's own trainjobs.target, else the stack's default.
+        own = job.entry.options.target is not None
+        path = f"{job.origin}.{OPTIONS_KEY}.target" if own else "target"
+        findings.append(
+            TARGET_SWITCH.at(
+                f"{config.namespace}:{path}",
+                job=_job_key(job),
+                old=old,
+                new=job.target,
+                objects=shown,
+                owner=job.kind if old == "operator" else _OLD_OWNER.get(old, old),
+                namespace=config.namespace,
+                allow=allow,
+            ).located(source)
+        )
+    return findings
+
+
+def _job_key(job: RenderedJob) -> str:
+    """``namespace/name``: how the stack outputs ``jobs`` and ``jobTargets`` name a job."""
+    return f"{job.job.namespace}/{job.job.name}"
 
 
 def program() -> TrainingStack | pulumi.Output[TrainingStack]:
     """Run the stack program: read the stack's config and declare its components.
 
     Fails before anything is planned when a setting is unknown or misspelt (also
-    its namespace), when a value is invalid, or when the stack declares no jobs
-    but its last update had some (``<project>:allowNoJobs: true`` allows that).
+    its namespace), when a value is invalid, when the stack declares no jobs but its
+    last update had some (``<project>:allowNoJobs: true`` allows that), or when a job
+    moves in one update to a target (``pods``, ``jobset``) that would adopt and then
+    lose the objects its old target's controllers made (two updates do it).
     Settings are read in the project's namespace (Pulumi.yaml ``name``, ``trainjobs``
     here); secret settings stay secrets. ``file:`` paths in the config are relative
     to the stack config folder (``stacks/`` unless ``$TRAINJOBS_STACK_DIR`` says
     otherwise).
+
+    Exports ``jobs`` (``namespace/name``, sorted) and ``jobTargets`` (each job's
+    target), which the next run compares against.
     """
     base = Path(os.environ.get("TRAINJOBS_STACK_DIR", "stacks"))
     source = f"{base}/Pulumi.{pulumi.get_stack()}.yaml"
@@ -364,21 +462,44 @@ def program() -> TrainingStack | pulumi.Output[TrainingStack]:
         stack = parse_stack(config.values, source=source, base_dir=base)
     except SpecError as exc:
         raise pulumi.RunError(str(_redacted(exc, config))) from None
+    rendering = _rendering(stack, config.secret_keys)
 
     def build() -> TrainingStack:
         declared = TrainingStack(
-            stack, secret_keys=config.secret_keys, plain_entries=config.plain_entries
+            stack,
+            secret_keys=config.secret_keys,
+            plain_entries=config.plain_entries,
+            rendering=rendering,
         )
         # What the next run compares against: a stack that had jobs and declares none
-        # fails instead of deleting them.
-        names = [f"{j.rendered.job.namespace}/{j.rendered.job.name}" for j in declared.jobs]
-        pulumi.export(JOBS_OUTPUT, sorted(names))
+        # fails instead of deleting them; a job that moves to a target that would adopt
+        # its old controllers' objects fails instead of losing its pods.
+        targets = {_job_key(j.rendered): j.rendered.target for j in declared.jobs}
+        pulumi.export(JOBS_OUTPUT, sorted(targets))
+        pulumi.export(JOB_TARGETS_OUTPUT, dict(sorted(targets.items())))
         return declared
 
-    if stack.jobs or config.allow_no_jobs:
-        return build()
-    # Nothing is declared until the last update's jobs are known: a failure here
-    # must come before any resource is planned, created or deleted.
-    return _previous_jobs().apply(
-        lambda previous: _unless_jobs_vanished(previous, source, config.namespace, build)
+    vanishing = not (stack.jobs or config.allow_no_jobs)
+    switching = any(
+        isinstance(u, RenderedJob) and u.target in OWNED_TARGETS for u in rendering.units
     )
+    if not vanishing and not switching:
+        # Nothing to compare: the last outputs are not read, so such a stack's state
+        # and preview hold no reference to itself, as before jobTargets.
+        return build()
+
+    def checked(previous: dict[str, Any]) -> TrainingStack:
+        if vanishing:
+            message = _vanished_jobs(
+                list(previous.get(JOBS_OUTPUT) or []), source, config.namespace
+            )
+            if message:
+                raise pulumi.RunError(message)
+        found = _switch_findings(rendering, previous.get(JOB_TARGETS_OUTPUT), config, source)
+        if found:
+            raise pulumi.RunError(str(SpecError.from_findings(found)))
+        return build()
+
+    # Nothing is declared until the last update's outputs are known: a failure here
+    # must come before any resource is planned, created or deleted.
+    return _previous_outputs().apply(checked)

@@ -2,19 +2,20 @@
 
 The pods target makes a Pod and a Service named as the Training Operator names its own
 (``sw-worker-0``), and Pulumi creates the new resources before it deletes the old TFJob.
-These tests pin what the real engine, provider and operator do with that:
+These tests pin what the real engine, provider, operator and stack program do with that:
 
-- operator -> pods in one ``up`` exits 0 but is wrong: the provider's apply takes over
-  the operator's Pod and Service (same uid), which keep their ownerReference to the
-  TFJob; deleting the TFJob then garbage-collects them. The cluster is left with no
-  pods, the state still lists them (a plain ``up`` changes nothing), and ``pulumi
-  refresh`` drops them; the ``up`` after that makes them again.
-  This is the provider build of tests/cluster/build.sh, whose server-side-apply create
-  is an upsert. pulumi/pulumi-kubernetes#4278 (merged 2026-04) makes create fail with
-  AlreadyExists unless ``upsertExistingObjects`` is set: with such a provider (not
-  tried here) this test fails, and the one-``up`` switch should fail, not lose pods.
-- the two-step way (remove the job, ``up``; add it back as pods, ``up``) works (the
-  stack sets ``allowNoJobs`` because the job is its only one).
+- operator -> pods in one ``up`` is refused: the program reads its last outputs
+  (``jobTargets``) before it declares anything and fails with the job, the two targets,
+  why (the provider's apply would take over the operator's Pod and Service, which keep
+  their ownerReference to the TFJob, and deleting the TFJob would garbage-collect them)
+  and the fix. ``pulumi preview`` refuses the same way. Nothing changes: the TFJob, its
+  Pod and its Service keep their uids and owner. Without the refusal (before
+  ``jobTargets``, commit e62f534) that ``up`` exited 0 and left the job without pods.
+  The provider here is tests/cluster/build.sh's, whose server-side-apply create is an
+  upsert; pulumi/pulumi-kubernetes#4278 makes create fail with AlreadyExists unless
+  ``upsertExistingObjects`` is set, which would fail such an update too, half-way.
+- the two-step way (remove the job, ``up``; add it back as pods, ``up``) works, also
+  right after a refusal (the stack sets ``allowNoJobs`` because the job is its only one).
 - pods -> operator in one ``up`` works: Pulumi deletes its Pod and Service and the
   operator makes its own.
 """
@@ -31,7 +32,7 @@ import pytest
 
 from tests.cluster.control_plane import ControlPlane
 from tests.cluster.pulumi_up.jobs import small_tfjob_entry
-from tests.cluster.pulumi_up.pulumi_cli import Project
+from tests.cluster.pulumi_up.pulumi_cli import Project, Result
 
 STACK = "switch"
 NS = "switch"
@@ -44,6 +45,8 @@ config:
   trainjobs:allowNoJobs: true
   trainjobs:jobs:
 """ + small_tfjob_entry("sw", NS, "TARGET")
+FAILED = tuple(range(1, 256))
+"""Any nonzero exit: the program failed."""
 NO_JOBS = STACK_FILE.split("  trainjobs:jobs:")[0] + "  trainjobs:jobs: []\n"
 
 
@@ -100,35 +103,56 @@ def _operator_pods(cluster: ControlPlane) -> bool:
     return pod is not None and _owners(pod) == ["TFJob"]
 
 
-def test_operator_to_pods_in_one_up_loses_the_pods(cluster: ControlPlane, project: Project) -> None:
+def _uids(cluster: ControlPlane) -> dict[str, str]:
+    """The uid of the TFJob and of the worker's Pod and Service (missing ones left out)."""
+    found = {"tfjobs": cluster.client.get(f"/apis/kubeflow.org/v1/namespaces/{NS}/tfjobs/sw")}
+    found.update((kind, _get(cluster, kind)) for kind in ("pods", "services"))
+    return {kind: obj["metadata"]["uid"] for kind, obj in found.items() if obj is not None}
+
+
+REFUSAL = "job switch/sw moves from target operator to pods in one update, which would lose"
+
+
+def _refused(result: Result) -> str:
+    """The program's refusal as the CLI printed it (the engine's diagnostics)."""
+    output = result.stdout + result.stderr
+    assert REFUSAL in output, str(result)
+    assert "Traceback" not in output, str(result)  # a message for people, not a crash
+    return output
+
+
+def test_operator_to_pods_in_one_up_is_refused_and_changes_nothing(
+    cluster: ControlPlane, project: Project
+) -> None:
     _up(project, "operator")
     _until(lambda: _operator_pods(cluster), "the operator made its pod")
-    operator_pod = _get(cluster, "pods")
-    assert operator_pod is not None
+    before = _uids(cluster)
+    assert sorted(before) == ["pods", "services", "tfjobs"]
+    assert sorted(_state(project)) == ["TFJob"]
 
-    _up(project, "pods")  # exits 0: create Service, create Pod, delete TFJob
-    state = _state(project)
-    assert sorted(state) == ["Pod", "Service"]
-    # The "created" Pod is the operator's, taken over, still owned by the TFJob.
-    pod_out = state["Pod"]["outputs"]["metadata"]
-    assert pod_out["uid"] == operator_pod["metadata"]["uid"]
-    assert [o["kind"] for o in pod_out.get("ownerReferences", [])] == ["TFJob"]
-    # Deleting the TFJob garbage-collects them.
-    _until(
-        lambda: _get(cluster, "pods") is None and _get(cluster, "services") is None,
-        "the TFJob's pod and service are garbage-collected",
-    )
-    # A plain `up` does not see it: the state still lists both, so nothing changes.
-    again = project.pulumi("up", "--yes", "--skip-preview", "--stack", STACK)
-    assert "unchanged" in again.stdout and "created" not in again.stdout, str(again)
-    assert _get(cluster, "pods") is None
-    refresh = project.pulumi("refresh", "--yes", "--skip-preview", "--stack", STACK)
-    assert "2 deleted" in refresh.stdout, str(refresh)
-    assert _state(project) == {}
-    # After the refresh, the next `up` makes them again, owned by nobody.
-    project.pulumi("up", "--yes", "--skip-preview", "--stack", STACK)
+    project.stack_file(STACK).write_text(STACK_FILE.replace("TARGET", "pods"))
+    preview = project.pulumi("preview", "--stack", STACK, ok=FAILED)
+    _refused(preview)
+    up = project.pulumi("up", "--yes", "--skip-preview", "--stack", STACK, ok=FAILED)
+    output = _refused(up)
+    assert "Service switch/sw-worker-0, Pod switch/sw-worker-0" in output
+    assert "deleting the TFJob then garbage-collects them" in output
+    assert "take two updates: remove the job from trainjobs:jobs" in output
+    # Nothing was planned: the state holds the TFJob, the cluster the operator's objects.
+    assert sorted(_state(project)) == ["TFJob"]
+    time.sleep(3)  # room for a deletion or garbage collection that must not come
+    assert _uids(cluster) == before
+    assert _owners(_get(cluster, "pods")) == ["TFJob"]
+    assert _owners(_get(cluster, "services")) == ["TFJob"]
+
+    # The way the message gives still works from here.
+    _up(project, None)
+    _until(lambda: _get(cluster, "pods") is None, "the operator's pod is gone")
+    _until(lambda: _get(cluster, "services") is None, "the operator's service is gone")
+    _up(project, "pods")
     assert _owners(_get(cluster, "pods")) == []
     assert _owners(_get(cluster, "services")) == []
+    assert sorted(_state(project)) == ["Pod", "Service"]
 
 
 def test_operator_to_pods_in_two_ups_works(cluster: ControlPlane, project: Project) -> None:
