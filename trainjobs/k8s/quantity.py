@@ -105,16 +105,18 @@ def canonical_quantity(value: Any) -> str:
     """The text the Kubernetes API server stores for a quantity in a built-in object
     (apimachinery ``Quantity.String()``); ``QuantityError`` for anything else.
 
-    The value is rounded up to nano-units; its format is kept: a binary suffix
-    (``Ki`` … ``Ei``) stays binary when the value is a whole number of at least 1024
-    (``1024Mi`` → ``1Gi``, ``0.5Ki`` → ``512``), an exponent stays an exponent
+    The value is rounded up (away from zero) to milli-units, as kube-apiserver 1.36
+    stores it (``1e-7`` → ``1e-3``, ``1500u`` → ``2m``; measured by
+    tests/cluster/pulumi_up/test_quantity_spelling.py). Its format is kept: a binary
+    suffix (``Ki`` … ``Ei``) stays binary when the value is a whole number of at least
+    1024 (``1024Mi`` → ``1Gi``, ``0.5Ki`` → ``512``), an exponent stays an exponent
     (``1e3``), anything else is decimal with the largest suffix that keeps the number
     whole (``1000m`` → ``1``, ``0.5`` → ``500m``, ``1073741824`` stays as it is).
     """
     amount = parse_quantity(value)
     if amount == 0:
         return "0"
-    nanos = math.ceil(amount * 10**9)
+    millis = math.ceil(abs(amount) * 1000) * (1 if amount > 0 else -1)
     if isinstance(value, str):
         match = _QUANTITY.match(value.strip())
         suffix = (match.group(2) if match else None) or ""
@@ -123,12 +125,12 @@ def canonical_quantity(value: Any) -> str:
     else:
         low, high = _GO_EXPONENT_FORM
         form = "si" if low <= abs(amount) < high else "exponent"
-    if form == "binary" and abs(amount) >= 1024 and nanos % 10**9 == 0:
-        whole, power = nanos // 10**9, 0
+    if form == "binary" and abs(amount) >= 1024 and millis % 1000 == 0:
+        whole, power = millis // 1000, 0
         while whole % 1024 == 0 and power < 6:
             whole, power = whole // 1024, power + 1
         return f"{whole}{'KMGTPE'[power - 1] + 'i' if power else ''}"
-    mantissa, exponent = nanos, -9
+    mantissa, exponent = millis, -3
     while mantissa % 1000 == 0:
         mantissa, exponent = mantissa // 1000, exponent + 3
     if form == "exponent":
