@@ -87,20 +87,20 @@ def quantity_field(kind: str, path: Path) -> bool:
 
 
 def server_same(obj: Mapping[str, Any], same: Same = same_value) -> Same:
-    """``same``, and for a built-in object also two spellings of a quantity the API server
-    stores as one text (``"1"``, ``1`` and ``"1000m"``; not ``"1Gi"`` and ``1073741824``)."""
+    """How the provider compares two leaf values of ``obj``: with ``same``, except at a
+    quantity field of a built-in object, where the text the API server stores decides
+    (``"1"``, ``1`` and ``"1000m"`` are the same; ``"1Gi"`` and ``1073741824`` are not,
+    whatever ``same`` says — ``preview --live`` compares quantities by value)."""
     if not is_built_in(str(obj.get("apiVersion", ""))):
         return same
     kind = str(obj.get("kind", ""))
 
     def compare(path: Path, old: Any, new: Any) -> bool:
-        if same(path, old, new):
-            return True
-        if not quantity_field(kind, path):
-            return False
-        try:
-            return canonical_quantity(old) == canonical_quantity(new)
-        except QuantityError:
-            return False
+        if quantity_field(kind, path):
+            try:
+                return canonical_quantity(old) == canonical_quantity(new)
+            except QuantityError:
+                pass  # not a quantity (the check reports it): compared as written
+        return same(path, old, new)
 
     return compare

@@ -5,7 +5,8 @@ TFJob itself) is brought up with the real engine, provider and API server. Then 
 stack file is respelled — a quantity (``cpu: "1"`` → ``1`` or ``"1000m"``, ``"500m"``
 → ``"0.5"``, ``memory: "1Gi"`` → ``1073741824``), a label map or ``resources`` written
 in another key order — and ``pulumi preview --diff --json`` must plan, per object,
-what ``trainjobs diff`` of the two renders and ``trainjobs preview`` plan.
+what ``trainjobs diff`` of the two renders, ``trainjobs preview`` (against the render
+stored before) and ``trainjobs preview --live`` (against the cluster) plan.
 
 What the engine does (pulumi-kubernetes 4.25, kube-apiserver 1.36), which
 trainjobs/preview/spelling.py relies on: the provider compares what the API server
@@ -89,11 +90,14 @@ EDITS: dict[str, tuple[str, str, dict[Obj, str]]] = {
 }
 
 
-def _trainjobs(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def _trainjobs(*args: str, cwd: Path, path: str = "") -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
+    if path:  # where `preview --live` finds kubectl
+        env["PATH"] = os.pathsep.join([path, env.get("PATH", "")])
     return subprocess.run(
         [sys.executable, "-m", "trainjobs.cli", *args],
         cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"},
+        env=env,
         capture_output=True,
         text=True,
         check=False,
@@ -125,8 +129,9 @@ def _steps(preview: Any) -> dict[Obj, str]:
 class Brought:
     """The stack after its ``up``: the project copy, its first render, the stored preview."""
 
-    def __init__(self, project: Project, workdir: Path) -> None:
+    def __init__(self, project: Project, workdir: Path, cluster: ControlPlane) -> None:
         self.project = project
+        self.cluster = cluster
         self.workdir = workdir
         self.render = workdir / "render-before"
         self.state = workdir / "preview-before"
@@ -141,7 +146,7 @@ def brought(
     stack_file = project.stack_file(STACK)
     stack_file.write_text(STACK_FILE)
     project.init(STACK)
-    up = Brought(project, workdir)
+    up = Brought(project, workdir, cluster)
     rendered = _trainjobs("render", str(stack_file), "-o", str(up.render), cwd=project.root)
     assert rendered.returncode == 0, rendered.stderr
     stored = _trainjobs(
@@ -158,10 +163,13 @@ def brought(
 def test_a_respelling_plans_what_pulumi_preview_does(
     brought: Brought, edit: str, tmp_path: Path
 ) -> None:
-    """The engine's op per object is pinned, and ``trainjobs diff`` and ``preview`` match it.
+    """The engine's op per object is pinned, and ``trainjobs diff``, ``preview`` and
+    ``preview --live`` match it.
 
     Fails if the provider starts comparing inputs (then ``cpu: 1`` would replace the
-    Pod) or trainjobs stops comparing quantities as the API server stores them.
+    Pod) or trainjobs stops comparing quantities as the API server stores them (before
+    that, ``diff`` and ``preview`` planned a Pod replace for ``cpu: 1``, and ``--live``,
+    comparing by value, no TFJob update for any respelling and no Pod replace for bytes).
     """
     old, new, expected = EDITS[edit]
     assert STACK_FILE.count(old) == 2, edit  # both jobs are respelled
@@ -178,11 +186,22 @@ def test_a_respelling_plans_what_pulumi_preview_does(
         preview = _trainjobs(
             "preview", "--json", f"--state-dir={state}", str(stack_file), cwd=project.root
         )
+        live = _trainjobs(
+            "preview",
+            "--json",
+            "--live",
+            f"--kubeconfig={brought.cluster.kubeconfig}",
+            f"--state-dir={tmp_path / 'live-state'}",
+            str(stack_file),
+            cwd=project.root,
+            path=str(Path(brought.cluster.bins["kubectl"]).parent),
+        )
     finally:
         stack_file.write_text(STACK_FILE)
     assert _steps(theirs.json()) == expected, str(theirs)
     assert _planned(diff) == expected, diff.stdout
     assert _planned(preview) == expected, preview.stdout
+    assert _planned(live) == expected, live.stdout
 
 
 SPELLINGS: tuple[Any, ...] = (
