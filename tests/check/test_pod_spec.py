@@ -58,6 +58,22 @@ def _spec(**container: Any) -> dict[str, Any]:
             "two containers",
         ),
         ({**_spec(), "restartPolicy": "Sometimes"}, "restartPolicy", "Always"),
+        # A probe's port written as a string is a port name: "2222" has no letter.
+        (
+            _spec(readinessProbe={"tcpSocket": {"port": "2222"}}),
+            "containers[0].readinessProbe.tcpSocket.port",
+            "letter",
+        ),
+        (
+            _spec(lifecycle={"preStop": {"httpGet": {"port": 0, "path": "/stop"}}}),
+            "containers[0].lifecycle.preStop.httpGet.port",
+            "65535",
+        ),
+        (
+            _spec(livenessProbe={"httpGet": {"port": "Metrics"}}),
+            "containers[0].livenessProbe.httpGet.port",
+            "lowercase",
+        ),
     ],
 )
 def test_refused_pod_specs(spec: dict[str, Any], path: str, fragment: str) -> None:
@@ -75,6 +91,8 @@ def test_valid_pod_spec_has_no_problems() -> None:
                 "name": "trainer",
                 "image": "busybox:1.36",
                 "ports": [{"name": "tfjob-port", "containerPort": 2222}],
+                "readinessProbe": {"tcpSocket": {"port": 2222}},
+                "livenessProbe": {"httpGet": {"port": "tfjob-port", "path": "/"}},
                 "env": [{"name": "my.var-1", "value": "x"}],
                 "volumeMounts": [{"name": "data", "mountPath": "/d"}],
                 "resources": {

@@ -216,6 +216,18 @@ BAD_INPUTS: list[tuple[str, Path, list[Mutation]]] = [
             )
         ],
     ),
+    (
+        "probe port of digits in quotes",
+        TF,
+        [((*TF_C0, "readinessProbe"), {"tcpSocket": {"port": "2222"}})],
+    ),
+    (
+        "preStop port out of range",
+        TF,
+        [((*TF_C0, "lifecycle"), {"preStop": {"httpGet": {"port": 0, "path": "/stop"}}})],
+    ),
+    # A Pod takes cpu: 0.5; the TFJob CRD's int-or-string schema refuses a float.
+    ("cpu a fraction unquoted", TF, [((*TF_C0, "resources", "requests", "cpu"), 0.5)]),
     ("cpu quantity invalid", TF, [((*TF_C0, "resources", "requests", "cpu"), "lots")]),
     ("cpu request above limit", TF, [((*TF_C0, "resources", "requests", "cpu"), "2")]),
     (

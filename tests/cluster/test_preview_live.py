@@ -35,7 +35,7 @@ from tests.cluster.kube import apply, poll
 from tests.preview.jobs import example, render, set_image
 from trainjobs.cli import main
 from trainjobs.k8s.crds import load_crd
-from trainjobs.preview.live import Kubectl, LiveError, live_side, quantity_same
+from trainjobs.preview.live import Kubectl, LiveError, live_side
 from trainjobs.preview.objects import Side, side_from_manifests
 from trainjobs.preview.plan import make_plan
 
@@ -131,7 +131,7 @@ def test_a_cluster_running_the_render_shows_no_change(
     desired = render([_job("pytorch-ddp", namespace)])
     _apply_side(cluster, desired)
     calls.clear()
-    plan = make_plan(live_side(desired, None, b"k", kubectl), desired, same=quantity_same)
+    plan = make_plan(live_side(desired, None, b"k", kubectl), desired)
     assert [o.title for o in plan.changes] == []
     assert plan.counts()["same"] == 8
     assert calls[0] == [
@@ -147,7 +147,7 @@ def test_an_image_change_against_the_cluster_replaces_its_pods(
     mnist = [_job("tf-mnist", namespace)]
     _apply_side(cluster, render(mnist))
     desired = render(mnist, edit=set_image("tf:2"))
-    plan = make_plan(live_side(desired, None, b"k", kubectl), desired, same=quantity_same)
+    plan = make_plan(live_side(desired, None, b"k", kubectl), desired)
     assert plan.counts() == {"create": 0, "update": 0, "replace": 4, "delete": 0, "same": 4}
 
 
@@ -158,7 +158,7 @@ def test_missing_objects_are_created_and_stored_ones_gone_from_the_render_delete
     _apply_side(cluster, last)
     cluster.kubectl("delete", "pod", "mnist-ps-0", "-n", namespace, "--grace-period=0", "--force")
     desired = render([_job("pytorch-ddp", namespace)])
-    plan = make_plan(live_side(desired, last, b"k", kubectl), desired, same=quantity_same)
+    plan = make_plan(live_side(desired, last, b"k", kubectl), desired)
     counts = plan.counts()
     assert counts["create"] == 8  # pytorch-ddp is not in the cluster
     assert counts["delete"] == 7  # mnist's objects, less the Pod already gone
@@ -173,7 +173,7 @@ def test_operator_target_custom_resources_are_read_fully_qualified(
     desired = render([_job("tf-benchmarks", namespace)], target="operator")
     _apply_side(cluster, desired)
     calls.clear()
-    plan = make_plan(live_side(desired, None, b"k", kubectl), desired, same=quantity_same)
+    plan = make_plan(live_side(desired, None, b"k", kubectl), desired)
     assert not plan.changed
     assert calls == [
         [
@@ -204,15 +204,11 @@ def test_secrets_compare_by_fingerprint_and_generated_values_match(
     }
     _apply(cluster, [stored])
     desired = side_from_manifests([(secret, "s.yaml")], "render")
-    plan = make_plan(
-        live_side(desired, None, b"k", kubectl), desired, secret_key=b"k", same=quantity_same
-    )
+    plan = make_plan(live_side(desired, None, b"k", kubectl), desired, secret_key=b"k")
     assert not plan.changed
     secret["stringData"]["password"] = "hunter3"
     desired = side_from_manifests([(secret, "s.yaml")], "render")
-    plan = make_plan(
-        live_side(desired, None, b"k", kubectl), desired, secret_key=b"k", same=quantity_same
-    )
+    plan = make_plan(live_side(desired, None, b"k", kubectl), desired, secret_key=b"k")
     (obj,) = plan.changes
     assert obj.action == "replace"
     assert "hunter" not in obj.unified_diff() and "made-at-apply-time" not in obj.unified_diff()

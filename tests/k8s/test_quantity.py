@@ -6,6 +6,7 @@ import pytest
 
 from trainjobs.k8s.quantity import (
     QuantityError,
+    canonical_quantity,
     format_quantity,
     parse_quantity,
     quantity_or_zero,
@@ -56,3 +57,40 @@ def test_quantity_or_zero_counts_a_bad_value_as_nothing(value: object, expected:
 def test_format() -> None:
     assert format_quantity(Fraction(4)) == "4"
     assert format_quantity(Fraction(1, 2)) == "500m"
+
+
+@pytest.mark.parametrize(
+    ("value", "stored"),
+    [
+        # What kube-apiserver 1.36 stores in a Pod for each spelling (measured, and checked
+        # again by tests/cluster/pulumi_up/test_quantity_spelling.py).
+        ("1", "1"),
+        (1, "1"),
+        (1.0, "1"),
+        ("1000m", "1"),
+        ("500m", "500m"),
+        (0.5, "500m"),
+        ("0.5", "500m"),
+        ("1000", "1k"),
+        ("1Gi", "1Gi"),
+        ("1024Mi", "1Gi"),
+        (1073741824, "1073741824"),
+        ("0.5Ki", "512"),
+        ("1536Mi", "1536Mi"),
+        ("1e3", "1e3"),
+        ("1.5e3", "1500"),
+        ("1e-7", "1e-3"),
+        (1e-7, "1e-3"),
+        ("0.0000000001", "1m"),
+        ("1500u", "2m"),
+        ("0", "0"),
+        ("0Gi", "0"),
+    ],
+)
+def test_canonical_quantity_is_the_api_servers_text(value: object, stored: str) -> None:
+    assert canonical_quantity(value) == stored
+
+
+def test_canonical_quantity_refuses_what_is_no_quantity() -> None:
+    with pytest.raises(QuantityError):
+        canonical_quantity("4 cores")

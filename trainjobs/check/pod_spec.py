@@ -120,6 +120,7 @@ def _container_problems(
                     "give each port its own name",
                 )
             seen_ports.add(port_name)
+    yield from _handler_port_problems(path, container)
     for i, env in enumerate(_list(container.get("env"))):
         if isinstance(env, Mapping) and isinstance(env.get("name"), str):
             problem = _env_name_problem(env["name"])
@@ -156,6 +157,45 @@ def _container_problems(
                         requests[resource],
                         f"lower requests.{resource} or raise limits.{resource}",
                     )
+
+
+_HANDLERS = (
+    ("livenessProbe",),
+    ("readinessProbe",),
+    ("startupProbe",),
+    ("lifecycle", "postStart"),
+    ("lifecycle", "preStop"),
+)
+"""Where a container names a port to probe or call: ``httpGet.port``/``tcpSocket.port``."""
+
+
+def _handler_port_problems(path: str, container: Mapping[str, Any]) -> Iterator[PodProblem]:
+    """A probe's or hook's port is a number from 1 to 65535 or a port name
+    (``validatePortNumOrName``): ``port: "2222"`` is a name without a letter, which
+    the API server refuses (write ``port: 2222``)."""
+    for where in _HANDLERS:
+        handler: Any = container
+        for key in where:
+            handler = handler.get(key) if isinstance(handler, Mapping) else None
+        if not isinstance(handler, Mapping):
+            continue
+        for action in ("httpGet", "tcpSocket"):
+            spec = handler.get(action)
+            port = spec.get("port") if isinstance(spec, Mapping) else None
+            field = f"{path}.{'.'.join(where)}.{action}.port"
+            if isinstance(port, int) and not isinstance(port, bool) and not 1 <= port <= 65535:
+                yield PodProblem(
+                    field, "a port must be between 1 and 65535", port, "use a port from 1 to 65535"
+                )
+            elif isinstance(port, str):
+                problem = _port_name_problem(port)
+                if problem:
+                    hint = (
+                        f"write the number unquoted (port: {port}), or name a port of the container"
+                        if port.isdigit()
+                        else "name a port of the container (its ports[].name)"
+                    )
+                    yield PodProblem(field, problem, port, hint)
 
 
 def _version_problems(

@@ -1,5 +1,9 @@
 """Kubernetes resource quantities (``500m``, ``4Gi``, ``1e3``) as exact numbers.
 
+:func:`canonical_quantity` spells one as the API server stores it in a built-in
+object (a Pod's ``resources``): ``1000m`` and ``1`` are both stored as ``"1"``, but
+``1Gi`` and ``1073741824`` stay apart.
+
 Two ways to read one, named for what they do with a bad value: :func:`parse_quantity`
 refuses it (``QuantityError``), for code that reports it; :func:`quantity_or_zero`
 counts it as nothing, for arithmetic over input a schema check has already judged.
@@ -13,7 +17,13 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["QuantityError", "format_quantity", "parse_quantity", "quantity_or_zero"]
+__all__ = [
+    "QuantityError",
+    "canonical_quantity",
+    "format_quantity",
+    "parse_quantity",
+    "quantity_or_zero",
+]
 
 _DECIMAL = {"n": -3, "u": -2, "m": -1, "": 0, "k": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6}
 """Each decimal suffix's power of 1000; a binary one (``Ki`` … ``Ei``) is a power of 1024."""
@@ -82,3 +92,50 @@ def quantity_or_zero(value: Any) -> Fraction:
         return parse_quantity(value)
     except QuantityError:
         return Fraction(0)
+
+
+_DECIMAL_SUFFIX = {3 * power: suffix for suffix, power in _DECIMAL.items()}
+"""The decimal suffix of each power of ten that is a multiple of three (``-9`` → ``n``)."""
+_GO_EXPONENT_FORM = (Fraction(1, 10**6), Fraction(10**21))
+"""A number outside [1e-6, 1e21) reaches the API server in exponent form (``1e-07``): Go's
+JSON encoder writes a float64 so, and the Pulumi Python SDK sends every number as one."""
+
+
+def canonical_quantity(value: Any) -> str:
+    """The text the Kubernetes API server stores for a quantity in a built-in object
+    (apimachinery ``Quantity.String()``); ``QuantityError`` for anything else.
+
+    The value is rounded up (away from zero) to milli-units, as kube-apiserver 1.36
+    stores it (``1e-7`` → ``1e-3``, ``1500u`` → ``2m``; measured by
+    tests/cluster/pulumi_up/test_quantity_spelling.py). Its format is kept: a binary
+    suffix (``Ki`` … ``Ei``) stays binary when the value is a whole number of at least
+    1024 (``1024Mi`` → ``1Gi``, ``0.5Ki`` → ``512``), an exponent stays an exponent
+    (``1e3``), anything else is decimal with the largest suffix that keeps the number
+    whole (``1000m`` → ``1``, ``0.5`` → ``500m``, ``1073741824`` stays as it is).
+    """
+    amount = parse_quantity(value)
+    if amount == 0:
+        return "0"
+    millis = math.ceil(abs(amount) * 1000) * (1 if amount > 0 else -1)
+    if isinstance(value, str):
+        match = _QUANTITY.match(value.strip())
+        suffix = (match.group(2) if match else None) or ""
+        number = match.group(1) if match else ""
+        form = "binary" if suffix.endswith("i") else "exponent" if "e" in number.lower() else "si"
+    else:
+        low, high = _GO_EXPONENT_FORM
+        form = "si" if low <= abs(amount) < high else "exponent"
+    if form == "binary" and abs(amount) >= 1024 and millis % 1000 == 0:
+        whole, power = millis // 1000, 0
+        while whole % 1024 == 0 and power < 6:
+            whole, power = whole // 1024, power + 1
+        return f"{whole}{'KMGTPE'[power - 1] + 'i' if power else ''}"
+    mantissa, exponent = millis, -3
+    while mantissa % 1000 == 0:
+        mantissa, exponent = mantissa // 1000, exponent + 3
+    if form == "exponent":
+        return f"{mantissa}e{exponent}" if exponent else str(mantissa)
+    # Beyond E (1e18) there is no suffix: the rest stays in the number.
+    while exponent > 18:
+        mantissa, exponent = mantissa * 1000, exponent - 3
+    return f"{mantissa}{_DECIMAL_SUFFIX[exponent]}"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from trainjobs.check import run
 from trainjobs.preview.gitref import render_at
-from trainjobs.preview.live import Kubectl, live_side, quantity_same
+from trainjobs.preview.live import Kubectl, live_side
 from trainjobs.preview.objects import Side, load_side, side_from_rendering
 from trainjobs.preview.plan import Plan, make_plan
 from trainjobs.preview.secrets import mask_secrets
@@ -85,7 +85,9 @@ def preview_stack(
     if kubectl is not None:
         cluster = kubectl.context or "the cluster"
         old = live_side(new, last, key, kubectl, label=f"{cluster} (kubectl)")
-        plan = make_plan(old, new, secret_key=key, same=quantity_same)
+        # Quantities compare as the API server stores them (make_plan): by value, a
+        # TFJob's "1Gi" -> 1073741824 would read as no change, yet pulumi updates it.
+        plan = make_plan(old, new, secret_key=key)
     else:
         old = last if last is not None else Side("nothing stored yet")
         plan = make_plan(old, new, secret_key=key)

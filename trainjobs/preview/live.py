@@ -14,8 +14,9 @@ The cluster adds fields of its own — defaults, injected volumes, status — so
 each live object is cut down to the fields the new render or the last
 stored render sets (``prune``) before it is compared; a field the render no
 longer sets shows as removed only if the stored render still had it.
-Quantities compare by value (``1`` and ``"1"``, ``0.5`` and ``500m``), as the
-API server rewrites them.
+Quantities of built-in objects compare by the text the API server stores
+(``1`` and ``"1"``, ``0.5`` and ``500m``; :mod:`trainjobs.preview.spelling`), those of a
+custom resource as written, as ``pulumi preview`` compares them.
 """
 
 from __future__ import annotations
@@ -246,7 +247,12 @@ def _secret_view(
 
 
 def quantity_same(path: Path, old: Any, new: Any) -> bool:
-    """Equal, or the same quantity under ``resources``/``overhead`` (``"1"`` and ``1``)."""
+    """Equal, or the same quantity under ``resources``/``overhead`` (``"1"`` and ``1``).
+
+    Looser than ``pulumi preview`` (``"1Gi"`` and ``1073741824`` are no change here, a
+    Pod replace there): ``preview --live`` no longer uses it; see
+    :func:`trainjobs.preview.spelling.server_same`.
+    """
     if same_value(path, old, new):
         return True
     if not any(p in ("resources", "overhead") for p in path if isinstance(p, str)):

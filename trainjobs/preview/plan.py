@@ -20,6 +20,7 @@ from trainjobs.preview.changes import FieldChange, Same, align_keys, field_chang
 from trainjobs.preview.objects import Key, PreviewObject, Side, ordered_keys, title_of
 from trainjobs.preview.rules import ReplaceRule, refusing_rule, replacing_rule
 from trainjobs.preview.secrets import SecretNumbers, mask_secrets
+from trainjobs.preview.spelling import server_same
 
 __all__ = [
     "ACTIONS",
@@ -158,7 +159,9 @@ def _plan_one(
     if new is None:
         return ObjectPlan(key, "delete", old, None)
     fields: list[FieldPlan] = []
-    for change in field_changes(old.manifest, new.manifest, same):
+    # The provider compares what the API server would store: a quantity the server
+    # respells (`cpu: 1` for `cpu: "1"`) is no change in a built-in object.
+    for change in field_changes(old.manifest, new.manifest, server_same(old.manifest, same)):
         found = replacing_rule(old.manifest, change)
         refused = None if found else refusing_rule(old.manifest, change)
         if found:
@@ -185,6 +188,9 @@ def make_plan(
     old: Side, new: Side, *, secret_key: bytes | None = None, same: Same = same_value
 ) -> Plan:
     """Compare two sides. Secret values are compared by fingerprint under ``secret_key``.
+
+    Leaf values compare with ``same``; in built-in objects, also as the API server
+    stores them (:func:`~trainjobs.preview.spelling.server_same`).
 
     Without ``secret_key`` they are numbered instead (:class:`SecretNumbers`), the
     same on every run: fine for comparing two sides at once, not for values that
