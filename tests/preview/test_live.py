@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from trainjobs.preview.live import Kubectl, LiveError, prune, quantity_same, resource_arg
+from trainjobs.preview.live import Kubectl, LiveError, prune, resource_arg
 
 
 def test_no_kubectl_is_an_error() -> None:
@@ -72,11 +72,3 @@ def test_prune_keeps_what_either_render_sets() -> None:
         "b": {"d": 3},
         "l": [1, 2],
     }
-
-
-def test_quantities_compare_by_value_under_resources() -> None:
-    path = ("spec", "containers", 0, "resources", "limits", "cpu")
-    assert quantity_same(path, "0.5", "500m")
-    assert quantity_same(path, 1, "1")
-    assert not quantity_same(path, "1", "2")
-    assert not quantity_same(("spec", "replicas"), 1, "1")

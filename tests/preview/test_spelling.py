@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 
 from tests.preview.jobs import Edit, example, render
-from trainjobs.preview.live import quantity_same
 from trainjobs.preview.plan import make_plan
 from trainjobs.preview.spelling import is_built_in, quantity_field, server_same
 from trainjobs.spec import Target
@@ -110,14 +109,3 @@ def test_only_built_in_objects_are_respelled() -> None:
     assert not pod(path, "1", "4 cores")  # no quantity: compared as written
     assert not tfjob(path, "1", 1)
     assert not pod(("spec", "containers", 0, "ports", 0, "containerPort"), 2222, "2222")
-
-
-def test_the_stored_text_decides_over_a_looser_comparison() -> None:
-    """A comparison by value (``live.quantity_same``) is overruled in a Pod: the stored
-    text decides."""
-    path = ("spec", "containers", 0, "resources", "requests", "memory")
-    pod = server_same({"apiVersion": "v1", "kind": "Pod"}, quantity_same)
-    assert pod(path, "1Gi", "1024Mi")
-    assert not pod(path, "1Gi", 1073741824)
-    tfjob = server_same({"apiVersion": "kubeflow.org/v1", "kind": "TFJob"})
-    assert not tfjob(path, "1Gi", 1073741824)  # a custom resource keeps what it is given

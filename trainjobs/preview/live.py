@@ -31,13 +31,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from trainjobs.errors import TrainjobsError
-from trainjobs.k8s.quantity import QuantityError, parse_quantity
 from trainjobs.output import printable
-from trainjobs.preview.changes import Path, same_value
 from trainjobs.preview.objects import Key, PreviewObject, Side, job_of, strip_server_fields
 from trainjobs.preview.secrets import fingerprint, is_secret, mask_secrets, secret_bytes
 
-__all__ = ["Kubectl", "LiveError", "live_side", "prune", "quantity_same", "resource_arg"]
+__all__ = ["Kubectl", "LiveError", "live_side", "prune", "resource_arg"]
 
 _NOT_FOUND = "(NotFound)"
 """kubectl's stderr for an object (or a whole type) the server says it does not have."""
@@ -244,23 +242,6 @@ def _secret_view(
                 view[name] = fingerprint(secret_bytes("data", str(data[name])), key)
         out[field] = view
     return out
-
-
-def quantity_same(path: Path, old: Any, new: Any) -> bool:
-    """Equal, or the same quantity under ``resources``/``overhead`` (``"1"`` and ``1``).
-
-    Looser than ``pulumi preview`` (``"1Gi"`` and ``1073741824`` are no change here, a
-    Pod replace there): ``preview --live`` no longer uses it; see
-    :func:`trainjobs.preview.spelling.server_same`.
-    """
-    if same_value(path, old, new):
-        return True
-    if not any(p in ("resources", "overhead") for p in path if isinstance(p, str)):
-        return False
-    try:
-        return parse_quantity(old) == parse_quantity(new)
-    except QuantityError:
-        return False
 
 
 def live_side(

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+SMALL_RESOURCES = "{requests: {cpu: 100m, memory: 64Mi}, limits: {memory: 64Mi}}"
+"""The Worker's ``resources`` unless a test gives its own."""
 
-def small_tfjob_entry(name: str, namespace: str, target: str) -> str:
+
+def small_tfjob_entry(
+    name: str, namespace: str, target: str, *, labels: str = "", resources: str = SMALL_RESOURCES
+) -> str:
     """An entry of ``trainjobs:jobs`` (indented as in a stack file): a TFJob of one small
-    Worker, on ``target``."""
+    Worker, on ``target``; ``labels`` (a flow mapping) on its metadata, ``resources`` (a
+    flow mapping, or block lines indented under the key) on its container."""
+    extra = f", labels: {labels}" if labels else ""
     return f"""\
     - apiVersion: kubeflow.org/v1
       kind: TFJob
-      metadata: {{name: {name}, namespace: {namespace}}}
+      metadata: {{name: {name}, namespace: {namespace}{extra}}}
       spec:
         runPolicy: {{ttlSecondsAfterFinished: 86400}}
         tfReplicaSpecs:
@@ -21,6 +28,6 @@ def small_tfjob_entry(name: str, namespace: str, target: str) -> str:
                 containers:
                   - name: tensorflow
                     image: ghcr.io/example/tf-mnist:1.0
-                    resources: {{requests: {{cpu: 100m, memory: 64Mi}}, limits: {{memory: 64Mi}}}}
+                    resources: {resources}
       trainjobs: {{target: {target}}}
 """

@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 
 from tests.cluster.control_plane import ControlPlane
+from tests.cluster.pulumi_up.jobs import small_tfjob_entry
 from tests.cluster.pulumi_up.pulumi_cli import REPO, Project
 from trainjobs.k8s.quantity import canonical_quantity
 
@@ -39,30 +40,16 @@ Obj = tuple[str, str]
 """kind, name."""
 
 
+RESOURCES = (
+    '                      requests: {cpu: "500m", memory: "1Gi"}\n'
+    '                      limits: {cpu: "1", memory: "1Gi"}\n'
+)
+
+
 def _entry(name: str, target: str) -> str:
-    return f"""\
-    - apiVersion: kubeflow.org/v1
-      kind: TFJob
-      metadata:
-        name: {name}
-        namespace: spelling
-        labels: {{team: vision, tier: batch}}
-      spec:
-        runPolicy: {{ttlSecondsAfterFinished: 86400}}
-        tfReplicaSpecs:
-          Worker:
-            replicas: 1
-            restartPolicy: Never
-            template:
-              spec:
-                containers:
-                  - name: tensorflow
-                    image: ghcr.io/example/tf-mnist:1.0
-                    resources:
-                      requests: {{cpu: "500m", memory: "1Gi"}}
-                      limits: {{cpu: "1", memory: "1Gi"}}
-      trainjobs: {{target: {target}}}
-"""
+    return small_tfjob_entry(
+        name, "spelling", target, labels="{team: vision, tier: batch}", resources="\n" + RESOURCES
+    )
 
 
 STACK_FILE = (
@@ -71,10 +58,6 @@ STACK_FILE = (
 )
 POD: Obj = ("Pod", "podjob-worker-0")
 TFJOB: Obj = ("TFJob", "opjob")
-RESOURCES = (
-    '                      requests: {cpu: "500m", memory: "1Gi"}\n'
-    '                      limits: {cpu: "1", memory: "1Gi"}\n'
-)
 EDITS: dict[str, tuple[str, str, dict[Obj, str]]] = {
     # edit: (text, its respelling, the engine's op per changed object)
     "cpu-1-as-int": ('limits: {cpu: "1"', "limits: {cpu: 1", {TFJOB: "update"}),
