@@ -163,6 +163,10 @@ def test_python_of_trainjobs_comes_first_on_path() -> None:
     assert env["GLOO_SOCKET_IFNAME"] == "lo"
 
 
+def _sigint_as_at_a_terminal() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 130)])
 def test_ctrl_c_and_sigterm_stop_every_replica(
     tmp_path: Path, sig: signal.Signals, code: int
@@ -173,6 +177,10 @@ def test_ctrl_c_and_sigterm_stop_every_replica(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # Ctrl-C as at a terminal: a suite started in the background (`make test &`)
+        # inherits SIGINT ignored, and Python then never makes it a KeyboardInterrupt,
+        # so run-local would rightly go on running.
+        preexec_fn=_sigint_as_at_a_terminal,
     )
     assert runner.stdout is not None
     seen = [runner.stdout.readline(), runner.stdout.readline()]  # both replicas are up
