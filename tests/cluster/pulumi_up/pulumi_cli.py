@@ -164,8 +164,11 @@ class Project:
             raise PulumiError(str(result))
         return result
 
-    def init(self, stack: str) -> None:
-        """``pulumi stack init STACK`` (secrets: the passphrase)."""
+    def init(self, stack: str, text: str | None = None) -> None:
+        """``pulumi stack init STACK`` (secrets: the passphrase), its stack file first
+        written with ``text`` when given."""
+        if text is not None:
+            self.stack_file(stack).write_text(text)
         self.pulumi("stack", "init", stack, "--secrets-provider=passphrase")
         self.stacks_made.append(stack)
 

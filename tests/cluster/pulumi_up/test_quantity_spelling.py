@@ -126,9 +126,8 @@ def brought(
 ) -> Iterator[Brought]:
     workdir = tmp_path_factory.mktemp("pulumi-spelling")
     project = Project(workdir, kubeconfig=cluster.kubeconfig, dirs=pulumi_dirs)
+    project.init(STACK, STACK_FILE)
     stack_file = project.stack_file(STACK)
-    stack_file.write_text(STACK_FILE)
-    project.init(STACK)
     up = Brought(project, workdir, cluster)
     rendered = _trainjobs("render", str(stack_file), "-o", str(up.render), cwd=project.root)
     assert rendered.returncode == 0, rendered.stderr

@@ -57,8 +57,7 @@ def project(
     """The stack, brought up once for the module; destroyed after."""
     workdir = tmp_path_factory.mktemp("pulumi-updates")
     proj = Project(workdir, kubeconfig=cluster.kubeconfig, dirs=pulumi_dirs)
-    proj.stack_file(STACK).write_text(STACK_FILE)
-    proj.init(STACK)
+    proj.init(STACK, STACK_FILE)
     proj.pulumi("config", "set", "--secret", "--path", SECRET_PATH, SECRET, "--stack", STACK)
     proj.pulumi("up", "--yes", "--skip-preview", "--stack", STACK)
     yield proj
