@@ -42,6 +42,20 @@ RESTRICTED_VOLUMES = frozenset(
 _HINT = "or add `trainjobs: {{ignore: [pss.restricted.{control}]}}` if the namespace is baseline"
 
 
+def _context_violation(
+    site: PodSite, path: str, field: str, message: str, value: Any, fix: str, control: str
+) -> Violation:
+    """A finding at ``<path>.securityContext.<field>`` (the pod's ``spec`` or a container's
+    path); ``value`` None: the field is unset. The hint is the fix, or silencing the
+    control where the namespace enforces only baseline."""
+    return Violation(
+        site.at(f"{path}.securityContext.{field}"),
+        message,
+        NO_VALUE if value is None else value,
+        f"{fix}, " + _HINT.format(control=control),
+    )
+
+
 def _security_context(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     context = obj.get("securityContext")
     return context if isinstance(context, Mapping) else {}
@@ -74,12 +88,14 @@ def privilege_escalation(site: PodSite, ctx: RuleContext) -> Iterator[Violation]
     for path, container in containers(site.spec):
         value = _security_context(container).get("allowPrivilegeEscalation")
         if value is not False:
-            yield Violation(
-                site.at(f"{path}.securityContext.allowPrivilegeEscalation"),
+            yield _context_violation(
+                site,
+                path,
+                "allowPrivilegeEscalation",
                 f"container {_name(container)} does not set allowPrivilegeEscalation: false",
-                value if value is not None else NO_VALUE,
-                "set securityContext.allowPrivilegeEscalation: false, "
-                + _HINT.format(control="privilege_escalation"),
+                value,
+                "set securityContext.allowPrivilegeEscalation: false",
+                "privilege_escalation",
             )
 
 
@@ -141,11 +157,14 @@ def run_as_user(site: PodSite, ctx: RuleContext) -> Iterator[Violation]:
     places += [(path, _security_context(c)) for path, c in containers(site.spec)]
     for path, context in places:
         if context.get("runAsUser") == 0:
-            yield Violation(
-                site.at(f"{path}.securityContext.runAsUser"),
+            yield _context_violation(
+                site,
+                path,
+                "runAsUser",
                 "runs as user 0 (root)",
                 0,
-                "use a non-zero user id, " + _HINT.format(control="run_as_user"),
+                "use a non-zero user id",
+                "run_as_user",
             )
 
 
@@ -183,19 +202,24 @@ def capabilities(site: PodSite, ctx: RuleContext) -> Iterator[Violation]:
         caps = caps if isinstance(caps, Mapping) else {}
         drop = caps.get("drop")
         if not isinstance(drop, list) or "ALL" not in drop:
-            yield Violation(
-                site.at(f"{path}.securityContext.capabilities.drop"),
+            yield _context_violation(
+                site,
+                path,
+                "capabilities.drop",
                 f"container {_name(container)} does not drop ALL capabilities",
-                drop if drop is not None else NO_VALUE,
-                "set securityContext.capabilities.drop: [ALL], "
-                + _HINT.format(control="capabilities"),
+                drop,
+                "set securityContext.capabilities.drop: [ALL]",
+                "capabilities",
             )
         added = caps.get("add")
         for index, capability in enumerate(added if isinstance(added, list) else []):
             if capability != "NET_BIND_SERVICE":
-                yield Violation(
-                    site.at(f"{path}.securityContext.capabilities.add[{index}]"),
+                yield _context_violation(
+                    site,
+                    path,
+                    f"capabilities.add[{index}]",
                     f"container {_name(container)} adds capability {capability}",
                     capability,
-                    "add only NET_BIND_SERVICE, " + _HINT.format(control="capabilities"),
+                    "add only NET_BIND_SERVICE",
+                    "capabilities",
                 )
