@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
+from trainjobs.errors import Finding, Rule
 from trainjobs.frameworks.base import Framework, JobResource, K8sModel
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.platform.base import PlatformKind, PlatformResource, Reference
@@ -196,6 +197,11 @@ class DefinitionEntry:
     framework: Framework[Any]
     path: str
     source: str = ""
+
+    def finding(self, rule: Rule, field: str, value: Any, **params: Any) -> Finding:
+        """``rule`` at ``field`` of this document, in its file; ``{kind}`` is its kind."""
+        at = rule.at(f"{self.path}.{field}", value, kind=self.resource.kind, **params)
+        return at.located(self.source)
 
 
 @dataclass(frozen=True)

@@ -202,14 +202,11 @@ class Parsed:
         for d in self.definitions:
             key = (d.resource.kind, d.resource.metadata.namespace or "", d.resource.name)
             if key in seen:
+                name = d.resource.name
                 self.findings.append(
-                    DEFINITION_DUPLICATE.at(
-                        f"{d.path}.metadata.name",
-                        d.resource.name,
-                        kind=d.resource.kind,
-                        name=d.resource.name,
-                        first=seen[key].path,
-                    ).located(d.source)
+                    d.finding(
+                        DEFINITION_DUPLICATE, "metadata.name", name, name=name, first=seen[key].path
+                    )
                 )
                 continue
             seen[key] = d
@@ -233,13 +230,9 @@ class Parsed:
                     None,
                 )
             if user is None:
+                job_kind = d.framework.kind.kind
                 self.findings.append(
-                    DEFINITION_UNUSED.at(
-                        f"{d.path}.kind",
-                        d.resource.kind,
-                        kind=d.resource.kind,
-                        job_kind=d.framework.kind.kind,
-                    ).located(d.source)
+                    d.finding(DEFINITION_UNUSED, "kind", d.resource.kind, job_kind=job_kind)
                 )
                 continue
             carriers.setdefault(user, []).append(d.resource)
