@@ -15,6 +15,7 @@ import math
 import re
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 __all__ = [
@@ -62,6 +63,13 @@ def parse_quantity(value: Any) -> Fraction:
         return Fraction(Decimal(repr(value)))
     if len(value) > _MAX_TEXT:
         raise QuantityError(f"a quantity is at most {_MAX_TEXT} characters")
+    return _parse_text(value)
+
+
+# A stack repeats a few dozen quantity texts across thousands of pods; a Fraction is
+# immutable, so each text is parsed once (refusals are not kept: they raise each time).
+@lru_cache(maxsize=4096)
+def _parse_text(value: str) -> Fraction:
     match = _QUANTITY.match(value.strip())
     if not match:
         raise QuantityError(f"{value!r} is not a Kubernetes quantity (e.g. '4', '500m', '16Gi')")

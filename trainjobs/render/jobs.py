@@ -133,21 +133,29 @@ def _target_from_elsewhere(finding: Finding, entry: JobEntry, target: Target | N
     return replace(finding, path="", message=f"{finding.message}, {where}", hint=hint)
 
 
+def base_plan(entry: JobEntry) -> JobPlan:
+    """The job defaulted and planned, before any platform resource or target acts on it.
+    Raises SpecError for a job that cannot be defaulted."""
+    return entry.framework.plan(entry.framework.default(entry.job))
+
+
 def render_job(
     entry: JobEntry,
     target: Target | None = None,
     default_target: Target = "operator",
     platform: PlatformIndex | None = None,
+    planned: JobPlan | None = None,
 ) -> tuple[RenderedJob | None, list[Finding]]:
     """Default, bind, validate and expand one job; findings carry the user's paths.
 
     The platform resources the job's options name act on the defaulted job in the
     order backend, node pools, queue; each becomes a dependency of the job's unit.
     Gang scheduling comes last, so its PodGroup counts the pods as they will be.
+    ``planned``: the job's plan as ``base_plan`` gives it, when the caller has it.
     """
     chosen: Target = target or entry.target(default_target)
     framework = entry.framework
-    plan = framework.plan(framework.default(entry.job))
+    plan = planned or base_plan(entry)
     findings: list[Finding] = []
     extra: list[Manifest] = []
     depends_on: list[UnitRef] = []

@@ -10,8 +10,10 @@ from trainjobs.errors import Finding, Severity, SpecError
 from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.names import dns1123_label_problem, labelled_name_problem
 from trainjobs.k8s.order import apply_rank
+from trainjobs.plan import JobPlan
+from trainjobs.plan.memo import render_scope
 from trainjobs.platform.base import PlatformKind, PlatformResource
-from trainjobs.render.jobs import IGNORE_ANNOTATION, render_job, with_ignored
+from trainjobs.render.jobs import IGNORE_ANNOTATION, base_plan, render_job, with_ignored
 from trainjobs.render.lifecycle import Lifecycle, base_lifecycle
 from trainjobs.render.model import RenderedObject, RenderedUnit, Rendering, UnitRef
 from trainjobs.render.namespace_labels import (
@@ -20,7 +22,7 @@ from trainjobs.render.namespace_labels import (
     with_pod_security_labels,
 )
 from trainjobs.render.resolve import PlatformIndex
-from trainjobs.spec.entry import JobEntry, PlatformEntry, Target
+from trainjobs.spec.entry import PlatformEntry, Target
 from trainjobs.spec.stack import Profile, StackSpec
 
 __all__ = ["render", "render_platform"]
@@ -208,10 +210,13 @@ def _label_namespaces(
     return [replace(u, objects=tuple(labelled(o) for o in u.objects)) for u in units]
 
 
-def _refuse_too_many_pods(stack: StackSpec) -> None:
+def _refuse_too_many_pods(stack: StackSpec) -> list[JobPlan | None]:
     """Refuse a stack with more jobs than the limit, or whose jobs together run more
     pods than the limit, before any job is expanded: 20 jobs of 10,000 replicas each
-    pass the per-job limit, yet expanding them all would take tens of GB."""
+    pass the per-job limit, yet expanding them all would take tens of GB.
+
+    Returns each job's ``base_plan`` (None: it cannot be defaulted, which its render
+    reports), so the render does not default the jobs a second time."""
     if len(stack.jobs) > limits.JOBS.value():
         raise SpecError.from_findings(
             [
@@ -225,18 +230,22 @@ def _refuse_too_many_pods(stack: StackSpec) -> None:
                 )
             ]
         )
-    counts: list[tuple[int, JobEntry]] = []
+    plans: list[JobPlan | None] = []
     for entry in stack.jobs:
         try:
-            counts.append((entry.framework.plan(entry.framework.default(entry.job)).pods, entry))
+            plans.append(base_plan(entry))
         except SpecError:  # render_job reports a job that cannot be defaulted
-            continue
+            plans.append(None)
     # A job over the per-job limit is reported by render_job at its replica count, and
     # never expanded: only the others add up here.
-    counts = [(c, e) for c, e in counts if c <= limits.POD_COUNT.value()]
+    counts = [
+        (plan.pods, entry)
+        for plan, entry in zip(plans, stack.jobs, strict=True)
+        if plan is not None and plan.pods <= limits.POD_COUNT.value()
+    ]
     total = sum(count for count, _ in counts)
     if total <= limits.STACK_PODS.value():
-        return
+        return plans
     count, largest = max(counts, key=lambda pair: pair[0])
     raise SpecError.from_findings(
         [
@@ -268,7 +277,17 @@ def render(
     the Namespaces it creates are labelled to enforce (:mod:`namespace_labels`).
     Raises SpecError listing every error found anywhere in the stack.
     """
-    _refuse_too_many_pods(stack)
+    with render_scope():
+        return _render(stack, target, pod_security, k8s_version)
+
+
+def _render(
+    stack: StackSpec,
+    target: Target | None,
+    pod_security: Profile | None,
+    k8s_version: str | None,
+) -> Rendering:
+    plans = _refuse_too_many_pods(stack)
     index = PlatformIndex(stack.platform, stack.unresolved)
     findings: list[Finding] = []
     units: list[RenderedUnit] = [
@@ -291,8 +310,8 @@ def render(
         unit, problems = render_platform(entry, index)
         units.append(unit)
         findings += problems
-    for job_entry in stack.jobs:
-        rendered, problems = render_job(job_entry, target, stack.target, index)
+    for job_entry, plan in zip(stack.jobs, plans, strict=True):
+        rendered, problems = render_job(job_entry, target, stack.target, index, plan)
         findings += problems
         if rendered is not None:
             units.append(rendered)

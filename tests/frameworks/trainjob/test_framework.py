@@ -5,9 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from trainjobs.frameworks.trainjob import TrainJob
+from trainjobs.frameworks.trainjob import jobset as jobset_module
 from trainjobs.frameworks.trainjob.framework import FRAMEWORK, PATCH_MANAGER
+from trainjobs.k8s.yamlio import dump_all
 from trainjobs.plan import BackendBinding, with_backend
+from trainjobs.render import render
+from trainjobs.render import stack as render_module
+from trainjobs.spec import parse_documents
 
 DOCUMENT: dict[str, Any] = {
     "apiVersion": "trainer.kubeflow.org/v1alpha1",
@@ -105,3 +112,28 @@ def test_the_plan_names_what_owns_the_pods_and_the_framework_knows_no_queue() ->
     )
     warning = FRAMEWORK.plan(suspended).unadmitted_warning
     assert warning is not None and warning.code == "trainjob.pods_suspended"
+
+
+def test_a_render_builds_each_jobs_jobset_once_and_the_same_as_without_the_memo(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # More jobs than any small cache holds: the pod guard plans them all before the
+    # first is validated and expanded, each of which needs the JobSet again.
+    docs = [
+        {**DOCUMENT, "metadata": {"name": f"tj-{i}", "namespace": "default"}} for i in range(40)
+    ]
+    stack = parse_documents(docs)
+    built: list[str] = []
+    build = jobset_module._jobset_objects
+
+    def counted(job: TrainJob, runtime: Any) -> Any:
+        built.append(job.name)
+        return build(job, runtime)
+
+    monkeypatch.setattr(jobset_module, "_jobset_objects", counted)
+    remembered = dump_all(render(stack, "jobset").manifests)
+    assert sorted(built) == sorted(f"tj-{i}" for i in range(40))
+    # Without the render's scope each part builds the JobSet afresh: the same output.
+    unscoped = render_module._render(stack, "jobset", None, None)
+    assert len(built) > 80
+    assert dump_all(unscoped.manifests) == remembered

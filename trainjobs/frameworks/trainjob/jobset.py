@@ -40,7 +40,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache
 from typing import Any, Final
 
 from trainjobs import limits
@@ -63,6 +62,7 @@ from trainjobs.frameworks.trainjob.model import (
 from trainjobs.k8s.data import Manifest, deep_copy
 from trainjobs.k8s.generated import placeholder
 from trainjobs.plan.gang import GROUP_NAME_ANNOTATION, POD_GROUP_LABEL, QUEUE_ANNOTATION
+from trainjobs.plan.memo import Identity, remembered
 from trainjobs.plan.trainer import ANCESTOR_LABEL, NODE_CONTAINER, TRAINER_PORT
 
 __all__ = [
@@ -832,34 +832,12 @@ def jobset_manifests(job: TrainJob, runtime: Runtime) -> tuple[list[Manifest], l
     the MPI Secret and hostfile ConfigMap (MPI policy), the PodGroup (gang policy) and the
     JobSet, in apply order; and findings for what this target cannot do as the controller
     would (errors: nothing should be applied). Each call returns objects of its own."""
-    # A render asks for the same job's JobSet four times (its checks, its plan, the pod
-    # count guard, the expansion); the job and runtime are frozen models, so it is built
-    # once for them (and the pod limit in force) and copied out.
-    objects, findings = _built(_Same(job), _Same(runtime), limits.POD_COUNT.value())
+    # A render asks for the same job's JobSet several times (its plan for the pod guard,
+    # its checks, the expansion); the job and runtime are frozen models, so within a
+    # render it is built once for them (and the pod limit in force) and copied out.
+    key = ("trainjob.jobset", Identity(job), Identity(runtime), limits.POD_COUNT.value())
+    objects, findings = remembered(key, lambda: _jobset_objects(job, runtime))
     return [deep_copy(o) for o in objects], list(findings)
-
-
-@dataclass(frozen=True, eq=False)
-class _Same:
-    """A key that is equal only to the very same object (a model with dict fields has no
-    hash of its own); held by the cache, so its id is not reused meanwhile."""
-
-    value: Any
-
-    def __hash__(self) -> int:
-        return id(self.value)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Same) and other.value is self.value
-
-
-@lru_cache(maxsize=16)
-def _built(
-    job: _Same, runtime: _Same, pod_limit: int
-) -> tuple[tuple[Manifest, ...], tuple[Finding, ...]]:
-    del pod_limit  # part of the key only: too_many_nodes reads it
-    objects, findings = _jobset_objects(job.value, runtime.value)
-    return tuple(objects), tuple(findings)
 
 
 def _jobset_objects(job: TrainJob, runtime: Runtime) -> tuple[list[Manifest], list[Finding]]:
