@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+import pulumi
 import pytest
 
 from tests.platform.pools.docs import pool_doc, tfjob
@@ -144,3 +145,21 @@ def test_a_job_on_a_pool_and_queue_waits_for_both_and_is_placed() -> None:
     assert tf.inputs["metadata"]["labels"] == {"kueue.x-k8s.io/queue-name": "team-a"}
     template = tf.inputs["spec"]["tfReplicaSpecs"]["Worker"]["template"]
     assert template["spec"]["nodeSelector"]["trainjobs.dev/node-pool"] == "a100"
+
+
+def test_a_missing_cloud_sdk_names_a_pool_named_by_an_output_as_an_input(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "pulumi_gcp", None)
+
+    def program() -> None:
+        doc = pool_doc(provider="gke")
+        doc["metadata"]["name"] = pulumi.Output.from_input("a100")
+        GpuNodePool("a100", doc)
+
+    with pytest.raises(MissingProviderError) as err:
+        run_program(program)
+    assert str(err.value) == (
+        "GpuNodePool '<Pulumi Input #1>' uses provider 'gke', which needs the pulumi-gcp "
+        "package; install it with: pip install 'trainjobs[gke]'"
+    )

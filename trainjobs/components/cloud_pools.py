@@ -63,6 +63,13 @@ def register_cloud_pool(
         resource_name = f"{prefix}:{request.name}"
         alias = pulumi.ResourceOptions(aliases=[pulumi.Alias(name=request.name)])
         opts = pulumi.ResourceOptions.merge(opts, alias)
+    try:
+        resource_class = _resource_class(request)
+    except MissingProviderError as exc:
+        if not inputs:
+            raise
+        # A pool named by an Output: its name as the user knows it, not the placeholder.
+        raise MissingProviderError(inputs.describe(str(exc))) from None
     args = inputs.substitute(request.args) if inputs else request.args
-    resource: pulumi.CustomResource = _resource_class(request)(resource_name, **args, opts=opts)
+    resource: pulumi.CustomResource = resource_class(resource_name, **args, opts=opts)
     return resource
