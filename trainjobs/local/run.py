@@ -30,7 +30,7 @@ from trainjobs.local.supervisor import Outcome, Supervisor
 from trainjobs.local.ui import Console
 from trainjobs.output import printable
 from trainjobs.platform.registry import PLATFORM
-from trainjobs.render import RenderedJob, Rendering
+from trainjobs.render import RenderedJob, Rendering, base_plan
 from trainjobs.spec import load_path
 from trainjobs.spec.entry import JobEntry
 from trainjobs.spec.stack import StackSpec
@@ -268,7 +268,7 @@ def run_local(
 
 def _refuse_too_many_replicas(entry: JobEntry) -> None:
     """Refuse, before expanding it, a job with more replicas than one machine runs."""
-    count = entry.framework.plan(entry.framework.default(entry.job)).pods
+    count = base_plan(entry).pods
     if count <= limits.LOCAL_REPLICAS.value():
         return
     raise SpecError.from_findings(

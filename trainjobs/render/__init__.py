@@ -5,7 +5,7 @@ Pure: no I/O, no pulumi. The checks in ``trainjobs.check`` run over the result;
 Pulumi components call.
 """
 
-from trainjobs.render.jobs import IGNORE_ANNOTATION, job_ref, render_job, with_ignored
+from trainjobs.render.jobs import IGNORE_ANNOTATION, base_plan, job_ref, render_job, with_ignored
 from trainjobs.render.model import (
     RenderedJob,
     RenderedObject,
@@ -26,6 +26,7 @@ __all__ = [
     "Rendering",
     "UnitCategory",
     "UnitRef",
+    "base_plan",
     "job_ref",
     "render",
     "render_job",
