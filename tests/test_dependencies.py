@@ -100,3 +100,60 @@ def test_kubernetes_validate_still_ships_its_schemas_where_they_are_read(version
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": 1}}
     assert k8s_schema.has_schema(pod, version)
     assert [path for path, _, _ in k8s_schema.problems(pod, version)] == ["spec.containers"]
+
+
+CURRENT_RELEASES = {
+    "pulumi": "3.272.0",
+    "pulumi-kubernetes": "4.34.2",
+    "kubernetes": "37.0.2",
+    "pydantic": "2.14.4",
+    "pyyaml": "6.0.4",
+    "rich": "15.0.0",
+    "jsonschema": "4.26.0",
+    "kubernetes-validate": "1.37.0",
+    "typing-extensions": "4.16.0",
+}
+"""The newest release of each runtime dependency a platform repo would have next to
+trainjobs, as PyPI listed them on 2026-11-28 (`pip index versions NAME`). Refresh with
+each release of trainjobs; a pin that refuses one of these makes trainjobs uninstallable
+beside a current platform repo."""
+
+
+def _installed_requirements() -> list[Requirement]:
+    from importlib.metadata import requires
+
+    return [Requirement(r) for r in requires("trainjobs") or []]
+
+
+@pytest.mark.parametrize("name", sorted(CURRENT_RELEASES))
+def test_runtime_pins_admit_the_current_release(name: str) -> None:
+    """Fails on the old pin `pulumi-kubernetes>=4.25.0,<4.26`, which refused 4.26 onward."""
+    (req,) = [r for r in _installed_requirements() if r.name.lower() == name and r.marker is None]
+    assert req.specifier.contains(CURRENT_RELEASES[name]), f"{req} refuses {CURRENT_RELEASES[name]}"
+
+
+def test_runtime_pins_admit_every_later_release_of_the_same_major() -> None:
+    """A runtime range is a floor (what the code needs), with at most the next major as
+    its ceiling: the tested versions belong to constraints.txt, not to the package."""
+    for req in _installed_requirements():
+        if req.marker is not None:
+            continue
+        for spec in req.specifier:
+            assert spec.operator in (">=", "<"), f"{req}: pin the tested version in constraints.txt"
+            if spec.operator == "<":
+                (floor,) = [s.version for s in req.specifier if s.operator == ">="]
+                major = int(floor.split(".")[0])
+                assert spec.version in (f"{major + 1}", f"{major + 1}.0"), req
+
+
+def test_constraints_pin_a_toolchain_the_ranges_admit() -> None:
+    """The versions the tests run (constraints.txt) are inside the package's ranges."""
+    pinned = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        if "==" in line and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            pinned[name.strip().lower().replace("_", "-")] = version.strip()
+    for req in _installed_requirements():
+        name = req.name.lower().replace("_", "-")
+        if req.marker is None and name in pinned:
+            assert req.specifier.contains(pinned[name]), f"{req} refuses the tested {pinned[name]}"
