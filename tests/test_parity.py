@@ -16,11 +16,16 @@ from trainjobs.k8s.yamlio import load_all
 from trainjobs.spec import load_path
 
 
-def _expected(path: Path, target: str | None = None) -> list[dict[str, Any]]:
+def _expected(
+    path: Path, target: str | None = None, project: str = "trainjobs", stack: str = "test"
+) -> list[dict[str, Any]]:
     """The rendered objects as the components must register them: generated values
-    substituted, and the lifecycle annotations the render decided added."""
+    substituted, the lifecycle annotations the render decided and the stack's owner label
+    added."""
     objects = run(load_path(path), target=target).objects  # type: ignore[arg-type]
-    return _by_identity([as_registered(o.manifest, o.lifecycle.annotations()) for o in objects])
+    return _by_identity(
+        [as_registered(o.manifest, o.lifecycle.annotations(), project, stack) for o in objects]
+    )
 
 
 def _by_identity(manifests: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -39,8 +44,9 @@ def test_stack_program_registers_the_rendered_manifests(
 ) -> None:
     monkeypatch.setenv("TRAINJOBS_STACK_DIR", str(path.parent))
     config = load_all(path.read_text())[0]["config"]
-    registered = manifests_of(run_program(program, config, stack=path.stem.split(".", 1)[1]))
-    assert _by_identity(registered) == _expected(path)
+    stack = path.stem.split(".", 1)[1]
+    registered = manifests_of(run_program(program, config, stack=stack))
+    assert _by_identity(registered) == _expected(path, stack=stack)
 
 
 def _input_of(folder: Path) -> Path:
@@ -92,4 +98,4 @@ def test_example_program_registers_the_rendered_manifests(folder: Path, target: 
             project=project,
         )
     )
-    assert _by_identity(registered) == _expected(job_file, target)
+    assert _by_identity(registered) == _expected(job_file, target, project)

@@ -135,8 +135,12 @@ def test_a_unit_is_created_in_steps() -> None:
     ]
     # The Service is created before the pods it selects, so waiting for it to select a
     # ready pod could only time out; the Deployment carries readiness instead.
-    assert service.inputs["metadata"]["annotations"] == {"pulumi.com/skipAwait": "true"}
-    assert "annotations" not in deployment.inputs["metadata"]
+    assert service.inputs["metadata"]["annotations"] == {
+        "pulumi.com/skipAwait": "true",
+        "trainjobs.dev/stack": "trainjobs/test",
+    }
+    # Only the stack's own mark: no readiness override on the Deployment.
+    assert deployment.inputs["metadata"]["annotations"] == {"trainjobs.dev/stack": "trainjobs/test"}
 
 
 def test_same_named_backends_in_two_namespaces_are_two_urns() -> None:

@@ -142,7 +142,10 @@ def test_a_job_on_a_pool_and_queue_waits_for_both_and_is_placed() -> None:
     deps = sorted(d.rsplit("::", 1)[1] for d in component.options["dependencies"])
     assert deps == ["a100", "a100", "a100", "team-a", "training/team-a"]
     (tf,) = [r for r in resources if r.inputs.get("kind") == "TFJob"]
-    assert tf.inputs["metadata"]["labels"] == {"kueue.x-k8s.io/queue-name": "team-a"}
+    assert tf.inputs["metadata"]["labels"] == {
+        "kueue.x-k8s.io/queue-name": "team-a",
+        "trainjobs.dev/stack": "trainjobs.test",
+    }
     template = tf.inputs["spec"]["tfReplicaSpecs"]["Worker"]["template"]
     assert template["spec"]["nodeSelector"]["trainjobs.dev/node-pool"] == "a100"
 

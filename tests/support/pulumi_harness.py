@@ -14,6 +14,7 @@ from typing import Any
 import pulumi
 
 from trainjobs.k8s import generated
+from trainjobs.k8s.ownership import STACK_ANNOTATION, STACK_LABEL, stack_label
 
 
 @dataclass
@@ -154,15 +155,25 @@ def secret_keys(inputs: dict[str, Any]) -> list[str]:
     return sorted(k for k, v in inputs.items() if holds(v))
 
 
-def as_registered(manifest: dict[str, Any], annotations: dict[str, str]) -> dict[str, Any]:
+def as_registered(
+    manifest: dict[str, Any],
+    annotations: dict[str, str],
+    project: str = "trainjobs",
+    stack: str = "test",
+) -> dict[str, Any]:
     """A rendered manifest as the components register it: generated values as the mocks
-    make them, and the given (Pulumi lifecycle) annotations merged into its metadata."""
+    make them, the given (Pulumi lifecycle) annotations merged into its metadata, and the
+    label and annotation naming the stack that made it (``project``/``stack``, as
+    :func:`run_program` names them; the mocks have no organization)."""
     out: dict[str, Any] = with_generated(manifest)
-    if annotations:
-        meta = dict(out["metadata"])
-        meta["annotations"] = {**meta.get("annotations", {}), **annotations}
-        out = {**out, "metadata": meta}
-    return out
+    meta = dict(out["metadata"])
+    meta["labels"] = {**meta.get("labels", {}), STACK_LABEL: stack_label(project, stack)}
+    meta["annotations"] = {
+        **meta.get("annotations", {}),
+        STACK_ANNOTATION: f"{project}/{stack}",
+        **annotations,
+    }
+    return {**out, "metadata": meta}
 
 
 def normalise(value: Any) -> Any:
@@ -206,6 +217,14 @@ def run_program(
         return register(request)
 
     monitor.RegisterResource = recording
+    read = monitor.ReadResource
+
+    def reading(request: Any) -> Any:
+        mocks.requests.append(request)
+        return read(request)
+
+    # A read (``Namespace.get``) is recorded too: its URN is the one the resource has.
+    monitor.ReadResource = reading
     pulumi.runtime.set_all_config(
         {k: v if isinstance(v, str) else json.dumps(v) for k, v in (config or {}).items()},
         secret_keys or [],

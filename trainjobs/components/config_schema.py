@@ -54,7 +54,26 @@ _SCALARS: dict[str, dict[str, Any]] = {
         "type": "array",
         "items": {"type": "string"},
         "default": [],
-        "description": "Namespaces this stack creates (and so owns). Default none.",
+        "description": "Namespaces this stack creates and so owns: pulumi destroy deletes "
+        "them with everything in them. A namespace that exists already is refused unless "
+        "adopt names it. Default none.",
+    },
+    "sharedNamespaces": {
+        "type": "array",
+        "items": {"type": "string"},
+        "default": [],
+        "description": "Namespaces this stack uses but never owns: they must exist before "
+        "pulumi up, which only reads them; pulumi destroy leaves them and everything in "
+        "them. Default none.",
+    },
+    "adopt": {
+        "type": "array",
+        "items": {"type": "string", "pattern": "^[^/]+(/[^/]+){1,2}$"},
+        "default": [],
+        "description": "Existing objects (Kind/namespace/name, or Kind/name for a "
+        "cluster-wide one) this stack may take over; from then on it owns them and pulumi "
+        "destroy deletes them. Any other existing object the stack declares stops pulumi "
+        "up. Default none.",
     },
     "podSecurity": {
         "type": "string",

@@ -10,6 +10,7 @@ import pulumi
 
 from trainjobs.check import run
 from trainjobs.components.inputs import Inputs, Resolved, is_output
+from trainjobs.components.ownership import guard
 from trainjobs.components.register import register_manifest
 from trainjobs.components.secrets import GeneratedValues
 from trainjobs.errors import Finding, Rule, SpecError
@@ -95,6 +96,13 @@ class InvalidResourceError(pulumi.RunError):
         self.findings = findings
 
 
+def _explicit_provider(parent: pulumi.Resource) -> bool:
+    """Whether ``parent``'s children go to a Kubernetes provider of the program's own,
+    whose cluster the ownership guard cannot know (it reads the default provider's)."""
+    providers = getattr(parent, "_providers", None) or {}
+    return "kubernetes" in providers
+
+
 def register_objects(
     parent: pulumi.Resource,
     objects: tuple[RenderedObject, ...],
@@ -121,6 +129,8 @@ def register_objects(
     ``lifecycle.after`` is created once the Jobs it names have completed (the provider
     awaits them): JobSet's ``dependsOn`` on the pods target.
     """
+    if not _explicit_provider(parent):
+        guard().claim([o.manifest for o in objects], resource=parent)
     generated = GeneratedValues(parent, prefix, passwords)
     by_index: dict[int, pulumi.CustomResource] = {}
     jobs = {

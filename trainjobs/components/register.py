@@ -11,6 +11,7 @@ from typing import Any
 import pulumi
 
 from trainjobs.components.inputs import Inputs, is_input_token
+from trainjobs.components.ownership import owner_metadata
 from trainjobs.components.secrets import GeneratedValues, has_placeholders
 from trainjobs.render.lifecycle import DEFAULT as DEFAULT_LIFECYCLE
 from trainjobs.render.lifecycle import Lifecycle
@@ -117,6 +118,16 @@ def _snake(key: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
 
 
+def _with_owner(fields: dict[str, Any]) -> dict[str, Any]:
+    """``fields`` with the label and annotation that say which stack made the object: what
+    the next update reads to tell the stack's own objects from anyone else's."""
+    labels, annotations = owner_metadata()
+    meta = dict(fields.get("metadata") or {})
+    meta["labels"] = {**(meta.get("labels") or {}), **labels}
+    meta["annotations"] = {**(meta.get("annotations") or {}), **annotations}
+    return {**fields, "metadata": meta}
+
+
 def _with_lifecycle(
     fields: dict[str, Any], opts: pulumi.ResourceOptions, lifecycle: Lifecycle
 ) -> tuple[dict[str, Any], pulumi.ResourceOptions]:
@@ -167,7 +178,7 @@ def register_manifest(
     api_version = str(manifest["apiVersion"])
     kind = str(manifest["kind"])
     fields = {k: v for k, v in manifest.items() if k not in ("apiVersion", "kind")}
-    fields, opts = _with_lifecycle(fields, opts, lifecycle)
+    fields, opts = _with_lifecycle(_with_owner(fields), opts, lifecycle)
     _warn_about_ttl(kind, logical_name(manifest), manifest)
     secret_fields = [k for k, v in fields.items() if has_placeholders(v)]
     if secret_fields:

@@ -16,9 +16,11 @@ import yaml
 from trainjobs.check import run
 from trainjobs.components.inputs import hide_forms, value_forms
 from trainjobs.components.job import TrainingJob, load_for_program
+from trainjobs.components.ownership import Guard, configure, guard
 from trainjobs.components.platform import PlatformComponent
 from trainjobs.components.register import register_manifest
 from trainjobs.errors import NO_VALUE, Finding, Rule, SpecError
+from trainjobs.k8s.ownership import ObjectKey
 from trainjobs.render import RenderedJob, Rendering, UnitRef
 from trainjobs.render.switch import OWNED_TARGETS, adopted_objects
 from trainjobs.spec.entry import OPTIONS_KEY, Target
@@ -245,12 +247,21 @@ class TrainingStack:
         secret_keys: frozenset[str] = frozenset(),
         plain_entries: frozenset[str] = frozenset(),
         rendering: Rendering | None = None,
+        config_namespace: str = CONFIG_NAMESPACE,
     ) -> None:
         """``secret_keys``: the stack settings (``jobs`` …) that are secrets; what they
         declare is kept encrypted in the state and their values stay out of messages.
         ``plain_entries``: entries of those settings (``jobs[1]``) known to hold no
         secret, whose objects are not encrypted (default none). ``rendering``: the
-        stack already rendered and checked with ``target`` (default: render it here)."""
+        stack already rendered and checked with ``target`` (default: render it here).
+        ``config_namespace``: the project's config namespace, for messages (default
+        ``trainjobs``).
+
+        Before anything is registered, every object the stack declares is read from the
+        cluster: one that exists and was not made by this stack (nor named by its
+        ``adopt`` setting) stops the run, all of them listed
+        (:mod:`trainjobs.components.ownership`). Each of ``sharedNamespaces`` is only
+        read (it must exist), never owned: destroy leaves it."""
         if rendering is None:
             try:
                 rendering = run(stack, target=target)
@@ -262,8 +273,15 @@ class TrainingStack:
         self.components: dict[UnitRef, pulumi.Resource] = {}
         self.jobs: list[TrainingJob] = []
         self.platform: list[PlatformComponent] = []
+        _claim_all(stack, rendering, config_namespace)
+        self.shared_namespaces = {name: _shared_namespace(name) for name in stack.shared_namespaces}
         for unit in rendering.units:
             deps = [self.components[d] for d in unit.depends_on if d in self.components]
+            deps += [
+                self.shared_namespaces[ns]
+                for ns in sorted(_namespaces_of(unit))
+                if ns in self.shared_namespaces
+            ]
             opts = pulumi.ResourceOptions(depends_on=deps) if deps else pulumi.ResourceOptions()
             secret = (
                 _setting(unit.origin) in secret_keys and _entry(unit.origin) not in plain_entries
@@ -292,6 +310,50 @@ class TrainingStack:
                     pulumi.export(str(unit.ref), component.outputs)
                 self.platform.append(component)
                 self.components[unit.ref] = component
+
+
+def _claim_all(stack: StackSpec, rendering: Rendering, config_namespace: str) -> None:
+    """Check, for the whole stack at once, that it takes over nothing it did not make."""
+    # The run's reader stays (a test's); what the stack adds is its adopt setting.
+    own = Guard(
+        adopt=stack.adopt,
+        namespace=config_namespace,
+        source=stack.source,
+        reader=guard().reader,
+    )
+    configure(own)
+    manifests = []
+    paths: dict[ObjectKey, str] = {}
+    for unit in rendering.units:
+        for obj in unit.objects:
+            manifests.append(obj.manifest)
+            paths[ObjectKey.of(obj.manifest)] = f"{config_namespace}:{obj.origin or unit.origin}"
+    decision = own.decide(manifests, paths)
+    for finding in decision.unused:
+        pulumi.log.warn(finding.render())
+    own.claim(manifests, paths)
+
+
+def _shared_namespace(name: str) -> pulumi.Resource:
+    """A namespace the stack uses and never owns: read (so ``pulumi preview`` fails at once
+    when it does not exist), never created, updated or deleted.
+
+    It has the URN an owned Namespace of that name has and the same ID: a stack that
+    owned it before (the demo stack owned ``kubeflow`` until trainjobs 0.2) relinquishes
+    it on its next update — the engine drops it from the state without deleting it — so
+    moving a namespace from ``namespaces`` to ``sharedNamespaces`` never deletes it.
+    """
+    from pulumi_kubernetes.core.v1 import Namespace
+
+    return Namespace.get(name, name)
+
+
+def _namespaces_of(unit: Any) -> set[str]:
+    return {
+        str((o.manifest.get("metadata") or {}).get("namespace"))
+        for o in unit.objects
+        if (o.manifest.get("metadata") or {}).get("namespace")
+    }
 
 
 def _setting(origin: str) -> str:
@@ -470,6 +532,7 @@ def program() -> TrainingStack | pulumi.Output[TrainingStack]:
             secret_keys=config.secret_keys,
             plain_entries=config.plain_entries,
             rendering=rendering,
+            config_namespace=config.namespace,
         )
         # What the next run compares against: a stack that had jobs and declares none
         # fails instead of deleting them; a job that moves to a target that would adopt

@@ -32,6 +32,7 @@ from trainjobs import limits
 from trainjobs.errors import NO_VALUE, Finding, Rule, Severity, SpecError
 from trainjobs.frameworks.base import Framework
 from trainjobs.frameworks.registry import REGISTRY
+from trainjobs.k8s.ownership import ADOPT_KEY, parse_adopt
 from trainjobs.k8s.yamlio import InputError, YamlSyntaxError, load_all, read_bounded
 from trainjobs.platform import API_VERSION, PLATFORM, Category
 from trainjobs.spec._findings import findings_from_validation_error
@@ -77,6 +78,8 @@ STACK_KEYS = {
     "target",
     "k8sVersion",
     "namespaces",
+    "sharedNamespaces",
+    "adopt",
     "podSecurity",
     "ignore",
     "allowNoJobs",
@@ -882,6 +885,28 @@ def parse_stack(
     namespaces = _names_list(
         values, "namespaces", "names", "e.g. namespaces: [training]", findings, source
     )
+    shared = _names_list(
+        values,
+        "sharedNamespaces",
+        "names",
+        "e.g. sharedNamespaces: [kubeflow]",
+        findings,
+        source,
+    )
+    for name in sorted(set(shared) & set(namespaces)):
+        findings.append(
+            _config_finding(
+                "sharedNamespaces",
+                f"namespace {name!r} is both created and owned by the stack (namespaces) and "
+                "shared with others (sharedNamespaces)",
+                name,
+                "keep it in one list: namespaces if the stack creates it and destroy may delete "
+                "it, sharedNamespaces if it exists already and must outlive the stack",
+                source,
+            )
+        )
+    adopt, adopt_findings = parse_adopt(values.get(ADOPT_KEY), CONFIG_NAMESPACE, source)
+    findings += adopt_findings
     profile: Profile = DEFAULT_PROFILE
     raw_profile = values.get("podSecurity", DEFAULT_PROFILE)
     if raw_profile in PROFILES:
@@ -938,6 +963,8 @@ def parse_stack(
         target=target,
         k8s_version=k8s_version,
         namespaces=tuple(namespaces),
+        shared_namespaces=tuple(shared),
+        adopt=adopt,
         source=source,
         pod_security=profile,
         ignore=tuple(ignore),

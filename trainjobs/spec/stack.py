@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from trainjobs.k8s.ownership import ObjectKey
 from trainjobs.platform.base import Category
 from trainjobs.spec.choices import (
     DEFAULT_K8S_VERSION,
@@ -27,8 +28,16 @@ class StackSpec:
         platform: backends, node pools, queues and operators, in input order.
         target: the target of jobs that name none; default ``operator``.
         k8s_version: the Kubernetes version to check against; default ``DEFAULT_K8S_VERSION``.
-        namespaces: Namespaces the stack creates (rendered first); default none, so
+        namespaces: Namespaces the stack creates (rendered first) and so owns:
+            ``pulumi destroy`` deletes them and everything in them. Default none, so
             jobs go into namespaces that already exist.
+        shared_namespaces: Namespaces the stack uses but never owns
+            (``trainjobs:sharedNamespaces``): they must exist before ``pulumi up``, which
+            only reads them, and ``pulumi destroy`` leaves them and what is in them.
+            Default none.
+        adopt: existing objects the stack may take over (``trainjobs:adopt``, each
+            ``Kind/namespace/name``); every other object that exists and was not made
+            by the stack stops ``pulumi up``. Default none.
         source: the file the stack came from.
         pod_security: the Pod Security Standards level every pod is checked against
             (``trainjobs:podSecurity``); default ``baseline``.
@@ -45,6 +54,8 @@ class StackSpec:
     target: Target = DEFAULT_TARGET
     k8s_version: str = DEFAULT_K8S_VERSION
     namespaces: tuple[str, ...] = ()
+    shared_namespaces: tuple[str, ...] = ()
+    adopt: tuple[ObjectKey, ...] = ()
     source: str = ""
     pod_security: Profile = DEFAULT_PROFILE
     ignore: tuple[str, ...] = ()
