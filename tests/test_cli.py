@@ -78,11 +78,11 @@ def test_render_to_directory_prints_table(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["KIND", "NAMESPACE", "NAME"]
-    assert lines[1].split() == ["Namespace", "-", "kubeflow"]
+    assert lines[1].split() == ["Namespace", "-", "training"]
     assert lines[-1] == f"wrote {len(list(out.glob('*.yaml')))} objects to {out}/"
     assert sorted(p.name for p in out.iterdir())[:2] == [
         ".trainjobs-written",
-        "0000-namespace-kubeflow.yaml",
+        "0000-namespace-training.yaml",
     ]
 
 
@@ -198,16 +198,16 @@ def test_render_refuses_a_directory_holding_other_files(
 def test_render_writes_an_object_several_paths_render_alike_once(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Both stacks create Namespace kubeflow, alike: in one output it was written twice,
-    # and `trainjobs diff` then refused that output.
+    # Both stacks create Namespace training, alike (and the volcano stack kubeflow too):
+    # in one output it was written twice, and `trainjobs diff` then refused that output.
     monkeypatch.chdir(ROOT)
     out = tmp_path / "out"
-    demo, operator = "stacks/Pulumi.demo.yaml", "stacks/Pulumi.training-operator.yaml"
-    assert main(["render", demo, operator, "-o", str(out), "-q"]) == 0
+    demo, volcano = "stacks/Pulumi.demo.yaml", "stacks/Pulumi.gang-volcano.yaml"
+    assert main(["render", demo, volcano, "-o", str(out), "-q"]) == 0
     written = [line.split()[-1] for line in (out / ".trainjobs-written").read_text().splitlines()]
     assert [n for n in written if "-namespace-" in n] == [
-        "0000-namespace-kubeflow.yaml",
-        "0001-namespace-training.yaml",
+        "0000-namespace-training.yaml",
+        "0019-namespace-kubeflow.yaml",
     ]
     assert main(["diff", str(out), str(out), "-q"]) == 0
     job = "examples/tf-mnist/tfjob.yaml"

@@ -16,7 +16,7 @@ def test_mermaid_on_stdout(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["graph", DEMO]) == 0
     out = capsys.readouterr().out
     assert out.startswith("---\ntitle: stack demo\n---\nflowchart LR\n")
-    assert '  subgraph u2["job kubeflow/mnist<br/>TFJob, pods target"]\n' in out
+    assert '  subgraph u1["job kubeflow/mnist<br/>TFJob, pods target"]\n' in out
 
 
 @pytest.mark.parametrize(
@@ -27,7 +27,7 @@ def test_files_by_suffix(
 ) -> None:
     target = tmp_path / "pictures" / f"demo{suffix}"
     assert main(["graph", DEMO, "-o", str(target)]) == 0
-    assert capsys.readouterr().out == f"wrote {target}: 5 units, 19 objects\n"
+    assert capsys.readouterr().out == f"wrote {target}: 4 units, 18 objects\n"
     assert target.read_text().startswith(start)
     assert [p.name for p in target.parent.iterdir()] == [target.name]
 

@@ -71,7 +71,10 @@ def test_components_turn_the_decision_into_annotations_and_timeouts() -> None:
     pod = next(
         r for r in resources if r.name == "a:kubeflow/mnist-worker-0" and r.type.endswith("Pod")
     )
-    assert pod.inputs["metadata"]["annotations"] == {"pulumi.com/skipAwait": "true"}
+    assert pod.inputs["metadata"]["annotations"] == {
+        "pulumi.com/skipAwait": "true",
+        "trainjobs.dev/stack": "trainjobs/test",
+    }
     assert pod.options["custom_timeouts"] == {}
 
 
@@ -83,7 +86,10 @@ def test_components_set_custom_timeouts_when_waiting() -> None:
 
     resources = run_program(program)
     (cr,) = [r for r in resources if r.type.endswith("TFJob")]
-    assert cr.inputs["metadata"]["annotations"] == {"pulumi.com/waitFor": "condition=Running"}
+    assert cr.inputs["metadata"]["annotations"] == {
+        "pulumi.com/waitFor": "condition=Running",
+        "trainjobs.dev/stack": "trainjobs/test",
+    }
     assert cr.options["custom_timeouts"] == {"create": "2h", "update": "2h"}
 
 
