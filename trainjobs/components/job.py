@@ -23,7 +23,7 @@ from trainjobs.components.platform import (
 )
 from trainjobs.components.register import LiveObject
 from trainjobs.errors import Finding, SpecError
-from trainjobs.frameworks.base import JobResource
+from trainjobs.k8s.model import JobResource
 from trainjobs.plan.trainer import TRAINJOB_KIND
 from trainjobs.platform.gang import GangMechanism
 from trainjobs.render import RenderedJob

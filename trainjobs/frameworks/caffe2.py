@@ -56,8 +56,9 @@ from pydantic import Field, PrivateAttr
 from trainjobs.errors import Finding
 from trainjobs.frameworks._caffe2_rules import TEMPLATE_PATH, backend_findings, template_findings
 from trainjobs.frameworks._seed import compact_json, stable_digits
-from trainjobs.frameworks.base import Framework, JobResource, K8sModel
+from trainjobs.frameworks.base import Framework
 from trainjobs.k8s.data import PodTemplate, deep_copy
+from trainjobs.k8s.model import JobResource, K8sModel
 from trainjobs.k8s.names import shorten
 from trainjobs.plan import (
     BackendBinding,

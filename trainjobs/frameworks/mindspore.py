@@ -62,8 +62,9 @@ from trainjobs.frameworks._mindspore_rules import (
     template_findings,
 )
 from trainjobs.frameworks._seed import compact_json, stable_base36
-from trainjobs.frameworks.base import Framework, JobResource, K8sModel
+from trainjobs.frameworks.base import Framework
 from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
+from trainjobs.k8s.model import JobResource, K8sModel
 from trainjobs.plan import GangFacts, PodSet
 from trainjobs.plan.expansion import Expansion, PodPlan, ServicePlan
 

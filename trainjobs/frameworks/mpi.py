@@ -53,10 +53,11 @@ from trainjobs.frameworks._mpi import (
     launcher_name,
     worker_name,
 )
-from trainjobs.frameworks.base import Framework, JobResource, K8sModel
+from trainjobs.frameworks.base import Framework
 from trainjobs.frameworks.kubeflow_v1 import ReplicaSpec, RunPolicy
 from trainjobs.frameworks.mpi_pods import ROOT_SSH_PATH
 from trainjobs.k8s.data import PodTemplate
+from trainjobs.k8s.model import JobResource, K8sModel
 from trainjobs.k8s.names import DNS1035_LABEL, LABEL_MAX
 from trainjobs.k8s.pods import spec_containers as containers
 from trainjobs.plan import GangFacts, GangMember, PodSet, Replica, RunRules, SuccessPolicy

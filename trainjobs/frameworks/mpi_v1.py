@@ -47,7 +47,6 @@ from trainjobs.frameworks._mpi import (
     launcher_name,
     worker_name,
 )
-from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
     V1_CONTROLLER_RULES,
     KubeflowV1Framework,
@@ -56,6 +55,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     V1Job,
 )
 from trainjobs.frameworks.mpi_v1_pods import KUBECTL_DELIVERY_IMAGE
+from trainjobs.k8s.model import K8sModel
 from trainjobs.k8s.pods import spec_containers as containers
 from trainjobs.plan import PodSet, Replica, RunRules, SuccessPolicy
 from trainjobs.plan.expansion import Expansion

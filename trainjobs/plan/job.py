@@ -19,9 +19,9 @@ from typing import Any, Protocol
 
 from trainjobs.errors import Finding
 from trainjobs.k8s.data import PodTemplate
+from trainjobs.k8s.kinds import KindRef
 from trainjobs.plan.admission import DEFAULT_POD_OWNERS, Admission, PodOwner
 from trainjobs.plan.gang import GangFacts
-from trainjobs.plan.kinds import KindRef
 from trainjobs.plan.pod_set import BackendBinding, PodSet
 from trainjobs.plan.run_rules import RunRules, SuccessPolicy
 

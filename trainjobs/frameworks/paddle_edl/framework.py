@@ -48,8 +48,9 @@ from trainjobs.frameworks.paddle_edl.quantities import (
 )
 from trainjobs.frameworks.paddle_edl.rules import job_findings
 from trainjobs.k8s.data import Manifest, PodTemplate
+from trainjobs.k8s.kinds import KindRef
 from trainjobs.k8s.names import shorten
-from trainjobs.plan import KindRef, PodSet
+from trainjobs.plan import PodSet
 from trainjobs.plan.expansion import Expansion
 
 __all__ = [

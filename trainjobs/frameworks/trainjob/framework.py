@@ -49,12 +49,12 @@ from trainjobs.frameworks.trainjob.rules import runtime_findings, trainjob_findi
 from trainjobs.frameworks.trainjob.run_rules import trainjob_run_rules
 from trainjobs.k8s.crds import load_crd
 from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
+from trainjobs.k8s.kinds import KindRef
 from trainjobs.plan import (
     Admission,
     GangFacts,
     GangMember,
     JobPlan,
-    KindRef,
     PodOwner,
     PodSet,
     RunPolicyFacts,
