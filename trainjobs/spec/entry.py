@@ -25,7 +25,7 @@ from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.model import JobResource, K8sModel
 from trainjobs.platform.base import PlatformKind, PlatformResource, Reference
 from trainjobs.platform.gang import GangMechanism
-from trainjobs.spec.choices import DEFAULT_TARGET, TARGETS, Target
+from trainjobs.targets.names import DEFAULT_TARGET, TARGETS, Target
 
 __all__ = [
     "OPTIONS_KEY",

@@ -35,7 +35,6 @@ from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.yamlio import InputError, YamlSyntaxError, load_all, read_bounded
 from trainjobs.platform import API_VERSION, PLATFORM, Category
 from trainjobs.spec._findings import findings_from_validation_error
-from trainjobs.spec.choices import DEFAULT_TARGET, is_target
 from trainjobs.spec.entry import (
     OPTIONS_KEY,
     TARGETS,
@@ -46,6 +45,7 @@ from trainjobs.spec.entry import (
     Target,
 )
 from trainjobs.spec.stack import DEFAULT_K8S_VERSION, DEFAULT_PROFILE, PROFILES, Profile, StackSpec
+from trainjobs.targets.names import DEFAULT_TARGET, is_target
 
 __all__ = [
     "ALLOW_NO_JOBS",

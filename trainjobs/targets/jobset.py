@@ -9,12 +9,8 @@ when that owns the pods.
 
 from __future__ import annotations
 
-from typing import Any
-
-from trainjobs.frameworks.base import Framework
 from trainjobs.plan import JobPlan
-from trainjobs.spec.entry import JobEntry
-from trainjobs.targets.base import Rendered, TargetPlugin
+from trainjobs.targets.base import Rendered, TargetPlugin, TargetSource
 
 __all__ = ["JobSetTarget"]
 
@@ -22,9 +18,10 @@ __all__ = ["JobSetTarget"]
 class JobSetTarget(TargetPlugin):
     name = "jobset"
     description = "the JobSet (and its Secret, ConfigMap, PodGroup) the Trainer controller makes"
+    takes_over = True
 
-    def render(self, entry: JobEntry, framework: Framework[Any], plan: JobPlan) -> Rendered:
-        objects, findings = framework.jobset(plan.resource)
+    def render(self, source: TargetSource, plan: JobPlan) -> Rendered:
+        objects, findings = source.jobset(plan.resource)
         owner = plan.pod_owner(self.name)
         admission = plan.admission
         return [admission.apply(m, owner) for m in objects], findings

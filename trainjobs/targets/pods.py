@@ -13,12 +13,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from trainjobs.errors import Severity
-from trainjobs.frameworks.base import Framework
 from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
 from trainjobs.plan import JobPlan
 from trainjobs.plan.expansion import PodPlan, ServicePlan
-from trainjobs.spec.entry import JobEntry
-from trainjobs.targets.base import Rendered, TargetPlugin
+from trainjobs.targets.base import Rendered, TargetPlugin, TargetSource
 
 __all__ = ["PodsTarget", "pod_manifest", "pod_objects", "service_manifest"]
 
@@ -26,24 +24,25 @@ __all__ = ["PodsTarget", "pod_manifest", "pod_objects", "service_manifest"]
 class PodsTarget(TargetPlugin):
     name = "pods"
     description = "the Pods and Services the operator would create; no operator needed"
+    takes_over = True
 
-    def render(self, entry: JobEntry, framework: Framework[Any], plan: JobPlan) -> Rendered:
+    def render(self, source: TargetSource, plan: JobPlan) -> Rendered:
         # What the operator would refuse to run (suspended, managed elsewhere) renders
         # nothing rather than pods no controller would have made.
-        findings = framework.pods_findings(plan.resource)
+        findings = source.pods_findings(plan.resource)
         if plan.unadmitted_warning is not None and not plan.admission.queued:
             findings = [*findings, plan.unadmitted_warning]
         if any(f.severity is Severity.ERROR for f in findings):
             return [], findings
-        return pod_objects(framework, plan), findings
+        return pod_objects(source, plan), findings
 
 
-def pod_objects(framework: Framework[Any], plan: JobPlan) -> list[Manifest]:
+def pod_objects(source: TargetSource, plan: JobPlan) -> list[Manifest]:
     """Every object the operator would create for the job of ``plan``: its Services,
     then its Pods, then the rest, each group in the operator's order; the objects that
     own pods there (batch Jobs: a TrainJob's, an MPIJob's launcher) carry the plan's
     admission."""
-    expansion = framework.expansion(plan.resource)
+    expansion = source.expansion(plan.resource)
     templates = {s.role: s.template for s in plan.pod_sets}
     return [
         *(service_manifest(s, plan.namespace) for s in expansion.services),
