@@ -109,9 +109,13 @@ class Expansion:
         pods: the Pods made from the plan's pod templates.
         objects: further objects, finished, created after the pods (a launcher batch
             Job, an autoscaler …).
+        jobset: a JobSet the operator makes (a TrainJob's): the ``pods`` target expands
+            it after ``objects`` as the JobSet controller would (``targets.jobset_pods``);
+            None (default): none.
     """
 
     services: Sequence[ServicePlan] = ()
     pods: Sequence[PodPlan] = ()
     objects: Sequence[Manifest] = field(default_factory=tuple)
     first: Sequence[Manifest] = field(default_factory=tuple)
+    jobset: Manifest | None = None

@@ -17,6 +17,7 @@ from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
 from trainjobs.plan import JobPlan
 from trainjobs.plan.expansion import PodPlan, ServicePlan
 from trainjobs.targets.base import Rendered, TargetPlugin, TargetSource
+from trainjobs.targets.jobset_pods import pods_manifests
 
 __all__ = ["PodsTarget", "pod_manifest", "pod_objects", "service_manifest"]
 
@@ -44,12 +45,14 @@ def pod_objects(source: TargetSource, plan: JobPlan) -> list[Manifest]:
     admission."""
     expansion = source.expansion(plan.resource)
     templates = {s.role: s.template for s in plan.pod_sets}
+    # A JobSet the operator makes chains on: what the JobSet controller makes of it.
+    chained = [] if expansion.jobset is None else pods_manifests(expansion.jobset)
     return [
         *(service_manifest(s, plan.namespace) for s in expansion.services),
         *expansion.first,
         *(pod_manifest(p, templates[p.role], plan.namespace) for p in expansion.pods),
         # Every batch Job made here owns pods of a role (JobPlan.job_roles, or all).
-        *(plan.admission.apply(m, "jobs") for m in expansion.objects),
+        *(plan.admission.apply(m, "jobs") for m in [*expansion.objects, *chained]),
     ]
 
 

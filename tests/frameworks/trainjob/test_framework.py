@@ -15,6 +15,8 @@ from trainjobs.plan import BackendBinding, with_backend
 from trainjobs.render import render
 from trainjobs.render import stack as render_module
 from trainjobs.spec import parse_documents
+from trainjobs.targets.jobset_pods import pods_manifests
+from trainjobs.targets.pods import pod_objects
 
 DOCUMENT: dict[str, Any] = {
     "apiVersion": "trainer.kubeflow.org/v1alpha1",
@@ -35,7 +37,10 @@ def test_targets_through_the_contract() -> None:
     assert FRAMEWORK.validate(job) == []
     objects, findings = FRAMEWORK.jobset(job)
     assert findings == [] and [o["kind"] for o in objects] == ["JobSet"]
-    assert [(o["kind"], o["metadata"]["name"]) for o in FRAMEWORK.expansion(job).objects] == [
+    # The framework hands the pods target the JobSet; the target expands it (a chain).
+    assert FRAMEWORK.expansion(job).objects == []
+    made = pod_objects(FRAMEWORK, FRAMEWORK.plan(job))
+    assert [(o["kind"], o["metadata"]["name"]) for o in made] == [
         ("Service", "tj"),
         ("Job", "tj-node-0"),
     ]
@@ -103,7 +108,9 @@ def test_the_plan_names_what_owns_the_pods_and_the_framework_knows_no_queue() ->
     # the target: the framework's own objects carry no label the TrainJob has.
     (jobset,) = FRAMEWORK.jobset(job)[0]
     assert "kueue.x-k8s.io/queue-name" not in jobset["metadata"].get("labels", {})
-    (_, made) = FRAMEWORK.expansion(job).objects
+    jobset_plan = FRAMEWORK.expansion(job).jobset
+    assert jobset_plan is not None
+    (_, made) = pods_manifests(jobset_plan)
     assert "kueue.x-k8s.io/queue-name" not in made["metadata"]["labels"]
     assert made["spec"]["suspend"] is False
     assert plan.unadmitted_warning is None

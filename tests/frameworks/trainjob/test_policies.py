@@ -15,11 +15,10 @@ from trainjobs.frameworks.trainjob import (
     TrainingRuntime,
     TrainJob,
     jobset_manifests,
-    pods_findings,
-    pods_manifests,
     resolve_runtime,
 )
 from trainjobs.k8s.generated import parse
+from trainjobs.targets.jobset_pods import pods_findings, pods_manifests
 
 
 def _job(spec: dict[str, Any], name: str = "tj", **meta: Any) -> TrainJob:

@@ -20,11 +20,11 @@ from trainjobs.frameworks.trainjob import (
     TrainJob,
     builtin_runtimes,
     jobset_manifests,
-    pods_manifests,
     resolve_runtime,
     runtime_findings,
     trainjob_findings,
 )
+from trainjobs.targets.jobset_pods import pods_manifests
 
 DATA = Path(__file__).parents[2] / "data" / "trainer-upstream"
 FILES = sorted(DATA.glob("*.yaml"))

@@ -44,7 +44,6 @@ from trainjobs.frameworks.trainjob.model import (
     TrainingRuntime,
     TrainJob,
 )
-from trainjobs.frameworks.trainjob.pods import claim_volumes, pods_findings, pods_manifests
 from trainjobs.frameworks.trainjob.rules import runtime_findings, trainjob_findings
 from trainjobs.frameworks.trainjob.run_rules import trainjob_run_rules
 from trainjobs.k8s.crds import load_crd
@@ -61,6 +60,7 @@ from trainjobs.plan import (
     RunRules,
 )
 from trainjobs.plan.expansion import Expansion
+from trainjobs.targets.jobset_pods import claim_volumes, pods_findings
 
 __all__ = ["FRAMEWORK", "PATCH_MANAGER", "TrainJobFramework"]
 
@@ -278,11 +278,12 @@ class TrainJobFramework(Framework[TrainJob]):
         return TrainJob.model_validate(document)
 
     def expansion(self, job: TrainJob) -> Expansion:
-        # JobSet makes batch Jobs, not one Pod per replica: every object comes finished.
+        # The Trainer makes a JobSet, which the pods target expands as the JobSet
+        # controller would (targets.jobset_pods): no Pod per replica here.
         objects, _ = self.jobset(job)
         if not objects:
             return Expansion()
-        return Expansion(objects=[*objects[:-1], *pods_manifests(objects[-1])])
+        return Expansion(objects=objects[:-1], jobset=objects[-1])
 
     def plan(self, job: TrainJob) -> JobPlan:
         # A suspended TrainJob's Jobs are created suspended (JobSet copies suspend):

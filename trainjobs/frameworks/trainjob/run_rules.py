@@ -30,8 +30,8 @@ from typing import Any, Final
 
 from trainjobs.frameworks.trainjob.jobset import DATASET, MODEL, NODE, TRAINER, _ancestor
 from trainjobs.frameworks.trainjob.model import TrainJob
-from trainjobs.frameworks.trainjob.pods import _defaulted, job_name
 from trainjobs.plan import Replica, RunRules, SuccessPolicy
+from trainjobs.targets.jobset_pods import defaulted, job_name
 
 __all__ = ["JOB_BACKOFF_LIMIT", "trainjob_run_rules"]
 
@@ -56,7 +56,7 @@ def trainjob_run_rules(
     """The replicas and rules of ``job`` whose JobSet (the ``jobset`` target) is
     ``jobset_manifest``; the pods of the replicated jobs ``remote_shell`` only serve
     ssh (the MPI policy's ``node`` job beside a ``launcher``)."""
-    jobset = _defaulted(jobset_manifest)
+    jobset = defaulted(jobset_manifest)
     name = str(jobset["metadata"]["name"])
     spec = jobset["spec"]
     replicas: list[Replica] = []

@@ -1,4 +1,5 @@
-"""What the JobSet v0.12.0 controller creates for a JobSet: the ``pods`` target.
+"""What the JobSet v0.12.0 controller creates for a JobSet: the ``pods`` target of a
+job whose operator makes a JobSet (a TrainJob: TrainJob → JobSet → these objects).
 
 :func:`pods_manifests` applies the JobSet webhook's defaults and then builds what the
 controller creates (kubeflow-operators.md §7.5; JobSet v0.12.0
@@ -35,6 +36,7 @@ from trainjobs.k8s.data import Manifest, deep_copy
 __all__ = [
     "JOBSET_LABELS",
     "claim_volumes",
+    "defaulted",
     "job_name",
     "jobset_uid",
     "pods_findings",
@@ -102,7 +104,7 @@ def job_name(jobset: str, replicated_job: str, index: int) -> str:
     return f"{jobset}-{replicated_job}-{index}"
 
 
-def _defaulted(jobset: Mapping[str, Any]) -> dict[str, Any]:
+def defaulted(jobset: Mapping[str, Any]) -> dict[str, Any]:
     """The JobSet with the defaults its webhook and CRD apply."""
     out = deep_copy(jobset)
     spec = out.setdefault("spec", {})
@@ -304,7 +306,7 @@ def _claims(jobset: Mapping[str, Any]) -> list[Manifest]:
 def pods_manifests(jobset_manifest: Mapping[str, Any]) -> list[Manifest]:
     """The objects the JobSet controller creates for ``jobset_manifest``: its PVCs, the
     headless Service (when DNS hostnames are on, the default) and the Jobs, in apply order."""
-    jobset = _defaulted(jobset_manifest)
+    jobset = defaulted(jobset_manifest)
     name = str(jobset["metadata"]["name"])
     namespace = str(jobset["metadata"].get("namespace") or "default")
     objects = _claims(jobset)
