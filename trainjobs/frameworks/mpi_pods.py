@@ -23,6 +23,7 @@ from trainjobs.frameworks._mpi import (
     with_labels,
     worker_name,
 )
+from trainjobs.frameworks._mpi_model import ROOT_SSH_PATH
 from trainjobs.frameworks.kubeflow_v1 import (
     LABEL_JOB_NAME,
     LABEL_JOB_ROLE,
@@ -36,7 +37,7 @@ from trainjobs.k8s.pods import spec_containers as containers
 from trainjobs.plan.expansion import Expansion, PodPlan
 
 if TYPE_CHECKING:
-    from trainjobs.frameworks.mpi import MPIJob
+    from trainjobs.frameworks._mpi_model import MPIJob
 
 __all__ = [
     "OPERATOR_NAME",
@@ -55,7 +56,6 @@ WAIT_IMAGE = "alpine:3.20.3"
 """Image of the ``wait-for-workers`` init container (its musl ``getent`` follows the DNS
 search path; busybox ``nslookup`` does not reliably)."""
 SSH_VOLUME = "ssh-auth"
-ROOT_SSH_PATH = "/root/.ssh"
 SSH_MODE = 0o600
 """Key files' mode, set only under /root/.ssh: sshd refuses keys others can read."""
 # mpirun and hydra retry while a worker's sshd is still starting.

@@ -34,7 +34,7 @@ from trainjobs.k8s.pods import spec_containers as containers
 from trainjobs.plan.expansion import Expansion, PodPlan
 
 if TYPE_CHECKING:
-    from trainjobs.frameworks.mpi_v1 import MPIJobV1
+    from trainjobs.frameworks._mpi_v1_model import MPIJobV1
 
 __all__ = [
     "KUBECTL_DELIVERY_IMAGE",

@@ -48,8 +48,6 @@ from trainjobs.frameworks.trainjob._merge import (
     by_mount_path,
     by_name,
     by_port_or_name,
-    format_like,
-    quantity,
     strategic_merge,
     upsert,
 )
@@ -61,6 +59,7 @@ from trainjobs.frameworks.trainjob.model import (
 )
 from trainjobs.k8s.data import Manifest, deep_copy
 from trainjobs.k8s.generated import placeholder
+from trainjobs.k8s.quantity import format_like, quantity_or_none
 from trainjobs.plan.gang import GROUP_NAME_ANNOTATION, POD_GROUP_LABEL, QUEUE_ANNOTATION
 from trainjobs.plan.memo import Identity, remembered
 from trainjobs.plan.trainer import ANCESTOR_LABEL, NODE_CONTAINER, TRAINER_PORT
@@ -300,7 +299,7 @@ def _requests(pod_spec: Mapping[str, Any], key: str) -> Iterator[tuple[str, Frac
         if not isinstance(container, dict):
             continue
         for name, raw in ((container.get("resources") or {}).get("requests") or {}).items():
-            value = quantity(raw)
+            value = quantity_or_none(raw)
             if value is not None:
                 yield name, value, raw
 
@@ -361,7 +360,7 @@ def gpus_per_node(resources: Mapping[str, Any]) -> int:
     def first(values: Any) -> int:
         for name, raw in (values or {}).items():
             if "gpu" in str(name).lower():
-                value = quantity(raw)
+                value = quantity_or_none(raw)
                 return _ceil(value) if value is not None else 0
         return 0
 
@@ -372,7 +371,7 @@ def cpus_per_node(resources: Mapping[str, Any]) -> int:
     """CPU requests (rounded up), else limits, else 0."""
     for key in ("requests", "limits"):
         raw = (resources.get(key) or {}).get("cpu")
-        value = quantity(raw) if raw is not None else None
+        value = quantity_or_none(raw) if raw is not None else None
         if value:
             return _ceil(value)
     return 0
@@ -800,7 +799,7 @@ def _quantities_as_strings(spec: dict[str, Any]) -> None:
                     if not isinstance(values, dict):
                         continue
                     for name, raw in values.items():
-                        value = quantity(raw)
+                        value = quantity_or_none(raw)
                         if value is not None:
                             values[name] = format_like(value, raw)
 
