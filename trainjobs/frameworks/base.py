@@ -33,6 +33,7 @@ from trainjobs.plan import (
 from trainjobs.plan.expansion import Expansion
 
 if TYPE_CHECKING:
+    from trainjobs.plan.jobset import JobSetPlan
     from trainjobs.plan.trainer import TrainerPlan
 
 __all__ = ["Framework", "JobT"]
@@ -226,10 +227,10 @@ class Framework(ABC, Generic[JobT]):
         """
         raise NotImplementedError(f"{self.name} has no trainer target")
 
-    def jobset(self, job: JobT) -> tuple[list[Manifest], list[Finding]]:
-        """The (defaulted) job as the objects its operator creates on a JobSet cluster,
-        the ``jobset`` target (the JobSet last); and findings. Frameworks listing
-        ``jobset`` in ``targets`` override it.
+    def jobset(self, job: JobT) -> tuple[JobSetPlan | None, list[Finding]]:
+        """What the (defaulted) job's operator creates on a JobSet cluster, the ``jobset``
+        target writes (and the ``pods`` target expands); or None and findings saying why
+        it cannot be. Frameworks listing ``jobset`` in ``targets`` override it.
         """
         raise NotImplementedError(f"{self.name} has no jobset target")
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from trainjobs.k8s.data import Manifest
+from trainjobs.plan.jobset import JobSetPlan
 
 __all__ = ["Expansion", "PodPlan", "ServicePlan"]
 
@@ -109,13 +110,13 @@ class Expansion:
         pods: the Pods made from the plan's pod templates.
         objects: further objects, finished, created after the pods (a launcher batch
             Job, an autoscaler …).
-        jobset: a JobSet the operator makes (a TrainJob's): the ``pods`` target expands
-            it after ``objects`` as the JobSet controller would (``targets.jobset_pods``);
-            None (default): none.
+        jobset: the JobSet the operator makes (a TrainJob's), with what it makes beside
+            it: the ``pods`` target writes those after ``objects`` and expands the JobSet
+            as the JobSet controller would (``targets.jobset_pods``); None (default): none.
     """
 
     services: Sequence[ServicePlan] = ()
     pods: Sequence[PodPlan] = ()
     objects: Sequence[Manifest] = field(default_factory=tuple)
     first: Sequence[Manifest] = field(default_factory=tuple)
-    jobset: Manifest | None = None
+    jobset: JobSetPlan | None = None

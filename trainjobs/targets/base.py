@@ -13,6 +13,7 @@ from trainjobs.plan.expansion import Expansion
 from trainjobs.targets.names import Target
 
 if TYPE_CHECKING:
+    from trainjobs.plan.jobset import JobSetPlan
     from trainjobs.plan.trainer import TrainerPlan
 
 __all__ = ["Rendered", "TargetPlugin", "TargetSource"]
@@ -56,8 +57,9 @@ class TargetSource(Protocol):
         """The job for Kubeflow Trainer v2 (the ``trainer`` target)."""
         ...
 
-    def jobset(self, job: Any, /) -> tuple[list[Manifest], list[Finding]]:
-        """The objects the Trainer controller creates (the ``jobset`` target)."""
+    def jobset(self, job: Any, /) -> tuple[JobSetPlan | None, list[Finding]]:
+        """What the Trainer controller creates (the ``jobset`` target), or None and
+        findings saying why it cannot."""
         ...
 
 

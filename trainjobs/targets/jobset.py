@@ -2,17 +2,87 @@
 
 For a TrainJob that is the JobSet (and, by ML policy, the MPI ssh Secret and hostfile
 ConfigMap, the PodGroup): only the JobSet controller is needed on the cluster, not the
-Trainer. The framework states the objects (``Framework.jobset``); this module adds the
-plan's admission (a queue's label, or the one the TrainJob carries) to the JobSet
-when that owns the pods.
+Trainer. The framework works out the :class:`JobSetPlan` (``TargetSource.jobset``);
+this module writes its objects, and adds the plan's admission (a queue's label, or the
+one the TrainJob carries) to the JobSet when that owns the pods.
 """
 
 from __future__ import annotations
 
+from typing import Any, Final
+
+from trainjobs.k8s.data import Manifest, deep_copy
+from trainjobs.k8s.generated import placeholder
 from trainjobs.plan import JobPlan
+from trainjobs.plan.jobset import JobSetPlan, MpiFiles, PodGroupPlan
 from trainjobs.targets.base import Rendered, TargetPlugin, TargetSource
 
-__all__ = ["JobSetTarget"]
+__all__ = ["JOBSET_API_VERSION", "JobSetTarget", "jobset_manifest", "jobset_objects"]
+
+JOBSET_API_VERSION: Final = "jobset.x-k8s.io/v1alpha2"
+POD_GROUP_API_VERSIONS: Final = {
+    "volcano": "scheduling.volcano.sh/v1beta1",
+    "scheduler-plugins": "scheduling.x-k8s.io/v1alpha1",
+}
+"""The PodGroup's apiVersion per gang mechanism."""
+
+
+def jobset_manifest(jobset: JobSetPlan) -> Manifest:
+    """The JobSet object of ``jobset``."""
+    metadata: dict[str, Any] = {"name": jobset.name, "namespace": jobset.namespace}
+    if jobset.labels:
+        metadata["labels"] = dict(jobset.labels)
+    if jobset.annotations:
+        metadata["annotations"] = dict(jobset.annotations)
+    return {
+        "apiVersion": JOBSET_API_VERSION,
+        "kind": "JobSet",
+        "metadata": metadata,
+        "spec": deep_copy(jobset.spec),
+    }
+
+
+def _mpi_objects(files: MpiFiles, namespace: str) -> list[Manifest]:
+    group = f"{namespace}/{files.secret}"
+    secret = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": files.secret, "namespace": namespace},
+        "type": "kubernetes.io/ssh-auth",
+        "immutable": True,
+        "stringData": {
+            "ssh-privatekey": placeholder("ecdsa-p521-private", group),
+            "ssh-publickey": placeholder("ecdsa-p521-public", group),
+        },
+    }
+    config_map = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": files.config_map, "namespace": namespace},
+        "data": {files.hostfile_key: files.hostfile},
+    }
+    return [secret, config_map]
+
+
+def _pod_group(group: PodGroupPlan, name: str, namespace: str) -> Manifest:
+    return {
+        "apiVersion": POD_GROUP_API_VERSIONS[group.mechanism],
+        "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": deep_copy(group.spec),
+    }
+
+
+def jobset_objects(jobset: JobSetPlan) -> list[Manifest]:
+    """Every object of ``jobset`` in apply order: the MPI Secret and hostfile ConfigMap,
+    the PodGroup, the JobSet."""
+    objects: list[Manifest] = []
+    if jobset.mpi is not None:
+        objects += _mpi_objects(jobset.mpi, jobset.namespace)
+    if jobset.pod_group is not None:
+        objects.append(_pod_group(jobset.pod_group, jobset.name, jobset.namespace))
+    objects.append(jobset_manifest(jobset))
+    return objects
 
 
 class JobSetTarget(TargetPlugin):
@@ -21,7 +91,9 @@ class JobSetTarget(TargetPlugin):
     takes_over = True
 
     def render(self, source: TargetSource, plan: JobPlan) -> Rendered:
-        objects, findings = source.jobset(plan.resource)
+        jobset, findings = source.jobset(plan.resource)
+        if jobset is None:
+            return [], findings
         owner = plan.pod_owner(self.name)
         admission = plan.admission
-        return [admission.apply(m, owner) for m in objects], findings
+        return [admission.apply(m, owner) for m in jobset_objects(jobset)], findings

@@ -17,6 +17,7 @@ from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
 from trainjobs.plan import JobPlan
 from trainjobs.plan.expansion import PodPlan, ServicePlan
 from trainjobs.targets.base import Rendered, TargetPlugin, TargetSource
+from trainjobs.targets.jobset import jobset_objects
 from trainjobs.targets.jobset_pods import pods_manifests
 
 __all__ = ["PodsTarget", "pod_manifest", "pod_objects", "service_manifest"]
@@ -45,8 +46,12 @@ def pod_objects(source: TargetSource, plan: JobPlan) -> list[Manifest]:
     admission."""
     expansion = source.expansion(plan.resource)
     templates = {s.role: s.template for s in plan.pod_sets}
-    # A JobSet the operator makes chains on: what the JobSet controller makes of it.
-    chained = [] if expansion.jobset is None else pods_manifests(expansion.jobset)
+    # A JobSet the operator makes chains on: its objects beside it, then what the
+    # JobSet controller makes of it.
+    chained: list[Manifest] = []
+    if expansion.jobset is not None:
+        *beside, jobset = jobset_objects(expansion.jobset)
+        chained = [*beside, *pods_manifests(jobset)]
     return [
         *(service_manifest(s, plan.namespace) for s in expansion.services),
         *expansion.first,

@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from tests.support.jobset import jobset_manifests
 from trainjobs.errors import Severity
 from trainjobs.frameworks.trainjob import (
     ClusterTrainingRuntime,
     TrainingRuntime,
     TrainJob,
-    jobset_manifests,
     resolve_runtime,
 )
 from trainjobs.k8s.generated import parse

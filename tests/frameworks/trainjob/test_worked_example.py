@@ -11,12 +11,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from trainjobs.frameworks.trainjob import (
-    TrainJob,
-    jobset_manifests,
-    resolve_runtime,
-    trainjob_findings,
-)
+from tests.support.jobset import jobset_manifests
+from trainjobs.frameworks.trainjob import TrainJob, resolve_runtime, trainjob_findings
 from trainjobs.targets.jobset_pods import jobset_uid, pods_manifests
 
 DOCUMENT: dict[str, Any] = {

@@ -3,7 +3,7 @@
 Three outputs, each a pure function:
 
 * ``operator``: the TrainJob (and runtimes) as written;
-* ``jobset``: :func:`jobset_manifests` — what the Trainer controller creates (JobSet, MPI
+* ``jobset``: :func:`jobset_plan` — what the Trainer controller creates (JobSet, MPI
   Secret and hostfile, PodGroup);
 * ``pods``: that JobSet, which the pods target expands as the JobSet controller would
   (``targets.jobset_pods``: headless Service, Indexed Jobs, PVCs).
@@ -15,7 +15,7 @@ Trainer webhooks' rules.
 
 from trainjobs.frameworks.trainjob.builtins import builtin_runtimes, resolve_runtime
 from trainjobs.frameworks.trainjob.framework import FRAMEWORK, TrainJobFramework
-from trainjobs.frameworks.trainjob.jobset import jobset_manifests, master_address
+from trainjobs.frameworks.trainjob.jobset import jobset_plan, master_address
 from trainjobs.frameworks.trainjob.model import (
     ClusterTrainingRuntime,
     Runtime,
@@ -32,7 +32,7 @@ __all__ = [
     "TrainJobFramework",
     "TrainingRuntime",
     "builtin_runtimes",
-    "jobset_manifests",
+    "jobset_plan",
     "master_address",
     "resolve_runtime",
     "runtime_findings",

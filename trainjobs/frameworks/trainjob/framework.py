@@ -30,7 +30,7 @@ from trainjobs.frameworks.trainjob.jobset import (
     NODE,
     TRAINER_PORT,
     _ancestor,
-    jobset_manifests,
+    jobset_plan,
     master_address,
     too_many_nodes,
 )
@@ -60,6 +60,8 @@ from trainjobs.plan import (
     RunRules,
 )
 from trainjobs.plan.expansion import Expansion
+from trainjobs.plan.jobset import JobSetPlan
+from trainjobs.targets.jobset import jobset_manifest
 from trainjobs.targets.jobset_pods import claim_volumes, pods_findings
 
 __all__ = ["FRAMEWORK", "PATCH_MANAGER", "TrainJobFramework"]
@@ -210,16 +212,17 @@ class TrainJobFramework(Framework[TrainJob]):
         unknown = list(_unknown_fields(job.to_manifest()["spec"], _crd_spec(), "spec"))
         return [*unknown, *(too_many or trainjob_findings(job, runtime))]
 
-    def jobset(self, job: TrainJob) -> tuple[list[Manifest], list[Finding]]:
+    def jobset(self, job: TrainJob) -> tuple[JobSetPlan | None, list[Finding]]:
         """The ``jobset`` target: what the Trainer controller creates, and its findings."""
         runtime, findings = self.runtime(job)
         if runtime is None:
-            return [], findings
-        return jobset_manifests(job, runtime)
+            return None, findings
+        return jobset_plan(job, runtime)
 
     def _jobset(self, job: TrainJob) -> Manifest | None:
-        objects, _ = self.jobset(job)
-        return objects[-1] if objects and objects[-1]["kind"] == "JobSet" else None
+        # The JobSet as the jobset target writes it: what JobSet's rules read.
+        plan, _ = self.jobset(job)
+        return None if plan is None else jobset_manifest(plan)
 
     def pod_templates(self, job: TrainJob) -> Iterable[PodSet]:
         jobset = self._jobset(job)
@@ -280,10 +283,8 @@ class TrainJobFramework(Framework[TrainJob]):
     def expansion(self, job: TrainJob) -> Expansion:
         # The Trainer makes a JobSet, which the pods target expands as the JobSet
         # controller would (targets.jobset_pods): no Pod per replica here.
-        objects, _ = self.jobset(job)
-        if not objects:
-            return Expansion()
-        return Expansion(objects=objects[:-1], jobset=objects[-1])
+        plan, _ = self.jobset(job)
+        return Expansion(jobset=plan)
 
     def plan(self, job: TrainJob) -> JobPlan:
         # A suspended TrainJob's Jobs are created suspended (JobSet copies suspend):
@@ -299,8 +300,8 @@ class TrainJobFramework(Framework[TrainJob]):
         )
 
     def pods_findings(self, job: TrainJob) -> list[Finding]:
-        objects, findings = self.jobset(job)
-        if not objects:
+        plan, findings = self.jobset(job)
+        if plan is None:
             return findings
         runtime = job.spec.runtime_ref.name
         # The fields are the runtime's; the user's TrainJob names it at spec.runtimeRef.
@@ -310,7 +311,7 @@ class TrainJobFramework(Framework[TrainJob]):
                 path="spec.runtimeRef",
                 message=f"runtime {runtime!r} spec.template.spec.{f.path}: {f.message}",
             )
-            for f in pods_findings(objects[-1])
+            for f in pods_findings(jobset_manifest(plan))
         ]
         return [*findings, *located]
 
