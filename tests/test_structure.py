@@ -124,13 +124,6 @@ def manifest_literals(folder: str) -> list[str]:
 KNOWN_FRAMEWORK_SHAPES = Counter(
     {
         # Left to move into targets/ (issue 36); this list only shrinks.
-        "trainjobs/frameworks/_mpi.py 'ConfigMap'": 1,
-        "trainjobs/frameworks/mpi_pods.py 'Service'": 1,
-        "trainjobs/frameworks/mpi_pods.py 'Secret'": 1,
-        "trainjobs/frameworks/mpi_pods.py 'Job'": 1,
-        "trainjobs/frameworks/mpi_v1_pods.py 'ServiceAccount'": 1,
-        "trainjobs/frameworks/mpi_v1_pods.py 'Role'": 1,
-        "trainjobs/frameworks/mpi_v1_pods.py 'RoleBinding'": 1,
         "trainjobs/frameworks/paddle_edl/framework.py 'ReplicaSet'": 1,
         "trainjobs/frameworks/paddle_edl/framework.py 'Job'": 1,
         "trainjobs/frameworks/paddle_edl/framework.py 'ServiceAccount'": 1,

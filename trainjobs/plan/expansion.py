@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from trainjobs.k8s.data import Manifest
 from trainjobs.plan.jobset import JobSetPlan
+from trainjobs.plan.objects import ObjectPlan
 
 __all__ = ["Expansion", "PodPlan", "ServicePlan"]
 
@@ -31,15 +32,19 @@ class ServicePlan:
         name: the Service's name (and the DNS name its pods are reached by).
         labels: its labels.
         selector: the pods it selects.
-        ports: ``(name, port)`` pairs; an empty name leaves the port unnamed.
+        ports: ``(name, port)`` pairs; an empty name leaves the port unnamed; None: the
+            Service lists no ports at all (a headless Service only for DNS).
         headless: True (default) for ``clusterIP: None``: the name resolves to the pod.
+        publish_not_ready_addresses: True when the name resolves before the pods are
+            Ready; default False.
     """
 
     name: str
     labels: Mapping[str, str]
     selector: Mapping[str, str]
-    ports: tuple[tuple[str, int], ...]
+    ports: tuple[tuple[str, int], ...] | None
     headless: bool = True
+    publish_not_ready_addresses: bool = False
 
 
 @dataclass(frozen=True)
@@ -117,6 +122,6 @@ class Expansion:
 
     services: Sequence[ServicePlan] = ()
     pods: Sequence[PodPlan] = ()
-    objects: Sequence[Manifest] = field(default_factory=tuple)
-    first: Sequence[Manifest] = field(default_factory=tuple)
+    objects: Sequence[ObjectPlan | Manifest] = field(default_factory=tuple)
+    first: Sequence[ObjectPlan | Manifest] = field(default_factory=tuple)
     jobset: JobSetPlan | None = None

@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import Any, Final
 
 from trainjobs.k8s.data import Manifest, deep_copy
-from trainjobs.k8s.generated import placeholder
 from trainjobs.plan import JobPlan
 from trainjobs.plan.jobset import JobSetPlan, MpiFiles, PodGroupPlan
+from trainjobs.plan.objects import ConfigMapPlan, SshKeySecretPlan
 from trainjobs.targets.base import Rendered, TargetPlugin, TargetSource
+from trainjobs.targets.objects import object_manifest
 
 __all__ = ["JOBSET_API_VERSION", "JobSetTarget", "jobset_manifest", "jobset_objects"]
 
@@ -43,25 +44,10 @@ def jobset_manifest(jobset: JobSetPlan) -> Manifest:
 
 
 def _mpi_objects(files: MpiFiles, namespace: str) -> list[Manifest]:
-    group = f"{namespace}/{files.secret}"
-    secret = {
-        "apiVersion": "v1",
-        "kind": "Secret",
-        "metadata": {"name": files.secret, "namespace": namespace},
-        "type": "kubernetes.io/ssh-auth",
-        "immutable": True,
-        "stringData": {
-            "ssh-privatekey": placeholder("ecdsa-p521-private", group),
-            "ssh-publickey": placeholder("ecdsa-p521-public", group),
-        },
-    }
-    config_map = {
-        "apiVersion": "v1",
-        "kind": "ConfigMap",
-        "metadata": {"name": files.config_map, "namespace": namespace},
-        "data": {files.hostfile_key: files.hostfile},
-    }
-    return [secret, config_map]
+    # The Trainer makes its key Secret immutable and labels neither object.
+    secret = SshKeySecretPlan(files.secret, immutable=True)
+    config_map = ConfigMapPlan(files.config_map, {files.hostfile_key: files.hostfile})
+    return [object_manifest(secret, namespace), object_manifest(config_map, namespace)]
 
 
 def _pod_group(group: PodGroupPlan, name: str, namespace: str) -> Manifest:

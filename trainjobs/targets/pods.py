@@ -19,6 +19,7 @@ from trainjobs.plan.expansion import PodPlan, ServicePlan
 from trainjobs.targets.base import Rendered, TargetPlugin, TargetSource
 from trainjobs.targets.jobset import jobset_objects
 from trainjobs.targets.jobset_pods import pods_manifests
+from trainjobs.targets.objects import object_manifest
 
 __all__ = ["PodsTarget", "pod_manifest", "pod_objects", "service_manifest"]
 
@@ -52,25 +53,30 @@ def pod_objects(source: TargetSource, plan: JobPlan) -> list[Manifest]:
     if expansion.jobset is not None:
         *beside, jobset = jobset_objects(expansion.jobset)
         chained = [*beside, *pods_manifests(jobset)]
+    namespace = plan.namespace
+    after = [object_manifest(o, namespace) for o in expansion.objects]
     return [
-        *(service_manifest(s, plan.namespace) for s in expansion.services),
-        *expansion.first,
-        *(pod_manifest(p, templates[p.role], plan.namespace) for p in expansion.pods),
+        *(service_manifest(s, namespace) for s in expansion.services),
+        *(object_manifest(o, namespace) for o in expansion.first),
+        *(pod_manifest(p, templates[p.role], namespace) for p in expansion.pods),
         # Every batch Job made here owns pods of a role (JobPlan.job_roles, or all).
-        *(plan.admission.apply(m, "jobs") for m in [*expansion.objects, *chained]),
+        *(plan.admission.apply(m, "jobs") for m in [*after, *chained]),
     ]
 
 
 def service_manifest(service: ServicePlan, namespace: str) -> Manifest:
     """The Service object of ``service``."""
-    ports: list[dict[str, Any]] = []
-    for name, number in service.ports:
-        port: dict[str, Any] = {"name": name} if name else {}
-        port["port"] = number
-        ports.append(port)
     spec: dict[str, Any] = {"clusterIP": "None"} if service.headless else {}
     spec["selector"] = dict(service.selector)
-    spec["ports"] = ports
+    if service.ports is not None:
+        ports: list[dict[str, Any]] = []
+        for name, number in service.ports:
+            port: dict[str, Any] = {"name": name} if name else {}
+            port["port"] = number
+            ports.append(port)
+        spec["ports"] = ports
+    if service.publish_not_ready_addresses:
+        spec["publishNotReadyAddresses"] = True
     return {
         "apiVersion": "v1",
         "kind": "Service",
