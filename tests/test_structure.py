@@ -123,14 +123,8 @@ def manifest_literals(folder: str) -> list[str]:
 
 KNOWN_FRAMEWORK_SHAPES = Counter(
     {
-        # Left to move into targets/ (issue 36); this list only shrinks.
-        "trainjobs/frameworks/paddle_edl/framework.py 'ReplicaSet'": 1,
-        "trainjobs/frameworks/paddle_edl/framework.py 'Job'": 1,
-        "trainjobs/frameworks/paddle_edl/framework.py 'ServiceAccount'": 1,
-        "trainjobs/frameworks/paddle_edl/framework.py 'Role'": 1,
-        "trainjobs/frameworks/paddle_edl/framework.py 'RoleBinding'": 1,
         # Not workloads: the generated CRDs (`trainjobs crds`), and the EDL what-if
-        # tool's reading of a cluster inventory (Nodes, Pods it is given).
+        # tool's simulated cluster (the Nodes it reads, the Pods it would place).
         "trainjobs/frameworks/crds.py 'CustomResourceDefinition'": 1,
         "trainjobs/frameworks/paddle_edl/inventory.py 'Node'": 1,
         "trainjobs/frameworks/paddle_edl/inventory.py 'Pod'": 1,

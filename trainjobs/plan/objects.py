@@ -12,6 +12,7 @@ __all__ = [
     "BatchJobPlan",
     "ConfigMapPlan",
     "ObjectPlan",
+    "ReplicaSetPlan",
     "RoleBindingPlan",
     "RolePlan",
     "ServiceAccountPlan",
@@ -66,6 +67,21 @@ class BatchJobPlan:
 
 
 @dataclass(frozen=True)
+class ReplicaSetPlan:
+    """An ``apps/v1`` ReplicaSet the operator makes (EDL's master and parameter servers).
+
+    Attributes:
+        name: its name.
+        spec: the ReplicaSet's spec (replicas, selector, pod template), as plain data.
+        labels: its labels; default none.
+    """
+
+    name: str
+    spec: Mapping[str, Any]
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class ServiceAccountPlan:
     """A ServiceAccount the operator makes for a pod that talks to the API server.
 
@@ -101,17 +117,22 @@ class RoleBindingPlan:
         name: its name, and the Role's.
         service_account: the ServiceAccount bound.
         labels: its labels; default none.
+        subjects_first: True (default) when the operator writes ``subjects`` before
+            ``roleRef`` (the MPI Operator), False when after (the EDL controller): the
+            same render stays byte for byte the same.
     """
 
     name: str
     service_account: str
     labels: Mapping[str, str] = field(default_factory=dict)
+    subjects_first: bool = True
 
 
 ObjectPlan = (
     ConfigMapPlan
     | SshKeySecretPlan
     | BatchJobPlan
+    | ReplicaSetPlan
     | ServiceAccountPlan
     | RolePlan
     | RoleBindingPlan

@@ -11,6 +11,8 @@ from trainjobs.plan.objects import (
     BatchJobPlan,
     ConfigMapPlan,
     ObjectPlan,
+    ReplicaSetPlan,
+    RoleBindingPlan,
     RolePlan,
     ServiceAccountPlan,
     SshKeySecretPlan,
@@ -28,6 +30,32 @@ def _metadata(name: str, namespace: str, labels: Any) -> dict[str, Any]:
     return metadata
 
 
+def _secret(plan: SshKeySecretPlan, metadata: dict[str, Any], namespace: str) -> Manifest:
+    # One placeholder group per Secret: both halves of one key pair.
+    group = f"{namespace}/{plan.name}"
+    secret: dict[str, Any] = {"apiVersion": "v1", "kind": "Secret", "metadata": metadata}
+    secret["type"] = "kubernetes.io/ssh-auth"
+    if plan.immutable:
+        secret["immutable"] = True
+    secret["stringData"] = {
+        "ssh-privatekey": placeholder("ecdsa-p521-private", group),
+        "ssh-publickey": placeholder("ecdsa-p521-public", group),
+    }
+    return secret
+
+
+def _role_binding(plan: RoleBindingPlan, metadata: dict[str, Any], namespace: str) -> Manifest:
+    binding: dict[str, Any] = {"apiVersion": f"{_RBAC}/v1", "kind": "RoleBinding"}
+    binding["metadata"] = metadata
+    subjects = [{"kind": "ServiceAccount", "name": plan.service_account, "namespace": namespace}]
+    if plan.subjects_first:
+        binding["subjects"] = subjects
+    binding["roleRef"] = {"apiGroup": _RBAC, "kind": "Role", "name": plan.name}
+    if not plan.subjects_first:
+        binding["subjects"] = subjects
+    return binding
+
+
 def object_manifest(plan: ObjectPlan | Manifest, namespace: str) -> Manifest:
     """The object of ``plan`` in ``namespace``; an object given finished (a framework's
     not yet stated as a plan) as it is."""
@@ -35,37 +63,19 @@ def object_manifest(plan: ObjectPlan | Manifest, namespace: str) -> Manifest:
         return plan
     metadata = _metadata(plan.name, namespace, plan.labels)
     if isinstance(plan, ConfigMapPlan):
-        return {
-            "apiVersion": "v1",
-            "kind": "ConfigMap",
-            "metadata": metadata,
-            "data": dict(plan.data),
-        }
+        data = dict(plan.data)
+        return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata, "data": data}
     if isinstance(plan, SshKeySecretPlan):
-        # One placeholder group per Secret: both halves of one key pair.
-        group = f"{namespace}/{plan.name}"
-        secret: dict[str, Any] = {"apiVersion": "v1", "kind": "Secret", "metadata": metadata}
-        secret["type"] = "kubernetes.io/ssh-auth"
-        if plan.immutable:
-            secret["immutable"] = True
-        secret["stringData"] = {
-            "ssh-privatekey": placeholder("ecdsa-p521-private", group),
-            "ssh-publickey": placeholder("ecdsa-p521-public", group),
-        }
-        return secret
+        return _secret(plan, metadata, namespace)
     if isinstance(plan, BatchJobPlan):
         spec = deep_copy(plan.spec)
         return {"apiVersion": "batch/v1", "kind": "Job", "metadata": metadata, "spec": spec}
+    if isinstance(plan, ReplicaSetPlan):
+        spec = deep_copy(plan.spec)
+        return {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": metadata, "spec": spec}
     if isinstance(plan, ServiceAccountPlan):
         return {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata}
     if isinstance(plan, RolePlan):
         rules = [deep_copy(rule) for rule in plan.rules]
         return {"apiVersion": f"{_RBAC}/v1", "kind": "Role", "metadata": metadata, "rules": rules}
-    subject = {"kind": "ServiceAccount", "name": plan.service_account, "namespace": namespace}
-    return {
-        "apiVersion": f"{_RBAC}/v1",
-        "kind": "RoleBinding",
-        "metadata": metadata,
-        "subjects": [subject],
-        "roleRef": {"apiGroup": _RBAC, "kind": "Role", "name": plan.name},
-    }
+    return _role_binding(plan, metadata, namespace)
