@@ -10,15 +10,17 @@ hostfile ConfigMap) come finished from the framework.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
-from trainjobs.errors import Severity
+from trainjobs.errors import Finding, Severity
 from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
 from trainjobs.plan import JobPlan
-from trainjobs.plan.expansion import PodPlan, ServicePlan
+from trainjobs.plan.expansion import Expansion, PodPlan, ServicePlan
+from trainjobs.plan.jobset import JobSetPlan
 from trainjobs.targets.base import Rendered, TargetPlugin, TargetSource
-from trainjobs.targets.jobset import jobset_objects
-from trainjobs.targets.jobset_pods import pods_manifests
+from trainjobs.targets.jobset import jobset_manifest, jobset_objects
+from trainjobs.targets.jobset_pods import pods_findings, pods_manifests
 from trainjobs.targets.objects import object_manifest
 
 __all__ = ["PodsTarget", "pod_manifest", "pod_objects", "service_manifest"]
@@ -33,11 +35,28 @@ class PodsTarget(TargetPlugin):
         # What the operator would refuse to run (suspended, managed elsewhere) renders
         # nothing rather than pods no controller would have made.
         findings = source.pods_findings(plan.resource)
+        expansion = None
+        if not any(f.severity is Severity.ERROR for f in findings):
+            expansion = source.expansion(plan.resource)
+            if expansion.jobset is not None:
+                findings = [*findings, *_jobset_findings(expansion.jobset)]
         if plan.unadmitted_warning is not None and not plan.admission.queued:
             findings = [*findings, plan.unadmitted_warning]
-        if any(f.severity is Severity.ERROR for f in findings):
+        if expansion is None or any(f.severity is Severity.ERROR for f in findings):
             return [], findings
-        return pod_objects(source, plan), findings
+        return _objects(expansion, plan), findings
+
+
+def _jobset_findings(jobset: JobSetPlan) -> list[Finding]:
+    """What the pods target cannot do as the JobSet controller would, at the JobSet
+    plan's source."""
+    found = pods_findings(jobset_manifest(jobset))
+    if not jobset.source_path:
+        return found
+    return [
+        replace(f, path=jobset.source_path, message=f"{jobset.source}{f.path}: {f.message}")
+        for f in found
+    ]
 
 
 def pod_objects(source: TargetSource, plan: JobPlan) -> list[Manifest]:
@@ -45,7 +64,10 @@ def pod_objects(source: TargetSource, plan: JobPlan) -> list[Manifest]:
     then its Pods, then the rest, each group in the operator's order; the objects that
     own pods there (batch Jobs: a TrainJob's, an MPIJob's launcher) carry the plan's
     admission."""
-    expansion = source.expansion(plan.resource)
+    return _objects(source.expansion(plan.resource), plan)
+
+
+def _objects(expansion: Expansion, plan: JobPlan) -> list[Manifest]:
     templates = {s.role: s.template for s in plan.pod_sets}
     # A JobSet the operator makes chains on: its objects beside it, then what the
     # JobSet controller makes of it.

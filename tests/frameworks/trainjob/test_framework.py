@@ -17,7 +17,7 @@ from trainjobs.render import stack as render_module
 from trainjobs.spec import parse_documents
 from trainjobs.targets.jobset import jobset_objects
 from trainjobs.targets.jobset_pods import pods_manifests
-from trainjobs.targets.pods import pod_objects
+from trainjobs.targets.pods import PodsTarget, pod_objects
 
 DOCUMENT: dict[str, Any] = {
     "apiVersion": "trainer.kubeflow.org/v1alpha1",
@@ -93,7 +93,9 @@ def test_pods_findings_point_at_the_runtime_ref() -> None:
     job = TrainJob.model_validate(
         {**DOCUMENT, "spec": {"runtimeRef": {"name": "torchtune-llama3.2-1b"}}}
     )
-    (finding,) = FRAMEWORK.pods_findings(job)
+    # The pods target says what it cannot do as JobSet would, where the plan points.
+    assert FRAMEWORK.pods_findings(job) == []
+    _, (finding,) = PodsTarget().render(FRAMEWORK, FRAMEWORK.plan(job))
     assert finding.code == "trainjob.pods_depends_on" and finding.path == "spec.runtimeRef"
     assert finding.message.startswith(
         "runtime 'torchtune-llama3.2-1b' spec.template.spec.replicatedJobs[2].dependsOn: "

@@ -60,9 +60,7 @@ from trainjobs.plan import (
     RunRules,
 )
 from trainjobs.plan.expansion import Expansion
-from trainjobs.plan.jobset import JobSetPlan
-from trainjobs.targets.jobset import jobset_manifest
-from trainjobs.targets.jobset_pods import claim_volumes, pods_findings
+from trainjobs.plan.jobset import JobSetPlan, claim_volumes
 
 __all__ = ["FRAMEWORK", "PATCH_MANAGER", "TrainJobFramework"]
 
@@ -219,19 +217,19 @@ class TrainJobFramework(Framework[TrainJob]):
             return None, findings
         return jobset_plan(job, runtime)
 
-    def _jobset(self, job: TrainJob) -> Manifest | None:
-        # The JobSet as the jobset target writes it: what JobSet's rules read.
-        plan, _ = self.jobset(job)
-        return None if plan is None else jobset_manifest(plan)
+    def _jobset(self, job: TrainJob) -> JobSetPlan | None:
+        return self.jobset(job)[0]
 
     def pod_templates(self, job: TrainJob) -> Iterable[PodSet]:
         jobset = self._jobset(job)
-        for rjob in (jobset or {}).get("spec", {}).get("replicatedJobs") or []:
+        if jobset is None:
+            return
+        for rjob in jobset.spec.get("replicatedJobs") or []:
             job_spec = rjob["template"]["spec"]
             template = deep_copy(job_spec.get("template") or {})
             # The pods get the volumes of the JobSet's volumeClaimPolicies too.
             pod_spec = template.setdefault("spec", {})
-            claims = claim_volumes(jobset or {}, pod_spec)
+            claims = claim_volumes(jobset.name, jobset.spec, pod_spec)
             if claims:
                 pod_spec["volumes"] = [*(pod_spec.get("volumes") or []), *claims]
             yield PodSet(
@@ -245,10 +243,9 @@ class TrainJobFramework(Framework[TrainJob]):
 
     def with_templates(self, job: TrainJob, templates: Mapping[str, PodTemplate]) -> TrainJob:
         before = {ref.role: ref.template for ref in self.pod_templates(job)}
-        jobset = self._jobset(job) or {}
-        ancestors = {
-            r["name"]: _ancestor(r) for r in jobset.get("spec", {}).get("replicatedJobs") or []
-        }
+        jobset = self._jobset(job)
+        name, jobset_spec = (jobset.name, jobset.spec) if jobset is not None else (job.name, {})
+        ancestors = {r["name"]: _ancestor(r) for r in jobset_spec.get("replicatedJobs") or []}
         document = job.to_manifest()
         spec = document["spec"]
         for role, template in templates.items():
@@ -267,7 +264,7 @@ class TrainJobFramework(Framework[TrainJob]):
             new = wanted.get(role, old)
             if new == old:
                 continue
-            claims = claim_volumes(jobset, (new.get("spec") or {}))
+            claims = claim_volumes(name, jobset_spec, (new.get("spec") or {}))
             patch = _pod_patch(role, _without(old, claims), _without(new, claims))
             if patch is not None:
                 patches.append(patch)
@@ -300,20 +297,9 @@ class TrainJobFramework(Framework[TrainJob]):
         )
 
     def pods_findings(self, job: TrainJob) -> list[Finding]:
-        plan, findings = self.jobset(job)
-        if plan is None:
-            return findings
-        runtime = job.spec.runtime_ref.name
-        # The fields are the runtime's; the user's TrainJob names it at spec.runtimeRef.
-        located = [
-            replace(
-                f,
-                path="spec.runtimeRef",
-                message=f"runtime {runtime!r} spec.template.spec.{f.path}: {f.message}",
-            )
-            for f in pods_findings(jobset_manifest(plan))
-        ]
-        return [*findings, *located]
+        # What the pods target cannot do as JobSet would is the target's to say
+        # (targets.jobset_pods), at the JobSet plan's source_path.
+        return self.jobset(job)[1]
 
     def run_policy(self, job: TrainJob) -> RunPolicyFacts:
         # A TrainJob keeps suspend and the deadline in its spec; retries are the
@@ -330,7 +316,7 @@ class TrainJobFramework(Framework[TrainJob]):
             return None
         runtime, _ = self.runtime(job)
         ml = runtime.spec.ml_policy if runtime is not None else None
-        roles = [r.get("name") for r in jobset["spec"].get("replicatedJobs") or []]
+        roles = [r.get("name") for r in jobset.spec.get("replicatedJobs") or []]
         # MPI: the node pods serve ssh to the launcher's mpirun (run-local plays ssh).
         mpi = ml is not None and ml.kind == "mpi" and LAUNCHER in roles
         return trainjob_run_rules(job, jobset, (NODE,) if mpi else ())

@@ -855,5 +855,8 @@ def _jobset_plan(job: TrainJob, runtime: Runtime) -> tuple[JobSetPlan | None, li
         annotations=dict(annotations),
         mpi=_mpi_files(build) if kind == "mpi" else None,
         pod_group=pod_group,
+        # The fields are the runtime's; the user's TrainJob names it at spec.runtimeRef.
+        source_path="spec.runtimeRef",
+        source=f"runtime {job.spec.runtime_ref.name!r} spec.template.spec.",
     )
     return plan, [*findings, *build.findings]
