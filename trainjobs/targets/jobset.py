@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from trainjobs.k8s.data import Manifest, deep_copy
 from trainjobs.plan import JobPlan
+from trainjobs.plan.gang import POD_GROUP_API_VERSIONS
 from trainjobs.plan.jobset import JobSetPlan, MpiFiles, PodGroupPlan
 from trainjobs.plan.objects import ConfigMapPlan, SshKeySecretPlan
 from trainjobs.targets.base import Rendered, TargetPlugin, TargetSource
@@ -21,11 +22,6 @@ from trainjobs.targets.objects import object_manifest
 __all__ = ["JOBSET_API_VERSION", "JobSetTarget", "jobset_manifest", "jobset_objects"]
 
 JOBSET_API_VERSION: Final = "jobset.x-k8s.io/v1alpha2"
-POD_GROUP_API_VERSIONS: Final = {
-    "volcano": "scheduling.volcano.sh/v1beta1",
-    "scheduler-plugins": "scheduling.x-k8s.io/v1alpha1",
-}
-"""The PodGroup's apiVersion per gang mechanism."""
 
 
 def jobset_manifest(jobset: JobSetPlan) -> Manifest:
