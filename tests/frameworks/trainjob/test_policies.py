@@ -1,4 +1,5 @@
 """Each ML policy, gang policy and TrainJob field of Trainer v2.3.0 through jobset_manifests
+(tests/support/jobset.py: the framework's JobSetPlan as the jobset target writes it)
 (kubeflow-operators.md §7.3, §7.4), and what the JobSet expansion makes of them."""
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
-"""What the Kubeflow Trainer v2.3.0 controller creates for a TrainJob: the ``jobset`` target.
+"""What the Kubeflow Trainer v2.3.0 controller creates for a TrainJob, as a JobSetPlan (the
+``jobset`` target writes it, ``targets.jobset``).
 
-:func:`jobset_manifests` is a pure function of the TrainJob and its runtime that follows
+:func:`jobset_plan` is a pure function of the TrainJob and its runtime that follows
 the controller's steps (kubeflow-operators.md §7.3, §7.4; Trainer v2.3.0
 ``pkg/runtime/core/trainingruntime.go``, ``pkg/runtime/framework/plugins/*``):
 
@@ -23,7 +24,8 @@ Deviations, all deliberate:
 
 * No ownerReferences: there is no TrainJob object on this target (Pulumi owns the
   objects, as on every ``pods`` target).
-* The MPI SSH Secret carries placeholders (``trainjobs.k8s.generated``), never a key:
+* The MPI SSH Secret (written by ``targets.objects``) carries placeholders
+  (``trainjobs.k8s.generated``), never a key:
   the key pair is generated at apply time and held as a Pulumi secret. It is written with
   ``stringData`` where the controller writes ``data``; the stored Secret is the same.
 * The controller's runtime snapshot ConfigMap (``<tj>-runtime-snapshot``, its own record
