@@ -35,6 +35,7 @@ HEAVY = (
     "kubernetes_validate",
     "pulumi",
     "trainjobs.frameworks.base",
+    "trainjobs.targets.registry",
     "trainjobs.platform.registry",
     "trainjobs.check.pipeline",
     "trainjobs.render.stack",

@@ -6,11 +6,12 @@ from typing import Any
 
 import pytest
 
-from trainjobs.frameworks.base import Framework, JobResource
+from trainjobs.frameworks.base import Framework
 from trainjobs.frameworks.pytorch import FRAMEWORK as PYTORCH
 from trainjobs.frameworks.pytorch import PyTorchJob
 from trainjobs.frameworks.tensorflow import FRAMEWORK as TENSORFLOW
 from trainjobs.frameworks.tensorflow import TFJob
+from trainjobs.k8s.model import JobResource
 from trainjobs.plan import Replica, RunRules, SuccessPolicy
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from trainjobs.frameworks.base import ObjectMeta
 from trainjobs.frameworks.pytorch import FRAMEWORK as PYTORCH
 from trainjobs.frameworks.pytorch import PyTorchJob
+from trainjobs.k8s.model import ObjectMeta
 from trainjobs.plan import JobPlan
 from trainjobs.plan.trainer import as_node
 from trainjobs.targets.trainer import runtime_name

@@ -7,6 +7,7 @@ import pytest
 from trainjobs.k8s.quantity import (
     QuantityError,
     canonical_quantity,
+    format_like,
     format_quantity,
     parse_quantity,
     quantity_or_zero,
@@ -94,3 +95,11 @@ def test_canonical_quantity_is_the_api_servers_text(value: object, stored: str) 
 def test_canonical_quantity_refuses_what_is_no_quantity() -> None:
     with pytest.raises(QuantityError):
         canonical_quantity("4 cores")
+
+
+def test_quantities_print_as_go_does() -> None:
+    assert format_like(Fraction(12 * 2**30), "3Gi") == "12Gi"
+    assert format_like(Fraction(3, 2) * 2**30, "1536Mi") == "1536Mi"
+    assert format_like(Fraction(8000), "4000") == "8k"
+    assert format_like(Fraction(1, 2), 0.5) == "500m"
+    assert format_like(Fraction(2), 2) == "2"

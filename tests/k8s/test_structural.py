@@ -8,8 +8,8 @@ from typing import Annotated, Any, Literal
 import pytest
 from pydantic import Field
 
-from trainjobs.frameworks.base import JobResource, K8sModel
 from trainjobs.k8s.data import PodTemplate
+from trainjobs.k8s.model import JobResource, K8sModel
 from trainjobs.k8s.structural import (
     SchemaError,
     kubernetes_definition,

@@ -15,6 +15,7 @@ from trainjobs.local.environment import Machine
 from trainjobs.local.plan import Backend, LocalPlan, build_plan, rewrite_paths
 from trainjobs.local.run import backends_of
 from trainjobs.plan import SuccessPolicy
+from trainjobs.plan.jobset import JobSetPlan
 from trainjobs.render import render
 from trainjobs.spec import load_path
 
@@ -421,13 +422,14 @@ def test_jobset_rules_for_two_replicated_jobs_of_several_jobs_and_pods() -> None
 
     workers = rjob("worker", 2, 2, backoffLimit=2)
     workers["dependsOn"] = [{"name": "launcher", "status": "Ready"}]
-    jobset = {
-        "metadata": {"name": "js", "namespace": "ml"},
-        "spec": {
+    jobset = JobSetPlan(
+        name="js",
+        namespace="ml",
+        spec={
             "replicatedJobs": [rjob("launcher", 1, 1), workers],
             "successPolicy": {"operator": "Any", "targetReplicatedJobs": ["launcher"]},
         },
-    }
+    )
     rules = trainjob_run_rules(job, jobset)
     assert [(r.role, r.index, r.workload, r.depends_on) for r in rules.replicas] == [
         ("launcher", 0, "js-launcher-0-0", ()),

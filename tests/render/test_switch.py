@@ -11,8 +11,8 @@ import pytest
 from trainjobs.check import run
 from trainjobs.render import RenderedJob
 from trainjobs.render.switch import adopted_objects
-from trainjobs.spec.choices import Target
 from trainjobs.spec.load import load_path
+from trainjobs.targets.names import Target
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from trainjobs.frameworks.base import Framework, JobResource
+from trainjobs.frameworks.base import Framework
 from trainjobs.k8s.data import Manifest
+from trainjobs.k8s.model import JobResource
 from trainjobs.targets.pods import pod_objects
 
 

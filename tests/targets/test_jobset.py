@@ -9,8 +9,8 @@ import pytest
 from trainjobs.check import run
 from trainjobs.errors import SpecError
 from trainjobs.spec import parse_documents
-from trainjobs.spec.choices import TARGETS
-from trainjobs.targets import TARGETS as PLUGINS
+from trainjobs.targets.names import TARGETS
+from trainjobs.targets.registry import PLUGINS
 
 TRAINJOB: dict[str, Any] = {
     "apiVersion": "trainer.kubeflow.org/v1alpha1",

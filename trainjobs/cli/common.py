@@ -16,7 +16,8 @@ from trainjobs import terminal
 from trainjobs.check.k8s_versions import available_versions
 from trainjobs.errors import Finding, Severity, SpecError, TrainjobsError
 from trainjobs.output import printable
-from trainjobs.spec.choices import DEFAULT_K8S_VERSION, PROFILES, TARGETS, Profile, Target
+from trainjobs.spec.choices import DEFAULT_K8S_VERSION, PROFILES, Profile
+from trainjobs.targets.names import TARGETS, Target
 
 if TYPE_CHECKING:
     from trainjobs.render import Rendering

@@ -19,7 +19,7 @@ from trainjobs.cli.common import (
 )
 from trainjobs.errors import TrainjobsError
 from trainjobs.output import printable
-from trainjobs.spec.choices import TARGETS
+from trainjobs.targets.names import TARGETS
 
 if TYPE_CHECKING:
     from trainjobs.graph import StackGraph

@@ -9,7 +9,7 @@ import pulumi
 
 from trainjobs.components.platform import PlatformArgs, PlatformComponent, SpecInput, is_document
 from trainjobs.components.secrets import placeholder_groups
-from trainjobs.frameworks.base import K8sModel
+from trainjobs.k8s.model import K8sModel
 from trainjobs.render import RenderedUnit
 from trainjobs.spec.entry import PlatformEntry
 from trainjobs.spec.stack import DEFAULT_K8S_VERSION

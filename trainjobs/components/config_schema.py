@@ -27,9 +27,10 @@ from pydantic.json_schema import models_json_schema
 from trainjobs.components.stack import ALLOW_NO_JOBS
 from trainjobs.frameworks import REGISTRY
 from trainjobs.platform import API_VERSION, PLATFORM
-from trainjobs.spec.choices import DEFAULT_K8S_VERSION, DEFAULT_PROFILE, DEFAULT_TARGET, PROFILES
+from trainjobs.spec.choices import DEFAULT_K8S_VERSION, DEFAULT_PROFILE, PROFILES
 from trainjobs.spec.entry import OPTIONS_KEY, TARGETS, JobOptions
 from trainjobs.spec.load import CONFIG_NAMESPACE, LIST_KEYS
+from trainjobs.targets.names import DEFAULT_TARGET
 
 __all__ = ["SCHEMA_PATH", "pulumi_config_types", "stack_config_schema"]
 

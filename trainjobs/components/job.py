@@ -23,15 +23,15 @@ from trainjobs.components.platform import (
 )
 from trainjobs.components.register import LiveObject
 from trainjobs.errors import Finding, SpecError
-from trainjobs.frameworks.base import JobResource
+from trainjobs.k8s.model import JobResource
 from trainjobs.plan.trainer import TRAINJOB_KIND
 from trainjobs.platform.gang import GangMechanism
 from trainjobs.render import RenderedJob
 from trainjobs.spec._findings import findings_from_validation_error
-from trainjobs.spec.choices import TARGETS, is_target
 from trainjobs.spec.entry import OPTIONS_KEY, JobEntry, JobOptions, Target, Wait
 from trainjobs.spec.load import load_path, parse_job
 from trainjobs.spec.stack import DEFAULT_K8S_VERSION, StackSpec
+from trainjobs.targets.names import TARGETS, is_target
 
 __all__ = [
     "DEFAULT_CLUSTER_DOMAIN",

@@ -14,7 +14,7 @@ from trainjobs.components.ownership import guard
 from trainjobs.components.register import register_manifest
 from trainjobs.components.secrets import GeneratedValues
 from trainjobs.errors import Finding, Rule, SpecError
-from trainjobs.frameworks.base import K8sModel
+from trainjobs.k8s.model import K8sModel
 from trainjobs.k8s.order import apply_tier
 from trainjobs.platform import API_VERSION, PlatformMeta, PlatformResource
 from trainjobs.render import RenderedObject, RenderedUnit, UnitRef

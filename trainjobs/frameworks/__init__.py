@@ -13,20 +13,15 @@ from typing import TYPE_CHECKING
 from trainjobs._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from trainjobs.frameworks.base import Framework, JobResource
+    from trainjobs.frameworks.base import Framework
     from trainjobs.frameworks.registry import REGISTRY, Plugin, Registry
-    from trainjobs.k8s.data import Manifest
-    from trainjobs.plan import KindRef
 
 _HOMES = {
     "Framework": "trainjobs.frameworks.base",
-    "JobResource": "trainjobs.frameworks.base",
-    "KindRef": "trainjobs.plan",
-    "Manifest": "trainjobs.k8s.data",
     "REGISTRY": "trainjobs.frameworks.registry",
     "Plugin": "trainjobs.frameworks.registry",
     "Registry": "trainjobs.frameworks.registry",
 }
 
-__all__ = ["REGISTRY", "Framework", "JobResource", "KindRef", "Manifest", "Plugin", "Registry"]
+__all__ = ["REGISTRY", "Framework", "Plugin", "Registry"]
 __getattr__, __dir__ = lazy_exports(__name__, globals(), _HOMES)

@@ -14,7 +14,7 @@ from trainjobs.k8s.data import PodTemplate
 from trainjobs.k8s.pods import containers
 
 if TYPE_CHECKING:
-    from trainjobs.frameworks.caffe2 import Caffe2BackendSpec, Caffe2Job
+    from trainjobs.frameworks._caffe2_model import Caffe2BackendSpec, Caffe2Job
 
 __all__ = ["TEMPLATE_PATH", "backend_findings", "describe", "template_findings"]
 

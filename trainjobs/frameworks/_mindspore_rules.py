@@ -13,7 +13,7 @@ from trainjobs.frameworks._seed import mount_findings
 from trainjobs.k8s.pods import containers
 
 if TYPE_CHECKING:
-    from trainjobs.frameworks.mindspore import MSJob, MSReplicaSpec
+    from trainjobs.frameworks._mindspore_model import MSJob, MSReplicaSpec
 
 __all__ = [
     "DEFAULT_CONTAINER",

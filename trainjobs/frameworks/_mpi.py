@@ -18,6 +18,7 @@ from typing import Any
 from trainjobs.errors import Rule
 from trainjobs.frameworks.kubeflow_v1 import env_var
 from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
+from trainjobs.plan.objects import ConfigMapPlan
 
 __all__ = [
     "CONFIG_MOUNT_PATH",
@@ -36,7 +37,7 @@ __all__ = [
     "config_volume",
     "launcher_name",
     "nvidia_hidden_env",
-    "object_metadata",
+    "object_labels",
     "pod_restart_policy",
     "template_parts",
     "with_labels",
@@ -91,16 +92,12 @@ def config_name(job: str) -> str:
 
 
 def config_map(
-    job: str, namespace: str, hosts: str, discover: str, more: Mapping[str, str] | None = None
-) -> Manifest:
+    job: str, hosts: str, discover: str, more: Mapping[str, str] | None = None
+) -> ConfigMapPlan:
     """The ConfigMap ``<job>-config``: the ``hostfile`` (``hosts``), ``discover_hosts.sh``
     (``discover``) and the ``more`` files an operator adds (none by default)."""
-    return {
-        "apiVersion": "v1",
-        "kind": "ConfigMap",
-        "metadata": object_metadata(config_name(job), namespace, job),
-        "data": {DISCOVER_HOSTS: discover, HOSTFILE: hosts, **(more or {})},
-    }
+    data = {DISCOVER_HOSTS: discover, HOSTFILE: hosts, **(more or {})}
+    return ConfigMapPlan(config_name(job), data, object_labels(job))
 
 
 def config_volume(job: str, files: Iterable[tuple[str, int]]) -> dict[str, Any]:
@@ -114,9 +111,9 @@ def config_mount() -> dict[str, Any]:
     return {"name": CONFIG_VOLUME, "mountPath": CONFIG_MOUNT_PATH}
 
 
-def object_metadata(name: str, namespace: str, job: str) -> dict[str, Any]:
-    """Metadata of an object that is not a pod: both operators label it ``app: <job>``."""
-    return {"name": name, "namespace": namespace, "labels": {"app": job}}
+def object_labels(job: str) -> dict[str, str]:
+    """Labels of an object that is not a pod: both operators label it ``app: <job>``."""
+    return {"app": job}
 
 
 def pod_restart_policy(policy: str | None, default: str) -> str:

@@ -28,8 +28,9 @@ from trainjobs.frameworks._container_rules import (
     no_containers,
     template_restart_policy,
 )
-from trainjobs.frameworks.base import Framework, JobResource, K8sModel
+from trainjobs.frameworks.base import Framework
 from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
+from trainjobs.k8s.model import JobResource, K8sModel
 from trainjobs.k8s.names import LABEL_MAX, dns1035_label_problem
 from trainjobs.k8s.pods import containers
 from trainjobs.plan import PodSet, Replica, ReplicaRestartPolicy, RunRules

@@ -33,7 +33,6 @@ from typing import Any, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Rule
-from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
     LABEL_JOB_NAME,
     LABEL_OPERATOR_NAME,
@@ -45,6 +44,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     RunPolicy,
     env_var,
 )
+from trainjobs.k8s.model import K8sModel
 from trainjobs.plan import SuccessPolicy
 from trainjobs.plan.expansion import Expansion
 

@@ -35,9 +35,7 @@ pkg/controller/mpi_job_controller.go, pkg/apis/kubeflow/{v2beta1,validation}).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar, Literal
-
-from pydantic import Field
+from typing import Any, ClassVar
 
 from trainjobs.errors import Finding, Rule
 from trainjobs.frameworks import mpi_pods
@@ -53,9 +51,17 @@ from trainjobs.frameworks._mpi import (
     launcher_name,
     worker_name,
 )
-from trainjobs.frameworks.base import Framework, JobResource, K8sModel
-from trainjobs.frameworks.kubeflow_v1 import ReplicaSpec, RunPolicy
-from trainjobs.frameworks.mpi_pods import ROOT_SSH_PATH
+from trainjobs.frameworks._mpi_model import (
+    MULTIKUEUE_MANAGER,
+    OPERATOR_MANAGER,
+    REPLICA_DEFAULTS,
+    ROOT_SSH_PATH,
+    MPIJob,
+    MPIJobSpec,
+    MPIRunPolicy,
+)
+from trainjobs.frameworks.base import Framework
+from trainjobs.frameworks.kubeflow_v1 import ReplicaSpec
 from trainjobs.k8s.data import PodTemplate
 from trainjobs.k8s.names import DNS1035_LABEL, LABEL_MAX
 from trainjobs.k8s.pods import spec_containers as containers
@@ -65,12 +71,8 @@ from trainjobs.plan.trainer import ReplicatedJob, TrainerPlan, as_node
 
 __all__ = ["FRAMEWORK", "MPI", "MPIJob", "MPIJobSpec", "MPIRunPolicy"]
 
-OPERATOR_MANAGER = "kubeflow.org/mpi-operator"
-MULTIKUEUE_MANAGER = "kueue.x-k8s.io/multikueue"
 _REPLICA_TYPES = ("Launcher", "Worker")
 _RESTART_POLICIES = ("Never", "OnFailure")
-_DEFAULTS = {"Launcher": (1, "OnFailure"), "Worker": (0, "Never")}
-"""Replicas and restartPolicy the operator fills in per replica type."""
 JOB_BACKOFF_LIMIT = 6
 """Kubernetes' default ``backoffLimit`` of the launcher's batch/v1 Job when runPolicy sets none."""
 
@@ -114,71 +116,6 @@ TRAINER_IMPLEMENTATION = Rule(
 )
 
 
-class MPIRunPolicy(RunPolicy):
-    """How the MPI Operator runs and cleans up the job (``spec.runPolicy``).
-
-    ``ttlSecondsAfterFinished``, ``activeDeadlineSeconds`` and ``backoffLimit``
-    are copied onto the launcher's batch/v1 Job.
-    """
-
-    managed_by: str | None = Field(
-        default=None,
-        description=(
-            f"Controller that owns the job: {OPERATOR_MANAGER} (default) or "
-            f"{MULTIKUEUE_MANAGER}, which makes this cluster's operator skip it."
-        ),
-    )
-
-
-class MPIJobSpec(K8sModel):
-    """``spec`` of an MPIJob ``kubeflow.org/v2beta1``."""
-
-    slots_per_worker: int | None = Field(
-        default=None, ge=0, description="MPI slots (ranks) per worker in the hostfile; default 1."
-    )
-    run_launcher_as_worker: bool | None = Field(
-        default=None,
-        description="The launcher also runs ranks (first line of the hostfile); default false.",
-    )
-    run_policy: MPIRunPolicy | None = Field(default=None, description="Run and clean-up policy.")
-    mpi_replica_specs: dict[str, ReplicaSpec] = Field(
-        description=(
-            "Launcher (exactly 1 replica, restartPolicy default OnFailure) and Worker "
-            "(restartPolicy default Never); restartPolicy Never or OnFailure only."
-        )
-    )
-    ssh_auth_mount_path: str | None = Field(
-        default=None,
-        description=f"Where container[0] mounts the SSH key pair; default {ROOT_SSH_PATH}.",
-    )
-    launcher_creation_policy: Literal["AtStartup", "WaitForWorkersReady"] | None = Field(
-        default=None,
-        description=(
-            "AtStartup (default) starts the launcher with the workers; WaitForWorkersReady "
-            "once every worker pod is Ready."
-        ),
-    )
-    mpi_implementation: Literal["OpenMPI", "Intel", "MPICH"] | None = Field(
-        default=None,
-        description="Decides the hostfile format and launcher env; default OpenMPI.",
-    )
-
-
-class MPIJob(JobResource):
-    """An MPIJob exactly as ``kubeflow.org/v2beta1`` (MPI Operator v0.8) accepts it."""
-
-    api_version: Literal["kubeflow.org/v2beta1"] = "kubeflow.org/v2beta1"
-    kind: Literal["MPIJob"] = "MPIJob"
-    spec: MPIJobSpec
-
-    def replicas(self, rtype: str) -> int:
-        """Replicas of ``rtype``, unset ones as the operator defaults them; 0 when absent."""
-        spec = self.spec.mpi_replica_specs.get(rtype)
-        if spec is None:
-            return 0
-        return spec.replicas if spec.replicas is not None else _DEFAULTS.get(rtype, (0, ""))[0]
-
-
 class MPI(Framework[MPIJob]):
     """MPI programs (Horovod, OpenMPI, Intel MPI, MPICH) launched over SSH."""
 
@@ -216,8 +153,8 @@ class MPI(Framework[MPIJob]):
         spec = job.spec
         specs: dict[str, ReplicaSpec] = {}
         for rtype, replica in spec.mpi_replica_specs.items():
-            if rtype in _DEFAULTS:
-                replicas, policy = _DEFAULTS[rtype]
+            if rtype in REPLICA_DEFAULTS:
+                replicas, policy = REPLICA_DEFAULTS[rtype]
                 replica = replica.model_copy(
                     update={
                         "replicas": replicas if replica.replicas is None else replica.replicas,

@@ -17,12 +17,13 @@ from trainjobs.frameworks._mpi import (
     config_volume,
     launcher_name,
     nvidia_hidden_env,
-    object_metadata,
+    object_labels,
     pod_restart_policy,
     template_parts,
     with_labels,
     worker_name,
 )
+from trainjobs.frameworks._mpi_model import ROOT_SSH_PATH
 from trainjobs.frameworks.kubeflow_v1 import (
     LABEL_JOB_NAME,
     LABEL_JOB_ROLE,
@@ -30,13 +31,12 @@ from trainjobs.frameworks.kubeflow_v1 import (
     LABEL_REPLICA_INDEX,
     env_var,
 )
-from trainjobs.k8s.data import Manifest
-from trainjobs.k8s.generated import placeholder
 from trainjobs.k8s.pods import spec_containers as containers
-from trainjobs.plan.expansion import Expansion, PodPlan
+from trainjobs.plan.expansion import Expansion, PodPlan, ServicePlan
+from trainjobs.plan.objects import BatchJobPlan, ConfigMapPlan, ObjectPlan, SshKeySecretPlan
 
 if TYPE_CHECKING:
-    from trainjobs.frameworks.mpi import MPIJob
+    from trainjobs.frameworks._mpi_model import MPIJob
 
 __all__ = [
     "OPERATOR_NAME",
@@ -55,7 +55,6 @@ WAIT_IMAGE = "alpine:3.20.3"
 """Image of the ``wait-for-workers`` init container (its musl ``getent`` follows the DNS
 search path; busybox ``nslookup`` does not reliably)."""
 SSH_VOLUME = "ssh-auth"
-ROOT_SSH_PATH = "/root/.ssh"
 SSH_MODE = 0o600
 """Key files' mode, set only under /root/.ssh: sshd refuses keys others can read."""
 # mpirun and hydra retry while a worker's sshd is still starting.
@@ -75,8 +74,10 @@ def expand(job: MPIJob) -> Expansion:
     operator does it.
     """
     workers = [] if _suspended(job) else [_worker(job, i) for i in range(job.replicas("Worker"))]
-    first = [_service(job), _config_map(job), _ssh_secret(job)]
-    return Expansion(pods=workers, objects=[_launcher_job(job)], first=first)
+    first: list[ObjectPlan] = [_config_map(job), _ssh_secret(job)]
+    return Expansion(
+        services=[_service(job)], pods=workers, objects=[_launcher_job(job)], first=first
+    )
 
 
 def host(job: MPIJob, pod: str) -> str:
@@ -146,40 +147,23 @@ def _suspended(job: MPIJob) -> bool:
     return bool(job.spec.run_policy and job.spec.run_policy.suspend)
 
 
-def _service(job: MPIJob) -> Manifest:
-    spec: dict[str, Any] = {
-        "clusterIP": "None",
-        "selector": {LABEL_OPERATOR_NAME: OPERATOR_NAME, LABEL_JOB_NAME: job.name},
-    }
-    # Only when the launcher is a worker: it must resolve before it is Ready.
-    if job.spec.run_launcher_as_worker:
-        spec["publishNotReadyAddresses"] = True
-    return {
-        "apiVersion": "v1",
-        "kind": "Service",
-        "metadata": object_metadata(job.name, job.namespace, job.name),
-        "spec": spec,
-    }
+def _service(job: MPIJob) -> ServicePlan:
+    return ServicePlan(
+        name=job.name,
+        labels=object_labels(job.name),
+        selector={LABEL_OPERATOR_NAME: OPERATOR_NAME, LABEL_JOB_NAME: job.name},
+        ports=None,
+        # Only when the launcher is a worker: it must resolve before it is Ready.
+        publish_not_ready_addresses=bool(job.spec.run_launcher_as_worker),
+    )
 
 
-def _config_map(job: MPIJob) -> Manifest:
-    return config_map(job.name, job.namespace, hostfile(job), discover_hosts(job))
+def _config_map(job: MPIJob) -> ConfigMapPlan:
+    return config_map(job.name, hostfile(job), discover_hosts(job))
 
 
-def _ssh_secret(job: MPIJob) -> Manifest:
-    # One placeholder group per job: both halves of one key pair.
-    name = ssh_secret_name(job.name)
-    group = f"{job.namespace}/{name}"
-    return {
-        "apiVersion": "v1",
-        "kind": "Secret",
-        "metadata": object_metadata(name, job.namespace, job.name),
-        "type": "kubernetes.io/ssh-auth",
-        "stringData": {
-            "ssh-privatekey": placeholder("ecdsa-p521-private", group),
-            "ssh-publickey": placeholder("ecdsa-p521-public", group),
-        },
-    }
+def _ssh_secret(job: MPIJob) -> SshKeySecretPlan:
+    return SshKeySecretPlan(ssh_secret_name(job.name), object_labels(job.name))
 
 
 def _ssh_volume(job: MPIJob) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -240,7 +224,7 @@ def _worker(job: MPIJob, index: int) -> PodPlan:
     )
 
 
-def _launcher_job(job: MPIJob) -> Manifest:
+def _launcher_job(job: MPIJob) -> BatchJobPlan:
     replica = job.spec.mpi_replica_specs["Launcher"]
     template_meta, spec = template_parts(replica.template)
     own = {
@@ -278,12 +262,7 @@ def _launcher_job(job: MPIJob) -> Manifest:
         job_spec["suspend"] = True
     # No podReplacementPolicy: v0.8.0's newLauncherJob sets none (the Job's default
     # applies), as the real operator's launcher Job shows (tests/cluster).
-    return {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": object_metadata(launcher_name(job.name), job.namespace, job.name),
-        "spec": job_spec,
-    }
+    return BatchJobPlan(launcher_name(job.name), job_spec, object_labels(job.name))
 
 
 def _wait_for_workers(job: MPIJob, workers: int) -> dict[str, Any]:

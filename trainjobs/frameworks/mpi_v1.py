@@ -30,9 +30,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import Literal
-
-from pydantic import Field
 
 from trainjobs.errors import Finding, Rule, Severity
 from trainjobs.frameworks import mpi_v1_pods
@@ -47,13 +44,12 @@ from trainjobs.frameworks._mpi import (
     launcher_name,
     worker_name,
 )
-from trainjobs.frameworks.base import K8sModel
+from trainjobs.frameworks._mpi_v1_model import MPIJobV1, MPIJobV1Spec
 from trainjobs.frameworks.kubeflow_v1 import (
     V1_CONTROLLER_RULES,
     KubeflowV1Framework,
     ReplicaSpec,
     RunPolicy,
-    V1Job,
 )
 from trainjobs.frameworks.mpi_v1_pods import KUBECTL_DELIVERY_IMAGE
 from trainjobs.k8s.pods import spec_containers as containers
@@ -88,36 +84,6 @@ MAIN_CONTAINER = Rule(
     hint="use one of {names} or remove mainContainer",
     severity=Severity.WARNING,
 )
-
-
-class MPIJobV1Spec(K8sModel):
-    """``spec`` of an MPIJob ``kubeflow.org/v1``."""
-
-    slots_per_worker: int | None = Field(
-        default=None, ge=0, description="MPI slots (ranks) per worker in the hostfile; default 1."
-    )
-    clean_pod_policy: Literal["All", "Running", "None"] | None = Field(
-        default=None,
-        description=(
-            "Deprecated: use runPolicy.cleanPodPolicy. The operator keeps the two equal; "
-            "runPolicy's wins when both are set. Default None."
-        ),
-    )
-    mpi_replica_specs: dict[str, ReplicaSpec] = Field(
-        description="Launcher (exactly 1) and Worker (default 0); restartPolicy default Never."
-    )
-    main_container: str | None = Field(
-        default=None,
-        description="Container kubectl exec runs ranks in (--container); default the pod's first.",
-    )
-    run_policy: RunPolicy | None = Field(default=None, description="Run and clean-up policy.")
-
-
-class MPIJobV1(V1Job):
-    """An MPIJob exactly as ``kubeflow.org/v1`` (Training Operator v1.9.4) accepts it."""
-
-    kind: Literal["MPIJob"] = "MPIJob"
-    spec: MPIJobV1Spec
 
 
 class MPIv1(KubeflowV1Framework[MPIJobV1]):

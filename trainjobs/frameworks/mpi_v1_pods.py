@@ -20,7 +20,7 @@ from trainjobs.frameworks._mpi import (
     config_volume,
     launcher_name,
     nvidia_hidden_env,
-    object_metadata,
+    object_labels,
     pod_restart_policy,
     worker_name,
 )
@@ -29,12 +29,18 @@ from trainjobs.frameworks.kubeflow_v1 import (
     LABEL_REPLICA_INDEX,
     env_var,
 )
-from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.pods import spec_containers as containers
 from trainjobs.plan.expansion import Expansion, PodPlan
+from trainjobs.plan.objects import (
+    ConfigMapPlan,
+    ObjectPlan,
+    RoleBindingPlan,
+    RolePlan,
+    ServiceAccountPlan,
+)
 
 if TYPE_CHECKING:
-    from trainjobs.frameworks.mpi_v1 import MPIJobV1
+    from trainjobs.frameworks._mpi_v1_model import MPIJobV1
 
 __all__ = [
     "KUBECTL_DELIVERY_IMAGE",
@@ -56,7 +62,6 @@ is the build of the v1.9.4 tag's commit (``4445c12``), so a render names one ima
 KUBEXEC = "kubexec.sh"
 KUBECTL_VOLUME = "mpi-job-kubectl"
 KUBECTL_MOUNT_PATH = "/opt/kube"
-_RBAC = "rbac.authorization.k8s.io"
 
 LabelsOf = Callable[["MPIJobV1", str, int], dict[str, str]]
 """The engine's four replica labels (``KubeflowV1Framework.labels``)."""
@@ -65,15 +70,9 @@ LabelsOf = Callable[["MPIJobV1", str, int], dict[str, str]]
 def expand(job: MPIJobV1, labels: LabelsOf) -> Expansion:
     """ServiceAccount, ConfigMap, Role, RoleBinding, worker Pods and the launcher Pod."""
     gpu = launcher_is_gpu(job)
-    first: list[Manifest] = []
+    first: list[ObjectPlan] = []
     if not _launcher_spec(job).get("serviceAccountName"):
-        first.append(
-            {
-                "apiVersion": "v1",
-                "kind": "ServiceAccount",
-                "metadata": object_metadata(launcher_name(job.name), job.namespace, job.name),
-            }
-        )
+        first.append(ServiceAccountPlan(launcher_name(job.name), object_labels(job.name)))
     first += [_config_map(job, gpu), _role(job), _role_binding(job)]
     pods = [_worker(job, i, labels(job, "Worker", i)) for i in range(job.replicas("Worker"))]
     launcher_labels = labels(job, "Launcher", 0)
@@ -140,17 +139,16 @@ def _service_account(job: MPIJobV1) -> str:
     return str(_launcher_spec(job).get("serviceAccountName") or launcher_name(job.name))
 
 
-def _config_map(job: MPIJobV1, gpu: bool) -> Manifest:
+def _config_map(job: MPIJobV1, gpu: bool) -> ConfigMapPlan:
     return config_map(
         job.name,
-        job.namespace,
         hostfile(job, gpu),
         discover_hosts(job, gpu),
         {KUBEXEC: kubexec(job)},
     )
 
 
-def _role(job: MPIJobV1) -> Manifest:
+def _role(job: MPIJobV1) -> RolePlan:
     rules: list[dict[str, Any]] = [
         {"verbs": ["get", "list", "watch"], "apiGroups": [""], "resources": ["pods"]}
     ]
@@ -164,25 +162,12 @@ def _role(job: MPIJobV1) -> Manifest:
                 "resourceNames": workers,
             }
         )
-    return {
-        "apiVersion": f"{_RBAC}/v1",
-        "kind": "Role",
-        "metadata": object_metadata(launcher_name(job.name), job.namespace, job.name),
-        "rules": rules,
-    }
+    return RolePlan(launcher_name(job.name), rules, object_labels(job.name))
 
 
-def _role_binding(job: MPIJobV1) -> Manifest:
+def _role_binding(job: MPIJobV1) -> RoleBindingPlan:
     name = launcher_name(job.name)
-    return {
-        "apiVersion": f"{_RBAC}/v1",
-        "kind": "RoleBinding",
-        "metadata": object_metadata(name, job.namespace, job.name),
-        "subjects": [
-            {"kind": "ServiceAccount", "name": _service_account(job), "namespace": job.namespace}
-        ],
-        "roleRef": {"apiGroup": _RBAC, "kind": "Role", "name": name},
-    }
+    return RoleBindingPlan(name, _service_account(job), object_labels(job.name))
 
 
 def _worker(job: MPIJobV1, index: int, own: dict[str, str]) -> PodPlan:

@@ -22,7 +22,6 @@ from typing import Any, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Rule, Severity
-from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
     V1_CONTROLLER_RULES,
     KubeflowV1Framework,
@@ -33,6 +32,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     go_json,
     replica_name,
 )
+from trainjobs.k8s.model import K8sModel
 from trainjobs.plan import SuccessPolicy
 
 __all__ = ["FRAMEWORK", "JOB_MODES", "TUNER_SERVER_KEY", "MXJob", "MXJobSpec", "MXNet"]

@@ -21,7 +21,6 @@ from typing import Any, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Rule, Severity
-from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     ReplicaSpec,
@@ -30,6 +29,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     env_field_ref,
     env_var,
 )
+from trainjobs.k8s.model import K8sModel
 from trainjobs.plan import SuccessPolicy
 
 __all__ = ["FRAMEWORK", "Paddle", "PaddleElasticPolicy", "PaddleJob", "PaddleJobSpec"]

@@ -12,7 +12,6 @@ from typing import Any, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Rule, Severity
-from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     ReplicaSpec,
@@ -20,6 +19,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     V1JobSpec,
     env_var,
 )
+from trainjobs.k8s.model import K8sModel
 from trainjobs.plan import SuccessPolicy
 from trainjobs.plan.trainer import ReplicatedJob, TrainerPlan, as_node
 

@@ -21,8 +21,10 @@ from typing import Any
 __all__ = [
     "QuantityError",
     "canonical_quantity",
+    "format_like",
     "format_quantity",
     "parse_quantity",
+    "quantity_or_none",
     "quantity_or_zero",
 ]
 
@@ -92,6 +94,33 @@ def format_quantity(value: Fraction) -> str:
     if milli.denominator == 1:
         return f"{milli.numerator}m"
     return str(float(value))
+
+
+def quantity_or_none(value: Any) -> Fraction | None:
+    """A quantity's value; None when it is not one (the schema check says so)."""
+    try:
+        return parse_quantity(value)
+    except (QuantityError, TypeError):
+        return None
+
+
+def format_like(value: Fraction, sample: Any) -> str:
+    """``value`` printed as Go's ``resource.Quantity`` prints a sum whose first term was
+    ``sample``: binary suffixes if ``sample`` had one and the value is a whole number of
+    KiB, else the largest decimal suffix that keeps the number whole."""
+    binary = isinstance(sample, str) and sample.strip().endswith("i")
+    if binary and value.denominator == 1 and value >= 1024:
+        for prefix in reversed("KMGTPE"):
+            size = _SUFFIXES[f"{prefix}i"]
+            if value % size == 0:
+                return f"{value // size}{prefix}i"
+    if value == 0:
+        return "0"
+    for suffix in reversed(_DECIMAL):  # E … n: the largest first
+        scaled = value / _SUFFIXES[suffix]
+        if scaled.denominator == 1:
+            return f"{scaled.numerator}{suffix}"
+    return f"{int(value * 10**9) + 1}n"  # Go rounds sub-nano amounts up
 
 
 def quantity_or_zero(value: Any) -> Fraction:

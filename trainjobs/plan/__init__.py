@@ -7,7 +7,6 @@ it, targets and checks read it. Pure data: no I/O, no pulumi.
 from trainjobs.plan.admission import Admission, PodOwner
 from trainjobs.plan.gang import GangFacts, GangMember
 from trainjobs.plan.job import JobPlan, ResourceEditor, RunPolicyFacts
-from trainjobs.plan.kinds import KindRef
 from trainjobs.plan.pod_set import BackendBinding, PodSet, with_backend
 from trainjobs.plan.run_rules import Replica, ReplicaRestartPolicy, RunRules, SuccessPolicy
 
@@ -17,7 +16,6 @@ __all__ = [
     "GangFacts",
     "GangMember",
     "JobPlan",
-    "KindRef",
     "PodOwner",
     "PodSet",
     "Replica",

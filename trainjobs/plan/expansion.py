@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from trainjobs.k8s.data import Manifest
+from trainjobs.plan.jobset import JobSetPlan
+from trainjobs.plan.objects import ObjectPlan
 
 __all__ = ["Expansion", "PodPlan", "ServicePlan"]
 
@@ -30,15 +32,19 @@ class ServicePlan:
         name: the Service's name (and the DNS name its pods are reached by).
         labels: its labels.
         selector: the pods it selects.
-        ports: ``(name, port)`` pairs; an empty name leaves the port unnamed.
+        ports: ``(name, port)`` pairs; an empty name leaves the port unnamed; None: the
+            Service lists no ports at all (a headless Service only for DNS).
         headless: True (default) for ``clusterIP: None``: the name resolves to the pod.
+        publish_not_ready_addresses: True when the name resolves before the pods are
+            Ready; default False.
     """
 
     name: str
     labels: Mapping[str, str]
     selector: Mapping[str, str]
-    ports: tuple[tuple[str, int], ...]
+    ports: tuple[tuple[str, int], ...] | None
     headless: bool = True
+    publish_not_ready_addresses: bool = False
 
 
 @dataclass(frozen=True)
@@ -109,9 +115,13 @@ class Expansion:
         pods: the Pods made from the plan's pod templates.
         objects: further objects, finished, created after the pods (a launcher batch
             Job, an autoscaler …).
+        jobset: the JobSet the operator makes (a TrainJob's), with what it makes beside
+            it: the ``pods`` target writes those after ``objects`` and expands the JobSet
+            as the JobSet controller would (``targets.jobset_pods``); None (default): none.
     """
 
     services: Sequence[ServicePlan] = ()
     pods: Sequence[PodPlan] = ()
-    objects: Sequence[Manifest] = field(default_factory=tuple)
-    first: Sequence[Manifest] = field(default_factory=tuple)
+    objects: Sequence[ObjectPlan | Manifest] = field(default_factory=tuple)
+    first: Sequence[ObjectPlan | Manifest] = field(default_factory=tuple)
+    jobset: JobSetPlan | None = None

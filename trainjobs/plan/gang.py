@@ -7,6 +7,7 @@ from typing import Final
 
 __all__ = [
     "GROUP_NAME_ANNOTATION",
+    "POD_GROUP_API_VERSIONS",
     "POD_GROUP_LABEL",
     "QUEUE_ANNOTATION",
     "TASK_SPEC_ANNOTATION",
@@ -22,6 +23,11 @@ QUEUE_ANNOTATION: Final = "scheduling.volcano.sh/queue-name"
 """The Volcano queue of a job or PodGroup."""
 POD_GROUP_LABEL: Final = "scheduling.x-k8s.io/pod-group"
 """A scheduler-plugins (coscheduling) pod's PodGroup."""
+POD_GROUP_API_VERSIONS: Final = {
+    "volcano": "scheduling.volcano.sh/v1beta1",
+    "scheduler-plugins": "scheduling.x-k8s.io/v1alpha1",
+}
+"""The apiVersion of a PodGroup, per gang mechanism."""
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,9 @@ from typing import Any, Protocol
 
 from trainjobs.errors import Finding
 from trainjobs.k8s.data import PodTemplate
+from trainjobs.k8s.kinds import KindRef
 from trainjobs.plan.admission import DEFAULT_POD_OWNERS, Admission, PodOwner
 from trainjobs.plan.gang import GangFacts
-from trainjobs.plan.kinds import KindRef
 from trainjobs.plan.pod_set import BackendBinding, PodSet
 from trainjobs.plan.run_rules import RunRules, SuccessPolicy
 
@@ -118,6 +118,10 @@ class JobPlan:
         unadmitted_warning: the warning the ``pods`` target gives when the job makes
             its pods' owners suspended there and no admission resumes them (a suspended
             TrainJob's Jobs); None (default): the job never does.
+        gang_mechanism: the gang scheduler (``volcano``, ``scheduler-plugins``) the
+            target itself wires the job to (``trainer``: the runtime's
+            ``podGroupPolicy``); set by the gang capability, kept across edits. None
+            (default): the target wires none.
         editor: the framework, which keeps ``resource`` and ``pod_sets`` in step.
     """
 
@@ -136,6 +140,7 @@ class JobPlan:
     job_roles: frozenset[str] = frozenset()
     admission: Admission = field(default_factory=Admission)
     unadmitted_warning: Finding | None = None
+    gang_mechanism: str | None = None
     editor: ResourceEditor | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -206,5 +211,7 @@ class JobPlan:
     def _with_resource(self, resource: Any) -> JobPlan:
         # The framework plans the edited resource again, so every view of the plan
         # (pod sets, gang facts, labels) agrees with what the targets emit. The
-        # admission is no part of the resource: it is the plan's own and carried over.
-        return replace(self._editor.plan(resource), admission=self.admission)
+        # admission and the gang mechanism are no part of the resource: they are the
+        # plan's own and carried over.
+        planned = self._editor.plan(resource)
+        return replace(planned, admission=self.admission, gang_mechanism=self.gang_mechanism)

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from trainjobs.k8s.data import PodTemplate, deep_copy
+from trainjobs.k8s.kinds import KindRef
 from trainjobs.plan.gang import QUEUE_ANNOTATION
-from trainjobs.plan.kinds import KindRef
 
 __all__ = [
     "ANCESTOR_LABEL",

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.data import Manifest
+from trainjobs.k8s.model import K8sModel
 from trainjobs.platform import install
 from trainjobs.platform.base import PlatformResource
 from trainjobs.platform.install import PolicyRule

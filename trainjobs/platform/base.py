@@ -24,8 +24,8 @@ from pydantic import Field
 from typing_extensions import TypeVar
 
 from trainjobs.errors import Finding, Rule
-from trainjobs.frameworks.base import DEFAULT_NAMESPACE, K8sModel, model_from_generic
 from trainjobs.k8s.data import Manifest
+from trainjobs.k8s.model import DEFAULT_NAMESPACE, K8sModel, model_from_generic
 from trainjobs.plan import BackendBinding, JobPlan
 
 __all__ = [

@@ -26,8 +26,8 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from trainjobs.errors import Finding, Rule
-from trainjobs.frameworks.base import K8sModel
 from trainjobs.k8s.data import Manifest
+from trainjobs.k8s.model import K8sModel
 from trainjobs.plan import BackendBinding, JobPlan
 from trainjobs.platform import nfs
 from trainjobs.platform.base import BackendKind, PlatformMeta, PlatformResource, Reference

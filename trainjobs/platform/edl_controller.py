@@ -26,9 +26,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.data import Manifest
+from trainjobs.k8s.model import K8sModel
 from trainjobs.platform import install
 from trainjobs.platform.base import PlatformKind, PlatformResource
 from trainjobs.platform.install import PolicyRule

@@ -24,6 +24,7 @@ from trainjobs.k8s.quantity import QuantityError, format_quantity, parse_quantit
 from trainjobs.plan import GangFacts, JobPlan
 from trainjobs.plan.gang import (
     GROUP_NAME_ANNOTATION,
+    POD_GROUP_API_VERSIONS,
     POD_GROUP_LABEL,
     QUEUE_ANNOTATION,
     TASK_SPEC_ANNOTATION,
@@ -51,12 +52,6 @@ VOLCANO: Final = "volcano"
 """Volcano's scheduler name, and the operators' flag value that selects Volcano."""
 DEFAULT_COSCHEDULER: Final = "scheduler-plugins-scheduler"
 """The scheduler name of scheduler-plugins' "as a second scheduler" install."""
-
-
-_API = {
-    "volcano": "scheduling.volcano.sh/v1beta1",
-    "scheduler-plugins": "scheduling.x-k8s.io/v1alpha1",
-}
 
 
 @dataclass(frozen=True)
@@ -175,7 +170,7 @@ def pod_group(plan: JobPlan, scheduler: GangScheduler) -> Manifest:
         if timeout is not None:
             spec["scheduleTimeoutSeconds"] = timeout
     return {
-        "apiVersion": _API[scheduler.mechanism],
+        "apiVersion": POD_GROUP_API_VERSIONS[scheduler.mechanism],
         "kind": "PodGroup",
         "metadata": metadata,
         "spec": spec,

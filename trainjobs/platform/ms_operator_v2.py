@@ -28,9 +28,9 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from trainjobs.frameworks.base import K8sModel
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.data import Manifest
+from trainjobs.k8s.model import K8sModel
 from trainjobs.platform import install
 from trainjobs.platform._legacy_operator import LIMITS, REQUESTS
 from trainjobs.platform.base import Category, PlatformKind, PlatformResource

@@ -12,8 +12,8 @@ from typing import Any, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Rule
-from trainjobs.frameworks.base import K8sModel
 from trainjobs.k8s.data import Manifest
+from trainjobs.k8s.model import K8sModel
 from trainjobs.plan import BackendBinding, JobPlan
 from trainjobs.platform.base import BackendKind, PlatformResource, Reference
 

@@ -16,8 +16,8 @@ from pydantic import Field
 
 from trainjobs import errors
 from trainjobs.errors import Finding, Severity
-from trainjobs.frameworks.base import K8sModel
 from trainjobs.k8s.data import deep_copy
+from trainjobs.k8s.model import K8sModel
 from trainjobs.platform.base import Category, DocT, PlatformKind, PlatformResource
 from trainjobs.platform.gang import (
     DEFAULT_COSCHEDULER,

@@ -34,8 +34,8 @@ from typing import Any, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Rule
-from trainjobs.frameworks.base import K8sModel
 from trainjobs.k8s.data import Manifest, deep_copy
+from trainjobs.k8s.model import K8sModel
 from trainjobs.k8s.quantity import QuantityError, format_quantity, parse_quantity
 from trainjobs.plan import JobPlan
 from trainjobs.plan.admission import QUEUE_LABEL

@@ -10,7 +10,7 @@ change, with the numbers.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from trainjobs.errors import NO_VALUE, Finding, Rule, Severity
@@ -127,6 +127,7 @@ def apply_gang(entry: JobEntry, plan: JobPlan, target: Target, index: PlatformIn
     asked = entry.options.gang
     if target == "trainer":
         # The runtime's podGroupPolicy carries the gang (targets.TrainerTarget).
+        plan = replace(plan, gang_mechanism=asked)
         if policy is None:
             return GangEffect(plan)
         if not asked:

@@ -191,7 +191,7 @@ def render_job(
     extra += gang.manifests
     if any(f.severity is Severity.ERROR for f in findings):
         return None, findings
-    manifests, problems = expand(entry, framework, plan, chosen)
+    manifests, problems = expand(framework, plan, chosen)
     problems = [_target_from_elsewhere(f, entry, target) for f in problems]
     findings += [f.located(entry.source, entry.path) for f in problems]
     options = entry.options

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from trainjobs.errors import Finding
-from trainjobs.frameworks.base import JobResource
 from trainjobs.k8s.data import Manifest
+from trainjobs.k8s.model import JobResource
 from trainjobs.plan import JobPlan
 from trainjobs.platform.base import Category
 from trainjobs.render.lifecycle import DEFAULT as DEFAULT_LIFECYCLE

@@ -16,10 +16,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from trainjobs.render.model import RenderedJob, RenderedObject
+from trainjobs.targets.registry import PLUGINS
 
 __all__ = ["OWNED_TARGETS", "adopted_objects"]
 
-OWNED_TARGETS = frozenset({"pods", "jobset"})
+OWNED_TARGETS = frozenset(name for name, plugin in PLUGINS.items() if plugin.takes_over)
 """The targets whose objects a controller of another target makes under the same names."""
 
 # What Kubeflow Trainer v2.3.0 makes for a TrainJob <tj>, through the JobSet it creates

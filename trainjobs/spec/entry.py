@@ -20,11 +20,12 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from trainjobs.errors import Finding, Rule
-from trainjobs.frameworks.base import Framework, JobResource, K8sModel
+from trainjobs.frameworks.base import Framework
 from trainjobs.frameworks.registry import REGISTRY
+from trainjobs.k8s.model import JobResource, K8sModel
 from trainjobs.platform.base import PlatformKind, PlatformResource, Reference
 from trainjobs.platform.gang import GangMechanism
-from trainjobs.spec.choices import DEFAULT_TARGET, TARGETS, Target
+from trainjobs.targets.names import DEFAULT_TARGET, TARGETS, Target
 
 __all__ = [
     "OPTIONS_KEY",

@@ -36,7 +36,6 @@ from trainjobs.k8s.ownership import ADOPT_KEY, parse_adopt
 from trainjobs.k8s.yamlio import InputError, YamlSyntaxError, load_all, read_bounded
 from trainjobs.platform import API_VERSION, PLATFORM, Category
 from trainjobs.spec._findings import findings_from_validation_error
-from trainjobs.spec.choices import DEFAULT_TARGET, is_target
 from trainjobs.spec.entry import (
     OPTIONS_KEY,
     TARGETS,
@@ -47,6 +46,7 @@ from trainjobs.spec.entry import (
     Target,
 )
 from trainjobs.spec.stack import DEFAULT_K8S_VERSION, DEFAULT_PROFILE, PROFILES, Profile, StackSpec
+from trainjobs.targets.names import DEFAULT_TARGET, is_target
 
 __all__ = [
     "ALLOW_NO_JOBS",

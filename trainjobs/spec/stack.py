@@ -6,15 +6,9 @@ from dataclasses import dataclass, field
 
 from trainjobs.k8s.ownership import ObjectKey
 from trainjobs.platform.base import Category
-from trainjobs.spec.choices import (
-    DEFAULT_K8S_VERSION,
-    DEFAULT_PROFILE,
-    DEFAULT_TARGET,
-    PROFILES,
-    Profile,
-    Target,
-)
+from trainjobs.spec.choices import DEFAULT_K8S_VERSION, DEFAULT_PROFILE, PROFILES, Profile
 from trainjobs.spec.entry import JobEntry, PlatformEntry
+from trainjobs.targets.names import DEFAULT_TARGET, Target
 
 __all__ = ["DEFAULT_K8S_VERSION", "DEFAULT_PROFILE", "PROFILES", "Profile", "StackSpec"]
 

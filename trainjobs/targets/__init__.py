@@ -3,42 +3,43 @@
 ``operator`` emits the custom resource its operator consumes; ``pods`` the Pods,
 Services and Jobs the operator would have created, so no operator is needed;
 ``trainer`` a Kubeflow Trainer v2 TrainJob and its runtime; ``jobset`` the JobSet the
-Trainer controller would make of a TrainJob. One module each.
+Trainer controller would make of a TrainJob. One module each, listed once in
+``targets.registry``; their names are ``targets.names``'.
+
+The names below are read from their modules on first use (``trainjobs._lazy``): the
+command line reads the target names without loading a target.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from trainjobs.errors import Finding
-from trainjobs.frameworks.base import Framework
-from trainjobs.plan import JobPlan
-from trainjobs.spec.entry import JobEntry, Target
-from trainjobs.targets.base import Rendered, TargetPlugin
-from trainjobs.targets.jobset import JobSetTarget
-from trainjobs.targets.operator import OperatorTarget
-from trainjobs.targets.pods import PodsTarget
-from trainjobs.targets.trainer import TrainerTarget
+from trainjobs._lazy import lazy_exports
 
-__all__ = ["TARGETS", "TargetPlugin", "expand"]
+if TYPE_CHECKING:
+    from trainjobs.targets.base import TargetPlugin, TargetSource
+    from trainjobs.targets.names import DEFAULT_TARGET, TARGETS, Target, is_target
+    from trainjobs.targets.registry import PLUGINS, expand
 
-TARGETS: dict[str, TargetPlugin] = {
-    t.name: t for t in (OperatorTarget(), PodsTarget(), TrainerTarget(), JobSetTarget())
+_HOMES = {
+    "DEFAULT_TARGET": "trainjobs.targets.names",
+    "PLUGINS": "trainjobs.targets.registry",
+    "TARGETS": "trainjobs.targets.names",
+    "Target": "trainjobs.targets.names",
+    "TargetPlugin": "trainjobs.targets.base",
+    "TargetSource": "trainjobs.targets.base",
+    "expand": "trainjobs.targets.registry",
+    "is_target": "trainjobs.targets.names",
 }
 
-
-def expand(entry: JobEntry, framework: Framework[Any], plan: JobPlan, target: Target) -> Rendered:
-    """Manifests of the job of ``plan`` on ``target``, or a finding when its framework
-    lacks that target."""
-    if target not in framework.targets or target not in TARGETS:
-        supported = ", ".join(t for t in framework.targets if t in TARGETS)
-        return [], [
-            Finding(
-                code="target.unsupported",
-                path="trainjobs.target",
-                message=f"{framework.kind.kind} cannot be rendered to target {target!r}",
-                value=target,
-                hint=f"use one of: {supported}",
-            )
-        ]
-    return TARGETS[target].render(entry, framework, plan)
+__all__ = [
+    "DEFAULT_TARGET",
+    "PLUGINS",
+    "TARGETS",
+    "Target",
+    "TargetPlugin",
+    "TargetSource",
+    "expand",
+    "is_target",
+]
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _HOMES)

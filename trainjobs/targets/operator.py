@@ -3,12 +3,8 @@ definitions declared beside it that it carries, e.g. a Trainer runtime)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from trainjobs.frameworks.base import Framework
 from trainjobs.plan import JobPlan
-from trainjobs.spec.entry import JobEntry
-from trainjobs.targets.base import Rendered, TargetPlugin
+from trainjobs.targets.base import Rendered, TargetPlugin, TargetSource
 
 __all__ = ["OperatorTarget"]
 
@@ -17,8 +13,8 @@ class OperatorTarget(TargetPlugin):
     name = "operator"
     description = "the custom resource its operator consumes, defaults made explicit"
 
-    def render(self, entry: JobEntry, framework: Framework[Any], plan: JobPlan) -> Rendered:
+    def render(self, source: TargetSource, plan: JobPlan) -> Rendered:
         # Definitions declared beside the job (a Trainer runtime) come with the first
         # job that uses them, so two jobs sharing one never emit it twice.
-        carried = framework.definition_manifests(plan.resource)
-        return [*carried, framework.operator_manifest(plan.resource)], []
+        carried = source.definition_manifests(plan.resource)
+        return [*carried, source.operator_manifest(plan.resource)], []

@@ -10,15 +10,18 @@ hostfile ConfigMap) come finished from the framework.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
-from trainjobs.errors import Severity
-from trainjobs.frameworks.base import Framework
+from trainjobs.errors import Finding, Severity
 from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
 from trainjobs.plan import JobPlan
-from trainjobs.plan.expansion import PodPlan, ServicePlan
-from trainjobs.spec.entry import JobEntry
-from trainjobs.targets.base import Rendered, TargetPlugin
+from trainjobs.plan.expansion import Expansion, PodPlan, ServicePlan
+from trainjobs.plan.jobset import JobSetPlan
+from trainjobs.targets.base import Rendered, TargetPlugin, TargetSource
+from trainjobs.targets.jobset import jobset_manifest, jobset_objects
+from trainjobs.targets.jobset_pods import pods_findings, pods_manifests
+from trainjobs.targets.objects import object_manifest
 
 __all__ = ["PodsTarget", "pod_manifest", "pod_objects", "service_manifest"]
 
@@ -26,44 +29,76 @@ __all__ = ["PodsTarget", "pod_manifest", "pod_objects", "service_manifest"]
 class PodsTarget(TargetPlugin):
     name = "pods"
     description = "the Pods and Services the operator would create; no operator needed"
+    takes_over = True
 
-    def render(self, entry: JobEntry, framework: Framework[Any], plan: JobPlan) -> Rendered:
+    def render(self, source: TargetSource, plan: JobPlan) -> Rendered:
         # What the operator would refuse to run (suspended, managed elsewhere) renders
         # nothing rather than pods no controller would have made.
-        findings = framework.pods_findings(plan.resource)
+        findings = source.pods_findings(plan.resource)
+        expansion = None
+        if not any(f.severity is Severity.ERROR for f in findings):
+            expansion = source.expansion(plan.resource)
+            if expansion.jobset is not None:
+                findings = [*findings, *_jobset_findings(expansion.jobset)]
         if plan.unadmitted_warning is not None and not plan.admission.queued:
             findings = [*findings, plan.unadmitted_warning]
-        if any(f.severity is Severity.ERROR for f in findings):
+        if expansion is None or any(f.severity is Severity.ERROR for f in findings):
             return [], findings
-        return pod_objects(framework, plan), findings
+        return _objects(expansion, plan), findings
 
 
-def pod_objects(framework: Framework[Any], plan: JobPlan) -> list[Manifest]:
+def _jobset_findings(jobset: JobSetPlan) -> list[Finding]:
+    """What the pods target cannot do as the JobSet controller would, at the JobSet
+    plan's source."""
+    found = pods_findings(jobset_manifest(jobset))
+    if not jobset.source_path:
+        return found
+    return [
+        replace(f, path=jobset.source_path, message=f"{jobset.source}{f.path}: {f.message}")
+        for f in found
+    ]
+
+
+def pod_objects(source: TargetSource, plan: JobPlan) -> list[Manifest]:
     """Every object the operator would create for the job of ``plan``: its Services,
     then its Pods, then the rest, each group in the operator's order; the objects that
     own pods there (batch Jobs: a TrainJob's, an MPIJob's launcher) carry the plan's
     admission."""
-    expansion = framework.expansion(plan.resource)
+    return _objects(source.expansion(plan.resource), plan)
+
+
+def _objects(expansion: Expansion, plan: JobPlan) -> list[Manifest]:
     templates = {s.role: s.template for s in plan.pod_sets}
+    # A JobSet the operator makes chains on: its objects beside it, then what the
+    # JobSet controller makes of it.
+    chained: list[Manifest] = []
+    if expansion.jobset is not None:
+        *beside, jobset = jobset_objects(expansion.jobset)
+        chained = [*beside, *pods_manifests(jobset)]
+    namespace = plan.namespace
+    after = [object_manifest(o, namespace) for o in expansion.objects]
     return [
-        *(service_manifest(s, plan.namespace) for s in expansion.services),
-        *expansion.first,
-        *(pod_manifest(p, templates[p.role], plan.namespace) for p in expansion.pods),
+        *(service_manifest(s, namespace) for s in expansion.services),
+        *(object_manifest(o, namespace) for o in expansion.first),
+        *(pod_manifest(p, templates[p.role], namespace) for p in expansion.pods),
         # Every batch Job made here owns pods of a role (JobPlan.job_roles, or all).
-        *(plan.admission.apply(m, "jobs") for m in expansion.objects),
+        *(plan.admission.apply(m, "jobs") for m in [*after, *chained]),
     ]
 
 
 def service_manifest(service: ServicePlan, namespace: str) -> Manifest:
     """The Service object of ``service``."""
-    ports: list[dict[str, Any]] = []
-    for name, number in service.ports:
-        port: dict[str, Any] = {"name": name} if name else {}
-        port["port"] = number
-        ports.append(port)
     spec: dict[str, Any] = {"clusterIP": "None"} if service.headless else {}
     spec["selector"] = dict(service.selector)
-    spec["ports"] = ports
+    if service.ports is not None:
+        ports: list[dict[str, Any]] = []
+        for name, number in service.ports:
+            port: dict[str, Any] = {"name": name} if name else {}
+            port["port"] = number
+            ports.append(port)
+        spec["ports"] = ports
+    if service.publish_not_ready_addresses:
+        spec["publishNotReadyAddresses"] = True
     return {
         "apiVersion": "v1",
         "kind": "Service",

@@ -22,7 +22,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from trainjobs.errors import Rule, Severity
-from trainjobs.frameworks.base import Framework
 from trainjobs.k8s.data import Manifest, deep_copy
 from trainjobs.k8s.names import shorten
 from trainjobs.plan import JobPlan
@@ -36,8 +35,7 @@ from trainjobs.plan.trainer import (
     VOLCANO_QUEUE_ANNOTATION,
     TrainerPlan,
 )
-from trainjobs.spec.entry import JobEntry
-from trainjobs.targets.base import Rendered, TargetPlugin
+from trainjobs.targets.base import Rendered, TargetPlugin, TargetSource
 
 __all__ = ["TrainerTarget", "runtime_name", "trainer_manifests"]
 
@@ -135,11 +133,11 @@ class TrainerTarget(TargetPlugin):
     name = "trainer"
     description = "a Kubeflow Trainer v2 TrainJob and the ClusterTrainingRuntime it uses"
 
-    def render(self, entry: JobEntry, framework: Framework[Any], plan: JobPlan) -> Rendered:
-        trainer, findings = framework.trainer_plan(plan.resource)
+    def render(self, source: TargetSource, plan: JobPlan) -> Rendered:
+        trainer, findings = source.trainer_plan(plan.resource)
         if trainer is None:
             return [], findings
-        objects = trainer_manifests(plan, trainer, gang=entry.options.gang)
+        objects = trainer_manifests(plan, trainer, gang=plan.gang_mechanism)
         ttl = plan.run_policy.ttl_seconds_after_finished
         if ttl is not None:
             findings = [*findings, TTL.at("spec.runPolicy.ttlSecondsAfterFinished", ttl)]

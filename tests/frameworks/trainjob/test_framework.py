@@ -15,6 +15,9 @@ from trainjobs.plan import BackendBinding, with_backend
 from trainjobs.render import render
 from trainjobs.render import stack as render_module
 from trainjobs.spec import parse_documents
+from trainjobs.targets.jobset import jobset_objects
+from trainjobs.targets.jobset_pods import pods_manifests
+from trainjobs.targets.pods import PodsTarget, pod_objects
 
 DOCUMENT: dict[str, Any] = {
     "apiVersion": "trainer.kubeflow.org/v1alpha1",
@@ -33,9 +36,13 @@ def test_targets_through_the_contract() -> None:
     assert FRAMEWORK.targets == ("operator", "jobset", "pods")
     assert FRAMEWORK.operator_manifest(job) == DOCUMENT
     assert FRAMEWORK.validate(job) == []
-    objects, findings = FRAMEWORK.jobset(job)
-    assert findings == [] and [o["kind"] for o in objects] == ["JobSet"]
-    assert [(o["kind"], o["metadata"]["name"]) for o in FRAMEWORK.expansion(job).objects] == [
+    plan, findings = FRAMEWORK.jobset(job)
+    assert findings == [] and plan is not None
+    assert [o["kind"] for o in jobset_objects(plan)] == ["JobSet"]
+    # The framework hands the pods target the JobSet; the target expands it (a chain).
+    assert not FRAMEWORK.expansion(job).objects
+    made = pod_objects(FRAMEWORK, FRAMEWORK.plan(job))
+    assert [(o["kind"], o["metadata"]["name"]) for o in made] == [
         ("Service", "tj"),
         ("Job", "tj-node-0"),
     ]
@@ -62,8 +69,9 @@ def test_placement_becomes_resources_per_node_and_a_runtime_patch() -> None:
     (patch,) = changed.spec.runtime_patches or []
     assert patch.manager == PATCH_MANAGER
     assert FRAMEWORK.validate(changed) == []
-    (jobset,) = FRAMEWORK.jobset(changed)[0]
-    pod = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    jobset = FRAMEWORK.jobset(changed)[0]
+    assert jobset is not None
+    pod = jobset.spec["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
     assert pod["nodeSelector"] == {"pool": "a100"}
     assert pod["tolerations"] == spec["tolerations"]
     assert pod["containers"][0]["resources"] == {"limits": {"nvidia.com/gpu": "8"}}
@@ -85,7 +93,9 @@ def test_pods_findings_point_at_the_runtime_ref() -> None:
     job = TrainJob.model_validate(
         {**DOCUMENT, "spec": {"runtimeRef": {"name": "torchtune-llama3.2-1b"}}}
     )
-    (finding,) = FRAMEWORK.pods_findings(job)
+    # The pods target says what it cannot do as JobSet would, where the plan points.
+    assert FRAMEWORK.pods_findings(job) == []
+    _, (finding,) = PodsTarget().render(FRAMEWORK, FRAMEWORK.plan(job))
     assert finding.code == "trainjob.pods_depends_on" and finding.path == "spec.runtimeRef"
     assert finding.message.startswith(
         "runtime 'torchtune-llama3.2-1b' spec.template.spec.replicatedJobs[2].dependsOn: "
@@ -101,9 +111,11 @@ def test_the_plan_names_what_owns_the_pods_and_the_framework_knows_no_queue() ->
     assert owners == {"operator": "resource", "jobset": "jobset", "pods": "jobs"}
     # What a queue puts on the JobSet or its Jobs is the plan's admission, applied by
     # the target: the framework's own objects carry no label the TrainJob has.
-    (jobset,) = FRAMEWORK.jobset(job)[0]
+    jobset_plan = FRAMEWORK.jobset(job)[0]
+    assert jobset_plan is not None and FRAMEWORK.expansion(job).jobset == jobset_plan
+    (jobset,) = jobset_objects(jobset_plan)
     assert "kueue.x-k8s.io/queue-name" not in jobset["metadata"].get("labels", {})
-    (_, made) = FRAMEWORK.expansion(job).objects
+    (_, made) = pods_manifests(jobset)
     assert "kueue.x-k8s.io/queue-name" not in made["metadata"]["labels"]
     assert made["spec"]["suspend"] is False
     assert plan.unadmitted_warning is None
@@ -124,13 +136,13 @@ def test_a_render_builds_each_jobs_jobset_once_and_the_same_as_without_the_memo(
     ]
     stack = parse_documents(docs)
     built: list[str] = []
-    build = jobset_module._jobset_objects
+    build = jobset_module._jobset_plan
 
     def counted(job: TrainJob, runtime: Any) -> Any:
         built.append(job.name)
         return build(job, runtime)
 
-    monkeypatch.setattr(jobset_module, "_jobset_objects", counted)
+    monkeypatch.setattr(jobset_module, "_jobset_plan", counted)
     remembered = dump_all(render(stack, "jobset").manifests)
     assert sorted(built) == sorted(f"tj-{i}" for i in range(40))
     # Without the render's scope each part builds the JobSet afresh: the same output.

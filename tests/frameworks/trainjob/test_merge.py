@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
-
-from trainjobs.frameworks.trainjob._merge import format_like, strategic_merge
+from trainjobs.frameworks.trainjob._merge import strategic_merge
 
 
 def test_keyed_lists_merge_and_others_are_replaced() -> None:
@@ -30,11 +28,3 @@ def test_keyed_lists_merge_and_others_are_replaced() -> None:
         "nodeSelector": {"x": "1", "y": "2"},
     }
     assert original["tolerations"] == [{"key": "a"}]  # input untouched
-
-
-def test_quantities_print_as_go_does() -> None:
-    assert format_like(Fraction(12 * 2**30), "3Gi") == "12Gi"
-    assert format_like(Fraction(3, 2) * 2**30, "1536Mi") == "1536Mi"
-    assert format_like(Fraction(8000), "4000") == "8k"
-    assert format_like(Fraction(1, 2), 0.5) == "500m"
-    assert format_like(Fraction(2), 2) == "2"

@@ -1,4 +1,5 @@
 """Each ML policy, gang policy and TrainJob field of Trainer v2.3.0 through jobset_manifests
+(tests/support/jobset.py: the framework's JobSetPlan as the jobset target writes it)
 (kubeflow-operators.md §7.3, §7.4), and what the JobSet expansion makes of them."""
 
 from __future__ import annotations
@@ -9,17 +10,16 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from tests.support.jobset import jobset_manifests
 from trainjobs.errors import Severity
 from trainjobs.frameworks.trainjob import (
     ClusterTrainingRuntime,
     TrainingRuntime,
     TrainJob,
-    jobset_manifests,
-    pods_findings,
-    pods_manifests,
     resolve_runtime,
 )
 from trainjobs.k8s.generated import parse
+from trainjobs.targets.jobset_pods import pods_findings, pods_manifests
 
 
 def _job(spec: dict[str, Any], name: str = "tj", **meta: Any) -> TrainJob:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.support.jobset import jobset_manifests
 from trainjobs.check import crd_schema, k8s_schema
 from trainjobs.errors import Severity
 from trainjobs.frameworks.trainjob import (
@@ -19,12 +20,11 @@ from trainjobs.frameworks.trainjob import (
     TrainingRuntime,
     TrainJob,
     builtin_runtimes,
-    jobset_manifests,
-    pods_manifests,
     resolve_runtime,
     runtime_findings,
     trainjob_findings,
 )
+from trainjobs.targets.jobset_pods import pods_manifests
 
 DATA = Path(__file__).parents[2] / "data" / "trainer-upstream"
 FILES = sorted(DATA.glob("*.yaml"))

@@ -11,14 +11,9 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from trainjobs.frameworks.trainjob import (
-    TrainJob,
-    jobset_manifests,
-    pods_manifests,
-    resolve_runtime,
-    trainjob_findings,
-)
-from trainjobs.frameworks.trainjob.pods import jobset_uid
+from tests.support.jobset import jobset_manifests
+from trainjobs.frameworks.trainjob import TrainJob, resolve_runtime, trainjob_findings
+from trainjobs.targets.jobset_pods import jobset_uid, pods_manifests
 
 DOCUMENT: dict[str, Any] = {
     "apiVersion": "trainer.kubeflow.org/v1alpha1",

@@ -106,7 +106,7 @@ class JobOrigins:
         refs = self.job.plan.pod_sets
         marked = {ref.role: _probed(ref.template, str(i)) for i, ref in enumerate(refs)}
         probe = self.job.plan.with_templates(marked)
-        manifests, _ = expand(self.job.entry, self.job.entry.framework, probe, self.job.target)
+        manifests, _ = expand(self.job.entry.framework, probe, self.job.target)
         found: dict[Identity, list[tuple[str, PodSet]]] = {}
         for manifest in manifests:
             for site in pod_sites(manifest):

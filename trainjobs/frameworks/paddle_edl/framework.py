@@ -47,10 +47,19 @@ from trainjobs.frameworks.paddle_edl.quantities import (
     with_current_gpu_name,
 )
 from trainjobs.frameworks.paddle_edl.rules import job_findings
-from trainjobs.k8s.data import Manifest, PodTemplate
+from trainjobs.k8s.data import PodTemplate
+from trainjobs.k8s.kinds import KindRef
 from trainjobs.k8s.names import shorten
-from trainjobs.plan import KindRef, PodSet
+from trainjobs.plan import PodSet
 from trainjobs.plan.expansion import Expansion
+from trainjobs.plan.objects import (
+    BatchJobPlan,
+    ObjectPlan,
+    ReplicaSetPlan,
+    RoleBindingPlan,
+    RolePlan,
+    ServiceAccountPlan,
+)
 
 __all__ = [
     "ETCD_IMAGE",
@@ -201,19 +210,15 @@ def _mounts(job: TrainingJob) -> dict[str, Any]:
 
 
 def _replica_set(
-    name: str, namespace: str, label: str, job: TrainingJob, replicas: int, pod: dict[str, Any]
-) -> Manifest:
+    name: str, label: str, job: TrainingJob, replicas: int, pod: dict[str, Any]
+) -> ReplicaSetPlan:
     labels = {label: job.name}
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "ReplicaSet",
-        "metadata": {"name": name, "namespace": namespace},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": dict(labels)},
-            "template": {"metadata": {"labels": labels}, "spec": pod},
-        },
+    spec = {
+        "replicas": replicas,
+        "selector": {"matchLabels": dict(labels)},
+        "template": {"metadata": {"labels": labels}, "spec": pod},
     }
+    return ReplicaSetPlan(name, spec)
 
 
 class PaddleEdl(Framework[TrainingJob]):
@@ -256,16 +261,14 @@ class PaddleEdl(Framework[TrainingJob]):
         # The controller makes ReplicaSets and a batch Job, not one Pod per replica.
         return Expansion(objects=self.objects(job))
 
-    def objects(self, job: TrainingJob) -> list[Manifest]:
+    def objects(self, job: TrainingJob) -> list[ObjectPlan]:
         """The ServiceAccount, Role and RoleBinding, the master and pserver ReplicaSets
         and the trainer Job the controller creates."""
-        namespace = job.namespace
         return [
             *self._identity(job),
-            _replica_set(master_name(job), namespace, LABEL_MASTER, job, 1, self._master(job)),
+            _replica_set(master_name(job), LABEL_MASTER, job, 1, self._master(job)),
             _replica_set(
                 pserver_name(job),
-                namespace,
                 LABEL_PSERVER,
                 job,
                 job.spec.pserver.min_instance,
@@ -274,31 +277,14 @@ class PaddleEdl(Framework[TrainingJob]):
             self._trainer_job(job),
         ]
 
-    def _identity(self, job: TrainingJob) -> list[Manifest]:
+    def _identity(self, job: TrainingJob) -> list[ObjectPlan]:
         """The job's ServiceAccount and a Role that can only read pods of its namespace."""
-        namespace, account, role = job.namespace, service_account_name(job), _role_name(job)
-        meta = {"name": role, "namespace": namespace}
+        account, role = service_account_name(job), _role_name(job)
+        rules = [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "watch"]}]
         return [
-            {
-                "apiVersion": "v1",
-                "kind": "ServiceAccount",
-                "metadata": {"name": account, "namespace": namespace},
-            },
-            {
-                "apiVersion": "rbac.authorization.k8s.io/v1",
-                "kind": "Role",
-                "metadata": dict(meta),
-                "rules": [
-                    {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "watch"]}
-                ],
-            },
-            {
-                "apiVersion": "rbac.authorization.k8s.io/v1",
-                "kind": "RoleBinding",
-                "metadata": dict(meta),
-                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": role},
-                "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": namespace}],
-            },
+            ServiceAccountPlan(account),
+            RolePlan(role, rules),
+            RoleBindingPlan(role, account, subjects_first=False),
         ]
 
     def _command(self, job: TrainingJob, fault_tolerant: list[str], plain: list[str]) -> list[str]:
@@ -339,7 +325,7 @@ class PaddleEdl(Framework[TrainingJob]):
         }
         return {"serviceAccountName": service_account_name(job), **_pod_spec(job, [container])}
 
-    def _trainer_job(self, job: TrainingJob) -> Manifest:
+    def _trainer_job(self, job: TrainingJob) -> BatchJobPlan:
         container = {
             "name": "trainer",
             "image": job.spec.image,
@@ -355,15 +341,11 @@ class PaddleEdl(Framework[TrainingJob]):
             "restartPolicy": "Never",
             **_pod_spec(job, [container]),
         }
-        return {
-            "apiVersion": "batch/v1",
-            "kind": "Job",
-            "metadata": {"name": trainer_name(job), "namespace": job.namespace},
-            "spec": {
-                "parallelism": job.spec.trainer.min_instance,
-                "template": {"metadata": {"labels": {LABEL_TRAINER: job.name}}, "spec": pod},
-            },
+        spec = {
+            "parallelism": job.spec.trainer.min_instance,
+            "template": {"metadata": {"labels": {LABEL_TRAINER: job.name}}, "spec": pod},
         }
+        return BatchJobPlan(trainer_name(job), spec)
 
 
 FRAMEWORK = PaddleEdl()

@@ -35,6 +35,7 @@ from trainjobs.frameworks.paddle_edl.quantities import (
     quantity,
 )
 from trainjobs.k8s.data import Manifest
+from trainjobs.plan.objects import BatchJobPlan, ReplicaSetPlan
 
 __all__ = [
     "ClusterObject",
@@ -305,14 +306,13 @@ def simulated_pods(
     out: list[ClusterObject] = []
     for job, parallelism in jobs:
         for workload in FRAMEWORK.objects(job):
-            spec = workload.get("spec") or {}
-            if workload["kind"] == "ReplicaSet":
-                count = int(spec["replicas"])
-            elif workload["kind"] == "Job":
+            if isinstance(workload, ReplicaSetPlan):
+                count = int(workload.spec["replicas"])
+            elif isinstance(workload, BatchJobPlan):
                 count = parallelism
             else:
                 continue
-            name = workload["metadata"]["name"]
+            spec, name = workload.spec, workload.name
             for index in range(count):
                 pod: dict[str, Any] = {
                     "apiVersion": "v1",

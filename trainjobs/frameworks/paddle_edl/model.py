@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from trainjobs.frameworks.base import JobResource, K8sModel
+from trainjobs.k8s.model import JobResource, K8sModel
 from trainjobs.k8s.structural import kubernetes_type
 
 __all__ = [

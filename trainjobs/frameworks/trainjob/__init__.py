@@ -3,10 +3,10 @@
 Three outputs, each a pure function:
 
 * ``operator``: the TrainJob (and runtimes) as written;
-* ``jobset``: :func:`jobset_manifests` — what the Trainer controller creates (JobSet, MPI
+* ``jobset``: :func:`jobset_plan` — what the Trainer controller creates (JobSet, MPI
   Secret and hostfile, PodGroup);
-* ``pods``: :func:`pods_manifests` of that JobSet — what the JobSet controller creates
-  (headless Service, Indexed Jobs, PVCs).
+* ``pods``: that JobSet, which the pods target expands as the JobSet controller would
+  (``targets.jobset_pods``: headless Service, Indexed Jobs, PVCs).
 
 :func:`resolve_runtime` finds the runtime a TrainJob names (declared ones first, then the
 built-ins Trainer ships); :func:`trainjob_findings` and :func:`runtime_findings` are the
@@ -15,14 +15,13 @@ Trainer webhooks' rules.
 
 from trainjobs.frameworks.trainjob.builtins import builtin_runtimes, resolve_runtime
 from trainjobs.frameworks.trainjob.framework import FRAMEWORK, TrainJobFramework
-from trainjobs.frameworks.trainjob.jobset import jobset_manifests, master_address
+from trainjobs.frameworks.trainjob.jobset import jobset_plan, master_address
 from trainjobs.frameworks.trainjob.model import (
     ClusterTrainingRuntime,
     Runtime,
     TrainingRuntime,
     TrainJob,
 )
-from trainjobs.frameworks.trainjob.pods import pods_findings, pods_manifests
 from trainjobs.frameworks.trainjob.rules import runtime_findings, trainjob_findings
 
 __all__ = [
@@ -33,10 +32,8 @@ __all__ = [
     "TrainJobFramework",
     "TrainingRuntime",
     "builtin_runtimes",
-    "jobset_manifests",
+    "jobset_plan",
     "master_address",
-    "pods_findings",
-    "pods_manifests",
     "resolve_runtime",
     "runtime_findings",
     "trainjob_findings",

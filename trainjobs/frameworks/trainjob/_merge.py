@@ -1,5 +1,5 @@
-"""Small helpers the Trainer and JobSet expansions share: strategic merge, upserts,
-quantities as Go's ``resource.Quantity`` prints them.
+"""Small helpers the Trainer and JobSet expansions share: strategic merge and upserts
+(quantities are ``k8s.quantity``'s).
 
 Pure functions on plain data; every function returns new data and never aliases input.
 """
@@ -7,17 +7,14 @@ Pure functions on plain data; every function returns new data and never aliases 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from fractions import Fraction
 from typing import Any, Final
 
 from trainjobs.k8s.data import deep_copy
-from trainjobs.k8s.quantity import QuantityError, parse_quantity
 
 __all__ = [
     "MERGE_KEYS",
     "by_name",
     "by_port_or_name",
-    "format_like",
     "strategic_merge",
     "upsert",
 ]
@@ -123,45 +120,3 @@ def upsert(
         else:
             out.append(deep_copy(item))
     return out
-
-
-_BINARY: Final = (("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20))
-_BINARY_SMALL: Final = (("Ki", 2**10),)
-_DECIMAL: Final = (
-    ("E", Fraction(10**18)),
-    ("P", Fraction(10**15)),
-    ("T", Fraction(10**12)),
-    ("G", Fraction(10**9)),
-    ("M", Fraction(10**6)),
-    ("k", Fraction(10**3)),
-    ("", Fraction(1)),
-    ("m", Fraction(1, 10**3)),
-    ("u", Fraction(1, 10**6)),
-    ("n", Fraction(1, 10**9)),
-)
-
-
-def format_like(value: Fraction, sample: Any) -> str:
-    """``value`` printed as Go's ``resource.Quantity`` prints a sum whose first term was
-    ``sample``: binary suffixes if ``sample`` had one and the value is a whole number of
-    KiB, else the largest decimal suffix that keeps the number whole."""
-    binary = isinstance(sample, str) and sample.strip().endswith("i")
-    if binary and value.denominator == 1 and value >= 1024:
-        for suffix, bsize in (*_BINARY, *_BINARY_SMALL):
-            if value % bsize == 0:
-                return f"{value // bsize}{suffix}"
-    if value == 0:
-        return "0"
-    for suffix, size in _DECIMAL:
-        scaled = value / size
-        if scaled.denominator == 1:
-            return f"{scaled.numerator}{suffix}"
-    return f"{int(value * 10**9) + 1}n"  # Go rounds sub-nano amounts up
-
-
-def quantity(value: Any) -> Fraction | None:
-    """The exact value of a quantity, or None when it is not one (the schema check says so)."""
-    try:
-        return parse_quantity(value)
-    except (QuantityError, TypeError):
-        return None

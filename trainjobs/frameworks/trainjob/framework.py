@@ -30,7 +30,7 @@ from trainjobs.frameworks.trainjob.jobset import (
     NODE,
     TRAINER_PORT,
     _ancestor,
-    jobset_manifests,
+    jobset_plan,
     master_address,
     too_many_nodes,
 )
@@ -44,23 +44,23 @@ from trainjobs.frameworks.trainjob.model import (
     TrainingRuntime,
     TrainJob,
 )
-from trainjobs.frameworks.trainjob.pods import claim_volumes, pods_findings, pods_manifests
 from trainjobs.frameworks.trainjob.rules import runtime_findings, trainjob_findings
 from trainjobs.frameworks.trainjob.run_rules import trainjob_run_rules
 from trainjobs.k8s.crds import load_crd
 from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
+from trainjobs.k8s.kinds import KindRef
 from trainjobs.plan import (
     Admission,
     GangFacts,
     GangMember,
     JobPlan,
-    KindRef,
     PodOwner,
     PodSet,
     RunPolicyFacts,
     RunRules,
 )
 from trainjobs.plan.expansion import Expansion
+from trainjobs.plan.jobset import JobSetPlan, claim_volumes
 
 __all__ = ["FRAMEWORK", "PATCH_MANAGER", "TrainJobFramework"]
 
@@ -210,25 +210,26 @@ class TrainJobFramework(Framework[TrainJob]):
         unknown = list(_unknown_fields(job.to_manifest()["spec"], _crd_spec(), "spec"))
         return [*unknown, *(too_many or trainjob_findings(job, runtime))]
 
-    def jobset(self, job: TrainJob) -> tuple[list[Manifest], list[Finding]]:
+    def jobset(self, job: TrainJob) -> tuple[JobSetPlan | None, list[Finding]]:
         """The ``jobset`` target: what the Trainer controller creates, and its findings."""
         runtime, findings = self.runtime(job)
         if runtime is None:
-            return [], findings
-        return jobset_manifests(job, runtime)
+            return None, findings
+        return jobset_plan(job, runtime)
 
-    def _jobset(self, job: TrainJob) -> Manifest | None:
-        objects, _ = self.jobset(job)
-        return objects[-1] if objects and objects[-1]["kind"] == "JobSet" else None
+    def _jobset(self, job: TrainJob) -> JobSetPlan | None:
+        return self.jobset(job)[0]
 
     def pod_templates(self, job: TrainJob) -> Iterable[PodSet]:
         jobset = self._jobset(job)
-        for rjob in (jobset or {}).get("spec", {}).get("replicatedJobs") or []:
+        if jobset is None:
+            return
+        for rjob in jobset.spec.get("replicatedJobs") or []:
             job_spec = rjob["template"]["spec"]
             template = deep_copy(job_spec.get("template") or {})
             # The pods get the volumes of the JobSet's volumeClaimPolicies too.
             pod_spec = template.setdefault("spec", {})
-            claims = claim_volumes(jobset or {}, pod_spec)
+            claims = claim_volumes(jobset.name, jobset.spec, pod_spec)
             if claims:
                 pod_spec["volumes"] = [*(pod_spec.get("volumes") or []), *claims]
             yield PodSet(
@@ -242,10 +243,9 @@ class TrainJobFramework(Framework[TrainJob]):
 
     def with_templates(self, job: TrainJob, templates: Mapping[str, PodTemplate]) -> TrainJob:
         before = {ref.role: ref.template for ref in self.pod_templates(job)}
-        jobset = self._jobset(job) or {}
-        ancestors = {
-            r["name"]: _ancestor(r) for r in jobset.get("spec", {}).get("replicatedJobs") or []
-        }
+        jobset = self._jobset(job)
+        name, jobset_spec = (jobset.name, jobset.spec) if jobset is not None else (job.name, {})
+        ancestors = {r["name"]: _ancestor(r) for r in jobset_spec.get("replicatedJobs") or []}
         document = job.to_manifest()
         spec = document["spec"]
         for role, template in templates.items():
@@ -264,7 +264,7 @@ class TrainJobFramework(Framework[TrainJob]):
             new = wanted.get(role, old)
             if new == old:
                 continue
-            claims = claim_volumes(jobset, (new.get("spec") or {}))
+            claims = claim_volumes(name, jobset_spec, (new.get("spec") or {}))
             patch = _pod_patch(role, _without(old, claims), _without(new, claims))
             if patch is not None:
                 patches.append(patch)
@@ -278,11 +278,10 @@ class TrainJobFramework(Framework[TrainJob]):
         return TrainJob.model_validate(document)
 
     def expansion(self, job: TrainJob) -> Expansion:
-        # JobSet makes batch Jobs, not one Pod per replica: every object comes finished.
-        objects, _ = self.jobset(job)
-        if not objects:
-            return Expansion()
-        return Expansion(objects=[*objects[:-1], *pods_manifests(objects[-1])])
+        # The Trainer makes a JobSet, which the pods target expands as the JobSet
+        # controller would (targets.jobset_pods): no Pod per replica here.
+        plan, _ = self.jobset(job)
+        return Expansion(jobset=plan)
 
     def plan(self, job: TrainJob) -> JobPlan:
         # A suspended TrainJob's Jobs are created suspended (JobSet copies suspend):
@@ -298,20 +297,9 @@ class TrainJobFramework(Framework[TrainJob]):
         )
 
     def pods_findings(self, job: TrainJob) -> list[Finding]:
-        objects, findings = self.jobset(job)
-        if not objects:
-            return findings
-        runtime = job.spec.runtime_ref.name
-        # The fields are the runtime's; the user's TrainJob names it at spec.runtimeRef.
-        located = [
-            replace(
-                f,
-                path="spec.runtimeRef",
-                message=f"runtime {runtime!r} spec.template.spec.{f.path}: {f.message}",
-            )
-            for f in pods_findings(objects[-1])
-        ]
-        return [*findings, *located]
+        # What the pods target cannot do as JobSet would is the target's to say
+        # (targets.jobset_pods), at the JobSet plan's source_path.
+        return self.jobset(job)[1]
 
     def run_policy(self, job: TrainJob) -> RunPolicyFacts:
         # A TrainJob keeps suspend and the deadline in its spec; retries are the
@@ -328,7 +316,7 @@ class TrainJobFramework(Framework[TrainJob]):
             return None
         runtime, _ = self.runtime(job)
         ml = runtime.spec.ml_policy if runtime is not None else None
-        roles = [r.get("name") for r in jobset["spec"].get("replicatedJobs") or []]
+        roles = [r.get("name") for r in jobset.spec.get("replicatedJobs") or []]
         # MPI: the node pods serve ssh to the launcher's mpirun (run-local plays ssh).
         mpi = ml is not None and ml.kind == "mpi" and LAUNCHER in roles
         return trainjob_run_rules(job, jobset, (NODE,) if mpi else ())

@@ -1,6 +1,7 @@
-"""What the Kubeflow Trainer v2.3.0 controller creates for a TrainJob: the ``jobset`` target.
+"""What the Kubeflow Trainer v2.3.0 controller creates for a TrainJob, as a JobSetPlan (the
+``jobset`` target writes it, ``targets.jobset``).
 
-:func:`jobset_manifests` is a pure function of the TrainJob and its runtime that follows
+:func:`jobset_plan` is a pure function of the TrainJob and its runtime that follows
 the controller's steps (kubeflow-operators.md §7.3, §7.4; Trainer v2.3.0
 ``pkg/runtime/core/trainingruntime.go``, ``pkg/runtime/framework/plugins/*``):
 
@@ -23,7 +24,8 @@ Deviations, all deliberate:
 
 * No ownerReferences: there is no TrainJob object on this target (Pulumi owns the
   objects, as on every ``pods`` target).
-* The MPI SSH Secret carries placeholders (``trainjobs.k8s.generated``), never a key:
+* The MPI SSH Secret (written by ``targets.objects``) carries placeholders
+  (``trainjobs.k8s.generated``), never a key:
   the key pair is generated at apply time and held as a Pulumi secret. It is written with
   ``stringData`` where the controller writes ``data``; the stored Secret is the same.
 * The controller's runtime snapshot ConfigMap (``<tj>-runtime-snapshot``, its own record
@@ -48,8 +50,6 @@ from trainjobs.frameworks.trainjob._merge import (
     by_mount_path,
     by_name,
     by_port_or_name,
-    format_like,
-    quantity,
     strategic_merge,
     upsert,
 )
@@ -59,25 +59,24 @@ from trainjobs.frameworks.trainjob.model import (
     Runtime,
     TrainJob,
 )
-from trainjobs.k8s.data import Manifest, deep_copy
-from trainjobs.k8s.generated import placeholder
+from trainjobs.k8s.data import deep_copy
+from trainjobs.k8s.quantity import format_like, quantity_or_none
 from trainjobs.plan.gang import GROUP_NAME_ANNOTATION, POD_GROUP_LABEL, QUEUE_ANNOTATION
+from trainjobs.plan.jobset import JobSetPlan, MpiFiles, PodGroupPlan
 from trainjobs.plan.memo import Identity, remembered
 from trainjobs.plan.trainer import ANCESTOR_LABEL, NODE_CONTAINER, TRAINER_PORT
 
 __all__ = [
     "ANCESTOR_LABEL",
     "COMPLETION_INDEX_FIELD",
-    "JOBSET_API_VERSION",
     "NODE",
     "TRAINER_PORT",
-    "jobset_manifests",
+    "jobset_plan",
     "master_address",
     "mpi_hostfile_name",
     "mpi_secret_name",
 ]
 
-JOBSET_API_VERSION: Final = "jobset.x-k8s.io/v1alpha2"
 TRAINER: Final = "trainer"
 DATASET: Final = "dataset-initializer"
 MODEL: Final = "model-initializer"
@@ -300,7 +299,7 @@ def _requests(pod_spec: Mapping[str, Any], key: str) -> Iterator[tuple[str, Frac
         if not isinstance(container, dict):
             continue
         for name, raw in ((container.get("resources") or {}).get("requests") or {}).items():
-            value = quantity(raw)
+            value = quantity_or_none(raw)
             if value is not None:
                 yield name, value, raw
 
@@ -361,7 +360,7 @@ def gpus_per_node(resources: Mapping[str, Any]) -> int:
     def first(values: Any) -> int:
         for name, raw in (values or {}).items():
             if "gpu" in str(name).lower():
-                value = quantity(raw)
+                value = quantity_or_none(raw)
                 return _ceil(value) if value is not None else 0
         return 0
 
@@ -372,7 +371,7 @@ def cpus_per_node(resources: Mapping[str, Any]) -> int:
     """CPU requests (rounded up), else limits, else 0."""
     for key in ("requests", "limits"):
         raw = (resources.get(key) or {}).get("cpu")
-        value = quantity(raw) if raw is not None else None
+        value = quantity_or_none(raw) if raw is not None else None
         if value:
             return _ceil(value)
     return 0
@@ -568,7 +567,7 @@ def _mpi(build: _Build) -> None:
     build.mpi_slots = slots
 
 
-def _mpi_objects(build: _Build) -> list[Manifest]:
+def _mpi_files(build: _Build) -> MpiFiles:
     job, ml = build.job, build.ml
     assert ml is not None and ml.mpi is not None
     launcher_as_node = bool(ml.mpi.run_launcher_as_node)
@@ -576,26 +575,12 @@ def _mpi_objects(build: _Build) -> list[Manifest]:
     for pod_set in build.pod_sets:
         if pod_set.name == NODE or (launcher_as_node and pod_set.name == LAUNCHER):
             lines += [f"{host} slots={build.mpi_slots}\n" for host in _endpoints(build, pod_set)]
-    name = mpi_secret_name(job.name)
-    group = f"{job.namespace}/{name}"
-    secret = {
-        "apiVersion": "v1",
-        "kind": "Secret",
-        "metadata": {"name": name, "namespace": job.namespace},
-        "type": "kubernetes.io/ssh-auth",
-        "immutable": True,
-        "stringData": {
-            "ssh-privatekey": placeholder("ecdsa-p521-private", group),
-            "ssh-publickey": placeholder("ecdsa-p521-public", group),
-        },
-    }
-    config_map = {
-        "apiVersion": "v1",
-        "kind": "ConfigMap",
-        "metadata": {"name": mpi_hostfile_name(job.name), "namespace": job.namespace},
-        "data": {MPI_HOSTFILE: "".join(lines)},
-    }
-    return [secret, config_map]
+    return MpiFiles(
+        secret=mpi_secret_name(job.name),
+        config_map=mpi_hostfile_name(job.name),
+        hostfile_key=MPI_HOSTFILE,
+        hostfile="".join(lines),
+    )
 
 
 def _jax(build: _Build) -> None:
@@ -659,7 +644,7 @@ def _xgboost(build: _Build) -> None:
 # ------------------------------------------------------------------ step 4: gang policy
 
 
-def _pod_group(build: _Build) -> Manifest | None:
+def _pod_group(build: _Build) -> PodGroupPlan | None:
     policy = build.runtime.spec.pod_group_policy
     if policy is None or (policy.coscheduling is None and policy.volcano is None):
         return None
@@ -677,11 +662,10 @@ def _pod_group(build: _Build) -> Manifest | None:
         build.pod_labels[POD_GROUP_LABEL] = job.name
         timeout = policy.coscheduling.schedule_timeout_seconds
         spec["scheduleTimeoutSeconds"] = DEFAULT_SCHEDULE_TIMEOUT if timeout is None else timeout
-        api_version = "scheduling.x-k8s.io/v1alpha1"
+        return PodGroupPlan("scheduler-plugins", spec)
     else:
         assert policy.volcano is not None
         build.pod_annotations[GROUP_NAME_ANNOTATION] = job.name
-        api_version = "scheduling.volcano.sh/v1beta1"
         if QUEUE_ANNOTATION in build.annotations:
             spec["queue"] = build.annotations[QUEUE_ANNOTATION]
         for rjob in build.spec["replicatedJobs"]:
@@ -696,12 +680,7 @@ def _pod_group(build: _Build) -> Manifest | None:
                 if topology.highest_tier_allowed is None
                 else topology.highest_tier_allowed,
             }
-    return {
-        "apiVersion": api_version,
-        "kind": "PodGroup",
-        "metadata": {"name": job.name, "namespace": job.namespace},
-        "spec": spec,
-    }
+        return PodGroupPlan("volcano", spec)
 
 
 # ---------------------------------------------------------------- steps 5-6: the JobSet
@@ -800,7 +779,7 @@ def _quantities_as_strings(spec: dict[str, Any]) -> None:
                     if not isinstance(values, dict):
                         continue
                     for name, raw in values.items():
-                        value = quantity(raw)
+                        value = quantity_or_none(raw)
                         if value is not None:
                             values[name] = format_like(value, raw)
 
@@ -827,24 +806,25 @@ def too_many_nodes(job: TrainJob, ml: MLPolicy | None) -> list[Finding]:
     ]
 
 
-def jobset_manifests(job: TrainJob, runtime: Runtime) -> tuple[list[Manifest], list[Finding]]:
-    """The objects the Trainer v2.3.0 controller creates for ``job`` run on ``runtime``:
-    the MPI Secret and hostfile ConfigMap (MPI policy), the PodGroup (gang policy) and the
-    JobSet, in apply order; and findings for what this target cannot do as the controller
-    would (errors: nothing should be applied). Each call returns objects of its own."""
+def jobset_plan(job: TrainJob, runtime: Runtime) -> tuple[JobSetPlan | None, list[Finding]]:
+    """What the Trainer v2.3.0 controller creates for ``job`` run on ``runtime``: the
+    JobSet and, by policy, the MPI Secret and hostfile (MPI policy) and the PodGroup (gang
+    policy), which the ``jobset`` target writes; and findings for what that target cannot
+    do as the controller would (errors, and then None: nothing should be applied).
+    The plan is shared data: read it, never change it."""
     # A render asks for the same job's JobSet several times (its plan for the pod guard,
     # its checks, the expansion); the job and runtime are frozen models, so within a
-    # render it is built once for them (and the pod limit in force) and copied out.
+    # render it is built once for them (and the pod limit in force).
     key = ("trainjob.jobset", Identity(job), Identity(runtime), limits.POD_COUNT.value())
-    objects, findings = remembered(key, lambda: _jobset_objects(job, runtime))
-    return [deep_copy(o) for o in objects], list(findings)
+    plan, findings = remembered(key, lambda: _jobset_plan(job, runtime))
+    return plan, list(findings)
 
 
-def _jobset_objects(job: TrainJob, runtime: Runtime) -> tuple[list[Manifest], list[Finding]]:
+def _jobset_plan(job: TrainJob, runtime: Runtime) -> tuple[JobSetPlan | None, list[Finding]]:
     ml = runtime.spec.ml_policy
     findings = [*too_many_nodes(job, ml), *_target_findings(job, ml)]
     if any(f.severity is Severity.ERROR for f in findings):
-        return [], findings
+        return None, findings
     spec, labels, annotations = _template(job, runtime)
     build = _Build(job, runtime, ml, spec, [], labels, annotations)
     _pod_sets(build)
@@ -869,21 +849,16 @@ def _jobset_objects(job: TrainJob, runtime: Runtime) -> tuple[list[Manifest], li
     _decorate_pods(build)
     spec["suspend"] = job.suspended
     _quantities_as_strings(spec)
-    metadata: dict[str, Any] = {"name": job.name, "namespace": job.namespace}
-    if labels:
-        metadata["labels"] = labels
-    if annotations:
-        metadata["annotations"] = annotations
-    jobset = {
-        "apiVersion": JOBSET_API_VERSION,
-        "kind": "JobSet",
-        "metadata": metadata,
-        "spec": spec,
-    }
-    objects: list[Manifest] = []
-    if kind == "mpi":
-        objects += _mpi_objects(build)
-    if pod_group is not None:
-        objects.append(pod_group)
-    objects.append(jobset)
-    return [deep_copy(o) for o in objects], [*findings, *build.findings]
+    plan = JobSetPlan(
+        name=job.name,
+        namespace=job.namespace,
+        spec=deep_copy(spec),
+        labels=dict(labels),
+        annotations=dict(annotations),
+        mpi=_mpi_files(build) if kind == "mpi" else None,
+        pod_group=pod_group,
+        # The fields are the runtime's; the user's TrainJob names it at spec.runtimeRef.
+        source_path="spec.runtimeRef",
+        source=f"runtime {job.spec.runtime_ref.name!r} spec.template.spec.",
+    )
+    return plan, [*findings, *build.findings]

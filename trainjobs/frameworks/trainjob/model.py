@@ -22,9 +22,9 @@ from typing import Annotated, Any, Final, Literal
 from pydantic import BeforeValidator, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from trainjobs.frameworks.base import JobResource, K8sModel
+from trainjobs.k8s.kinds import KindRef
+from trainjobs.k8s.model import JobResource, K8sModel
 from trainjobs.k8s.structural import kubernetes_type
-from trainjobs.plan import KindRef
 from trainjobs.plan.trainer import API_GROUP, API_VERSION, RUNTIME_KIND, TRAINJOB_KIND
 
 __all__ = [

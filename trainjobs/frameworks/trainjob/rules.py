@@ -27,7 +27,7 @@ from trainjobs.frameworks.trainjob.jobset import (
     _qlora,
     _torchtune_model,
     gpus_per_node,
-    jobset_manifests,
+    jobset_plan,
     torchtune_recipe,
 )
 from trainjobs.frameworks.trainjob.model import Runtime, TrainJob
@@ -454,11 +454,11 @@ def _pod_name_rules(job: TrainJob, runtime: Runtime) -> list[Finding]:
     """JobSet's webhook refuses a JobSet whose longest pod name (``<js>-<rjob>-<job index>-
     <pod index>-<5 random>``) is not a DNS-1035 label: the Trainer's JobSet for a long
     TrainJob name never gets made, and the job never runs."""
-    objects, _ = jobset_manifests(job, runtime)
-    if not objects or objects[-1].get("kind") != "JobSet":
+    plan, _ = jobset_plan(job, runtime)
+    if plan is None:
         return []
     out = []
-    for rjob in objects[-1]["spec"].get("replicatedJobs") or []:
+    for rjob in plan.spec.get("replicatedJobs") or []:
         replicas = rjob.get("replicas", 1)
         completions = rjob["template"]["spec"].get("completions", 1)
         longest = f"{job.name}-{rjob['name']}-{replicas - 1}-{completions - 1}-abcde"

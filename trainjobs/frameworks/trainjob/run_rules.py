@@ -30,8 +30,8 @@ from typing import Any, Final
 
 from trainjobs.frameworks.trainjob.jobset import DATASET, MODEL, NODE, TRAINER, _ancestor
 from trainjobs.frameworks.trainjob.model import TrainJob
-from trainjobs.frameworks.trainjob.pods import _defaulted, job_name
 from trainjobs.plan import Replica, RunRules, SuccessPolicy
+from trainjobs.plan.jobset import JobSetPlan, defaulted_spec, job_name
 
 __all__ = ["JOB_BACKOFF_LIMIT", "trainjob_run_rules"]
 
@@ -51,14 +51,13 @@ def _pods(job_spec: Mapping[str, Any]) -> int:
 
 
 def trainjob_run_rules(
-    job: TrainJob, jobset_manifest: Mapping[str, Any], remote_shell: tuple[str, ...] = ()
+    job: TrainJob, jobset: JobSetPlan, remote_shell: tuple[str, ...] = ()
 ) -> RunRules:
     """The replicas and rules of ``job`` whose JobSet (the ``jobset`` target) is
-    ``jobset_manifest``; the pods of the replicated jobs ``remote_shell`` only serve
-    ssh (the MPI policy's ``node`` job beside a ``launcher``)."""
-    jobset = _defaulted(jobset_manifest)
-    name = str(jobset["metadata"]["name"])
-    spec = jobset["spec"]
+    ``jobset``; the pods of the replicated jobs ``remote_shell`` only serve ssh (the MPI
+    policy's ``node`` job beside a ``launcher``)."""
+    name = jobset.name
+    spec = defaulted_spec(jobset.spec)
     replicas: list[Replica] = []
     limits: list[int] = []
     for rjob in spec.get("replicatedJobs") or []:

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from trainjobs.frameworks.base import K8sModel
+from trainjobs.k8s.model import K8sModel
 from trainjobs.k8s.quantity import quantity_or_zero
 from trainjobs.platform.base import PlatformResource
 from trainjobs.platform.pools.gputypes import GpuType, gpu_type

@@ -1,4 +1,5 @@
-"""What the JobSet v0.12.0 controller creates for a JobSet: the ``pods`` target.
+"""What the JobSet v0.12.0 controller creates for a JobSet: the ``pods`` target of a
+job whose operator makes a JobSet (a TrainJob: TrainJob → JobSet → these objects).
 
 :func:`pods_manifests` applies the JobSet webhook's defaults and then builds what the
 controller creates (kubeflow-operators.md §7.5; JobSet v0.12.0
@@ -31,11 +32,10 @@ from typing import Any, Final
 
 from trainjobs.errors import Finding, Rule, Severity
 from trainjobs.k8s.data import Manifest, deep_copy
+from trainjobs.plan.jobset import claim_volumes, defaulted_spec, job_name
 
 __all__ = [
     "JOBSET_LABELS",
-    "claim_volumes",
-    "job_name",
     "jobset_uid",
     "pods_findings",
     "pods_manifests",
@@ -95,39 +95,6 @@ PODS_EXCLUSIVE: Final = Rule(
 def jobset_uid(namespace: str, name: str) -> str:
     """The stand-in for the JobSet's UID: stable, and unique per namespace and name."""
     return str(uuid.uuid5(_UID_NAMESPACE, f"{namespace}/{name}"))
-
-
-def job_name(jobset: str, replicated_job: str, index: int) -> str:
-    """``<jobset>-<replicatedJob>-<index>`` (``placement.GenJobName``)."""
-    return f"{jobset}-{replicated_job}-{index}"
-
-
-def _defaulted(jobset: Mapping[str, Any]) -> dict[str, Any]:
-    """The JobSet with the defaults its webhook and CRD apply."""
-    out = deep_copy(jobset)
-    spec = out.setdefault("spec", {})
-    spec.setdefault("successPolicy", {"operator": "All"})
-    spec.setdefault("startupPolicy", {"startupPolicyOrder": "AnyOrder"})
-    for rjob in spec.get("replicatedJobs") or []:
-        rjob.setdefault("groupName", "default")
-        rjob.setdefault("replicas", 1)
-        job_spec = rjob.setdefault("template", {}).setdefault("spec", {})
-        job_spec.setdefault("completionMode", "Indexed")
-        pod_spec = job_spec.setdefault("template", {}).setdefault("spec", {})
-        pod_spec.setdefault("restartPolicy", "OnFailure")
-    network = spec.setdefault("network", {})
-    network.setdefault("enableDNSHostnames", True)
-    network.setdefault("publishNotReadyAddresses", True)
-    failure = spec.get("failurePolicy")
-    if isinstance(failure, dict):
-        failure.setdefault("restartStrategy", "Recreate")
-        for index, rule in enumerate(failure.get("rules") or []):
-            if isinstance(rule, dict) and not rule.get("name"):
-                rule["name"] = f"failurePolicyRule{index}"
-    for policy in spec.get("volumeClaimPolicies") or []:
-        if isinstance(policy, dict):
-            policy.setdefault("retentionPolicy", {"whenDeleted": "Delete"})
-    return out
 
 
 def _subdomain(jobset: Mapping[str, Any]) -> str:
@@ -209,17 +176,6 @@ def _job_annotations(rjob: Mapping[str, Any]) -> dict[str, str]:
     return annotations
 
 
-def _mounts(pod_spec: Mapping[str, Any]) -> set[str]:
-    names = set()
-    for key in ("containers", "initContainers"):
-        for container in pod_spec.get(key) or []:
-            for mount in (
-                (container.get("volumeMounts") or []) if isinstance(container, dict) else []
-            ):
-                names.add(mount.get("name"))
-    return names
-
-
 def _job(jobset: Mapping[str, Any], rjob: Mapping[str, Any], index: int) -> Manifest:
     name = str(jobset["metadata"]["name"])
     namespace = str(jobset["metadata"].get("namespace") or "default")
@@ -251,29 +207,10 @@ def _job(jobset: Mapping[str, Any], rjob: Mapping[str, Any], index: int) -> Mani
             {"key": NO_SCHEDULE_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"},
         ]
     spec["suspend"] = bool(jobset["spec"].get("suspend"))
-    claims = claim_volumes(jobset, pod_spec)
+    claims = claim_volumes(name, jobset["spec"], pod_spec)
     if claims:
         pod_spec["volumes"] = [*(pod_spec.get("volumes") or []), *claims]
     return {"apiVersion": "batch/v1", "kind": "Job", "metadata": metadata, "spec": spec}
-
-
-def claim_volumes(jobset: Mapping[str, Any], pod_spec: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The volumes JobSet adds to a pod spec for its ``volumeClaimPolicies``: one per
-    claim template a container mounts, the PVC ``<claim>-<jobset>``."""
-    name = str(jobset["metadata"]["name"])
-    used = _mounts(pod_spec)
-    out = []
-    for policy in jobset["spec"].get("volumeClaimPolicies") or []:
-        for claim in policy.get("templates") or []:
-            claim_name = (claim.get("metadata") or {}).get("name")
-            if claim_name in used:
-                out.append(
-                    {
-                        "name": claim_name,
-                        "persistentVolumeClaim": {"claimName": f"{claim_name}-{name}"},
-                    }
-                )
-    return out
 
 
 def _claims(jobset: Mapping[str, Any]) -> list[Manifest]:
@@ -304,7 +241,7 @@ def _claims(jobset: Mapping[str, Any]) -> list[Manifest]:
 def pods_manifests(jobset_manifest: Mapping[str, Any]) -> list[Manifest]:
     """The objects the JobSet controller creates for ``jobset_manifest``: its PVCs, the
     headless Service (when DNS hostnames are on, the default) and the Jobs, in apply order."""
-    jobset = _defaulted(jobset_manifest)
+    jobset = {**jobset_manifest, "spec": defaulted_spec(jobset_manifest.get("spec") or {})}
     name = str(jobset["metadata"]["name"])
     namespace = str(jobset["metadata"].get("namespace") or "default")
     objects = _claims(jobset)
