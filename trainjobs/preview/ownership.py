@@ -234,6 +234,77 @@ def _refused_shared(
     return ObjectPlan(key_of(manifest), "refused", old.old if old else None, obj, (), note), finding
 
 
+def _live_marks(
+    plans: Mapping[Key, ObjectPlan],
+    declared_keys: Mapping[ObjectKey, Key],
+    declared: Declared,
+    live: LiveOwners,
+    mine: str,
+) -> tuple[dict[Key, ObjectPlan], list[Finding]]:
+    """Adopt and refused, decided for each declared object the cluster has as the stack
+    program decides (one object at a time, so each finding stays with its object)."""
+    changed: dict[Key, ObjectPlan] = {}
+    refusals: list[Finding] = []
+    for obj_key, key in declared_keys.items():
+        labels = live.labels.get(key)
+        if labels is None:
+            continue
+        decision = decide(
+            [obj_key],
+            {obj_key: labels},
+            mine,
+            declared.adopt,
+            namespace=declared.namespace,
+            paths=declared.paths,
+            source=declared.source,
+            shared_hint=True,
+        )
+        owner = _owner(labels)
+        if decision.adopted:
+            words = _adopt_words(obj_key, declared, owner)
+            note = OwnershipNote(f"{declared.namespace}:adopt", words)
+            changed[key] = replace(plans[key], action="adopt", ownership=note)
+        for finding in decision.refused:
+            note = OwnershipNote(owner, f"refused: {finding.message}", finding)
+            changed[key] = replace(plans[key], action="refused", ownership=note)
+            refusals.append(finding)
+    return changed, refusals
+
+
+def _intent_marks(
+    plans: Mapping[Key, ObjectPlan], declared_keys: Mapping[ObjectKey, Key], declared: Declared
+) -> dict[Key, ObjectPlan]:
+    """Without the cluster: what ``adopt`` names and the plan creates shows as adopt."""
+    changed: dict[Key, ObjectPlan] = {}
+    for obj_key, key in declared_keys.items():
+        named = any(obj_key.same_object(a) for a in declared.adopt)
+        if named and plans[key].action == "create":
+            words = _adopt_words(obj_key, declared, None)
+            note = OwnershipNote(f"{declared.namespace}:adopt", words)
+            changed[key] = replace(plans[key], action="adopt", ownership=note)
+    return changed
+
+
+def _shared_marks(
+    plans: Mapping[Key, ObjectPlan], new: Side, declared: Declared, live: LiveOwners | None
+) -> tuple[list[ObjectPlan], list[Finding]]:
+    """A read for each shared namespace the render does not declare itself (refused when
+    the cluster, read, does not have it)."""
+    shared: list[ObjectPlan] = []
+    refusals: list[Finding] = []
+    for index, name in enumerate(declared.shared):
+        key = key_of(shared_namespace(name))
+        if key in new.objects:
+            continue  # the render declares it: owned, decided with the other objects
+        if live is not None and not live.shared.get(name, False):
+            read, finding = _refused_shared(name, index, declared, plans.get(key))
+            refusals.append(finding)
+        else:
+            read = _read_plan(name, declared, live is not None, plans.get(key))
+        shared.append(read)
+    return shared, refusals
+
+
 def mark(plan: Plan, new: Side, declared: Declared, live: LiveOwners | None = None) -> Plan:
     """``plan`` (``new`` over the cluster, or over the last render when ``live`` is None)
     with what ``pulumi up`` does about ownership.
@@ -241,48 +312,23 @@ def mark(plan: Plan, new: Side, declared: Declared, live: LiveOwners | None = No
     Unchanged when the stack neither adopts nor shares anything and nothing is refused,
     adopted or left unchecked.
     """
-    by_key = {o.key: o for o in plan.objects}
+    plans = {o.key: o for o in plan.objects}
     declared_keys = {ObjectKey.of(obj.manifest): key for key, obj in new.objects.items()}
-    changed: dict[Key, ObjectPlan] = {}
     refusals: list[Finding] = []
-    warnings = list(
-        decide(
-            list(declared_keys),
-            {},
-            "",
-            declared.adopt,
-            namespace=declared.namespace,
-            source=declared.source,
-        ).unused
-    )
+    unused = decide(
+        list(declared_keys),
+        {},
+        "",
+        declared.adopt,
+        namespace=declared.namespace,
+        source=declared.source,
+    ).unused
+    warnings = list(unused)
     identity = live.identity if live else None
     if live is not None and identity is not None:
-        for obj_key, key in declared_keys.items():
-            labels = live.labels.get(key)
-            if labels is None:
-                continue
-            decision = decide(
-                [obj_key],
-                {obj_key: labels},
-                identity.label,
-                declared.adopt,
-                namespace=declared.namespace,
-                paths=declared.paths,
-                source=declared.source,
-                shared_hint=True,
-            )
-            owner = _owner(labels)
-            if decision.adopted:
-                note = OwnershipNote(
-                    f"{declared.namespace}:adopt", _adopt_words(obj_key, declared, owner)
-                )
-                changed[key] = replace(by_key[key], action="adopt", ownership=note)
-            for finding in decision.refused:
-                words = f"`pulumi up` refuses {obj_key.title}: {finding.message}"
-                note = OwnershipNote(owner, words, finding)
-                changed[key] = replace(by_key[key], action="refused", ownership=note)
-                refusals.append(finding)
+        changed, refusals = _live_marks(plans, declared_keys, declared, live, identity.label)
     elif live is not None:
+        changed = {}
         if any(key in live.labels for key in declared_keys.values()):
             warnings.append(
                 UNCHECKED.at(
@@ -293,25 +339,9 @@ def mark(plan: Plan, new: Side, declared: Declared, live: LiveOwners | None = No
                 ).located(declared.source)
             )
     else:
-        for obj_key, key in declared_keys.items():
-            if by_key[key].action == "create" and any(
-                obj_key.same_object(a) for a in declared.adopt
-            ):
-                note = OwnershipNote(
-                    f"{declared.namespace}:adopt", _adopt_words(obj_key, declared, None)
-                )
-                changed[key] = replace(by_key[key], action="adopt", ownership=note)
-    shared: list[ObjectPlan] = []
-    for index, name in enumerate(declared.shared):
-        key = key_of(shared_namespace(name))
-        if key in new.objects:
-            continue  # the render declares it: owned, decided above
-        if live is not None and not live.shared.get(name, False):
-            read, finding = _refused_shared(name, index, declared, by_key.get(key))
-            refusals.append(finding)
-        else:
-            read = _read_plan(name, declared, live is not None, by_key.get(key))
-        shared.append(read)
+        changed = _intent_marks(plans, declared_keys, declared)
+    shared, missing = _shared_marks(plans, new, declared, live)
+    refusals += missing
     if not (declared.adopt or declared.shared or changed or warnings or refusals):
         return plan
     taken = {o.key for o in shared}
