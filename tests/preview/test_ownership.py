@@ -158,6 +158,9 @@ def test_an_object_of_another_stack_is_refused_naming_that_stack() -> None:
     assert refused.key == pod
     assert refused.ownership is not None
     assert refused.ownership.because == "it belongs to stack trainjobs.prod"
+    assert "`pulumi up` refuses job tf: 1 Pod of it already exists and was not made" in (
+        _text(plan)
+    )
     assert [f.render() for f in plan.refusals] == [
         line
         for line in _program_message(_config(), labels).splitlines()

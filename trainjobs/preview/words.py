@@ -335,9 +335,10 @@ def _ownership_lines(job: str, plans: Sequence[ObjectPlan]) -> list[str]:
     lines = []
     refused = [p for p in plans if p.action == "refused"]
     if refused:
+        verbs = "exists and was" if len(refused) == 1 else "exist and were"
         lines.append(
-            f"`pulumi up` refuses job {job}: {_counts(refused)} of it already exist and were "
-            "not made by this stack"
+            f"`pulumi up` refuses job {job}: {_counts(refused)} of it already {verbs} not "
+            "made by this stack"
         )
     adopted = [p for p in plans if p.action == "adopt"]
     if adopted:
