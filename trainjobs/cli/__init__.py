@@ -5,7 +5,8 @@ re-implements logic. One module per command (or pair of commands); a command's
 help is its function's docstring (see :func:`trainjobs.cli.common.command`).
 Exit codes: 0 success (``diff``/``preview``: no changes), 1 ``diff``/``preview``
 found changes, 2 bad input (one line per finding, no traceback, nothing written),
-3 an internal error (a bug: please report it).
+3 an internal error (a bug: please report it), 4 ``preview --live``: ``pulumi up`` would
+refuse an object the stack did not make (the plan says which and how to fix it).
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ __all__ = [
     "EXIT_CODES",
     "EXIT_INTERNAL",
     "EXIT_OK",
+    "EXIT_REFUSED",
     "add_paths_and_checks",
     "add_profile",
     "add_quiet",
@@ -44,10 +45,15 @@ EXIT_OK = 0
 EXIT_CHANGES = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 3
+EXIT_REFUSED = 4
+"""``preview --live``: ``pulumi up`` would refuse an object the stack did not make. Not 1,
+which CI lets pass as "changes to review"; not 2: the files are valid (the same stack
+previews clean against another cluster), and the plan is printed whole."""
 
 EXIT_CODES = (
     "Exit codes: 0 success (diff/preview: no changes), 1 diff/preview: changes, "
-    "2 bad input (every finding listed), 3 internal error."
+    "2 bad input (every finding listed), 3 internal error, 4 preview --live: pulumi up "
+    "would refuse an object the stack did not make."
 )
 
 

@@ -3,6 +3,10 @@
 One document per run: ``{"version": 1, "changed": …, "plans": [...]}``, one
 plan per compared pair (``diff``: one; ``preview``: one per stack). Objects
 that stay the same are counted in ``summary.same`` but not listed.
+
+What ``pulumi up`` does about ownership appears only in a plan that has something
+to say (``adopt``, ``read``, ``refused`` objects, the plan's ``ownership``), so the
+document of any other stack is as it was.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ def schema() -> dict[str, Any]:
 def _object_json(plan: ObjectPlan, old_label: str, new_label: str) -> dict[str, Any]:
     side = plan.new or plan.old
     group, kind, namespace, name = plan.key
-    return {
+    found: dict[str, Any] = {
         "action": plan.action,
         "symbol": SYMBOLS[plan.action],
         "apiVersion": str(side.manifest.get("apiVersion", "")) if side else group,
@@ -57,11 +61,14 @@ def _object_json(plan: ObjectPlan, old_label: str, new_label: str) -> dict[str, 
         ],
         "diff": plan.unified_diff(old_label, new_label),
     }
+    if plan.ownership is not None and plan.ownership.refusal is not None:
+        found["refusal"] = plan.ownership.refusal.as_json()
+    return found
 
 
 def plan_json(plan: Plan, stack: str | None = None) -> dict[str, Any]:
     """One plan as JSON-ready data."""
-    return {
+    found: dict[str, Any] = {
         "stack": stack,
         "old": plan.old_label,
         "new": plan.new_label,
@@ -81,6 +88,13 @@ def plan_json(plan: Plan, stack: str | None = None) -> dict[str, Any]:
             for story in explain(plan)
         ],
     }
+    if plan.ownership is not None:
+        found["ownership"] = {
+            "stackLabel": plan.ownership.stack_label or None,
+            "refused": [f.as_json() for f in plan.ownership.refusals],
+            "warnings": [f.as_json() for f in plan.ownership.warnings],
+        }
+    return found
 
 
 def plans_document(plans: Sequence[tuple[Plan, str | None]]) -> str:

@@ -1,5 +1,9 @@
 """What a cluster holds, read with ``kubectl get -o json -n <ns> -- <kind> <name>`` (never written).
 
+Each live object's labels are kept as the cluster has them (``Side.labels``): who made
+it (``trainjobs.dev/stack``) decides what ``pulumi up`` may do with it
+(:mod:`trainjobs.preview.ownership`).
+
 One ``kubectl get`` per object: every object of the new render, and every
 object of the last stored render that the new one no longer has (so a
 removal shows as a delete). An object the cluster does not have, or whose
@@ -35,7 +39,7 @@ from trainjobs.output import printable
 from trainjobs.preview.objects import Key, PreviewObject, Side, job_of, strip_server_fields
 from trainjobs.preview.secrets import fingerprint, is_secret, mask_secrets, secret_bytes
 
-__all__ = ["Kubectl", "LiveError", "live_side", "prune", "resource_arg"]
+__all__ = ["Kubectl", "LiveError", "live_labels", "live_side", "prune", "resource_arg"]
 
 _NOT_FOUND = "(NotFound)"
 """kubectl's stderr for an object (or a whole type) the server says it does not have."""
@@ -258,10 +262,14 @@ def live_side(
         for obj_key, obj in (side.objects if side else {}).items():
             wanted.setdefault(obj_key, []).append(obj.manifest)
     objects: dict[Key, PreviewObject] = {}
+    labels: dict[Key, dict[str, str]] = {}
     for obj_key, shapes in wanted.items():
         found = client.get(shapes[0])
         if found is None:
             continue
+        # Who made it (trainjobs.dev/stack) is a label the render never sets: read here,
+        # before prune cuts the object down to the render's fields.
+        labels[obj_key] = live_labels(found)
         live = strip_server_fields(found)
         if is_secret(live):
             live = _secret_view(live, shapes, key)
@@ -269,4 +277,11 @@ def live_side(
         known = new.objects.get(obj_key) or (last.objects.get(obj_key) if last else None)
         job = known.job if known else job_of(pruned)
         objects[obj_key] = PreviewObject(pruned, job, label)
-    return Side(label, objects)
+    return Side(label, objects, labels)
+
+
+def live_labels(found: Mapping[str, Any]) -> dict[str, str]:
+    """The labels of an object as the cluster holds it (none: empty)."""
+    meta = found.get("metadata")
+    given = meta.get("labels") if isinstance(meta, Mapping) else None
+    return {str(k): str(v) for k, v in given.items()} if isinstance(given, Mapping) else {}

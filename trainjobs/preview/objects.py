@@ -128,12 +128,15 @@ class PreviewObject:
         source: where it was read from (a file, ``REF:path``, ``cluster``).
         unit: the stack's other resource it belongs to, e.g. ``backend training/redis``
             (``""``: a job's object, or a stack-level one such as a Namespace).
+        origin: where in the stack it was declared (``jobs[0]``, ``namespaces[1]``);
+            ``""`` when not from an in-process render.
     """
 
     manifest: dict[str, Any]
     job: str = ""
     source: str = ""
     unit: str = ""
+    origin: str = ""
 
     @property
     def key(self) -> Key:
@@ -151,10 +154,14 @@ class Side:
     Attributes:
         label: what this side is, for people (``HEAD:stacks/Pulumi.demo.yaml``).
         objects: by key, in order.
+        labels: for what a cluster holds, each object's labels as the cluster has them,
+            read before the object is cut down to the render's fields (the stack label
+            that says who made it is not one of them); empty for a render.
     """
 
     label: str
     objects: dict[Key, PreviewObject] = field(default_factory=dict)
+    labels: dict[Key, dict[str, str]] = field(default_factory=dict)
 
 
 def _finding(source: str, path: str, message: str, hint: str, value: Any = NO_VALUE) -> Finding:
@@ -232,8 +239,10 @@ def side_from_rendering(
     ``relabel`` maps each object's source file to the name shown for it.
     """
     owners: dict[int, tuple[str, str]] = {}
+    origins: dict[int, str] = {}
     for rendered in rendering.units:
         for made in rendered.objects:
+            origins[id(made)] = made.origin or rendered.origin
             if isinstance(rendered, RenderedJob):
                 owners[id(made)] = (made.job, "")
             elif rendered.ref.category != "namespace":
@@ -243,7 +252,9 @@ def side_from_rendering(
         manifest = copy.deepcopy(obj.manifest)
         source = relabel(obj.source) if relabel else obj.source
         job, unit = owners.get(id(obj), ("", ""))
-        objects[key_of(manifest)] = PreviewObject(manifest, job or job_of(manifest), source, unit)
+        objects[key_of(manifest)] = PreviewObject(
+            manifest, job or job_of(manifest), source, unit, origins.get(id(obj), obj.origin)
+        )
     return Side(label, objects)
 
 

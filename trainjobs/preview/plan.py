@@ -2,7 +2,10 @@
 
 Like ``pulumi preview``: ``create`` (+), ``update`` (~, in place), ``replace``
 (+-, delete and create again, decided by :mod:`trainjobs.preview.rules`),
-``delete`` (-) and ``same``.
+``delete`` (-) and ``same``. What ``pulumi up`` does about who owns an object
+(:mod:`trainjobs.preview.ownership`) adds ``adopt`` (=, take over an existing object
+``trainjobs:adopt`` names), ``read`` (>, a shared namespace: read, never changed) and
+``refused`` (!, an existing object not made by the stack: ``pulumi up`` stops).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal
 
+from trainjobs.errors import Finding
 from trainjobs.k8s.redact import REDACTED
 from trainjobs.k8s.yamlio import dump_one
 from trainjobs.preview.changes import FieldChange, Same, align_keys, field_changes, same_value
@@ -24,24 +28,34 @@ from trainjobs.preview.spelling import server_same
 
 __all__ = [
     "ACTIONS",
+    "OWNERSHIP_ACTIONS",
     "SYMBOLS",
     "Action",
     "FieldPlan",
     "ObjectPlan",
+    "OwnershipNote",
     "Plan",
+    "StackOwnership",
     "make_plan",
 ]
 
-Action = Literal["create", "update", "replace", "delete", "same"]
+Action = Literal["create", "update", "replace", "delete", "same", "adopt", "read", "refused"]
 ACTIONS: tuple[Action, ...] = ("create", "update", "replace", "delete", "same")
+"""What every plan counts (``--json``'s ``summary`` always has these)."""
+OWNERSHIP_ACTIONS: tuple[Action, ...] = ("adopt", "refused", "read")
+"""What ownership makes of an object; counted only in a plan that has them, so the
+plan of a stack that neither adopts, shares nor meets another's object reads as before."""
 SYMBOLS: dict[Action, str] = {
     "create": "+",
     "update": "~",
     "replace": "+-",
     "delete": "-",
     "same": " ",
+    "adopt": "=",
+    "read": ">",
+    "refused": "!",
 }
-"""The marks ``pulumi preview`` uses."""
+"""The marks ``pulumi preview`` uses (``=`` its import, ``>`` its read); ``!`` a refusal."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +76,22 @@ class FieldPlan:
 
 
 @dataclass(frozen=True)
+class OwnershipNote:
+    """Why an object is adopted, read or refused (:mod:`trainjobs.preview.ownership`).
+
+    Attributes:
+        because: the table's BECAUSE OF (``trainjobs:adopt``, the live object's owner …).
+        words: the object's plan in a sentence.
+        refusal: for a refused object, the finding ``pulumi up`` stops with (the same
+            rule, message and fix); None otherwise.
+    """
+
+    because: str
+    words: str
+    refusal: Finding | None = None
+
+
+@dataclass(frozen=True)
 class ObjectPlan:
     """What happens to one object.
 
@@ -70,7 +100,9 @@ class ObjectPlan:
         action: create, update, replace, delete or same.
         old: the object on the old side (secrets masked), or None.
         new: the object on the new side (secrets masked), or None.
-        fields: the changed fields (update and replace only).
+        fields: the changed fields (update and replace; for adopt and refused, what
+            taking the object over would change).
+        ownership: why it is adopted, read or refused; None for every other action.
     """
 
     key: Key
@@ -78,6 +110,7 @@ class ObjectPlan:
     old: PreviewObject | None
     new: PreviewObject | None
     fields: tuple[FieldPlan, ...] = ()
+    ownership: OwnershipNote | None = None
 
     @property
     def job(self) -> str:
@@ -107,7 +140,10 @@ class ObjectPlan:
         return tuple(f for f in self.fields if f.refused_by is not None)
 
     def unified_diff(self, old_label: str = "a", new_label: str = "b") -> str:
-        """The change as a unified diff of the two YAML texts (empty when the same)."""
+        """The change as a unified diff of the two YAML texts (empty when the same, and
+        for a read: nothing of it is written)."""
+        if self.action == "read":
+            return ""
         new = self.new.manifest if self.new else None
         old = align_keys(self.old.manifest, new) if self.old else None
         before = dump_one(old).splitlines(keepends=True) if old is not None else []
@@ -119,6 +155,24 @@ class ObjectPlan:
             tofile=f"{new_label}: {self.title}" if new is not None else "/dev/null",
         )
         return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+@dataclass(frozen=True)
+class StackOwnership:
+    """What a plan says about ownership as a whole (None for a stack that neither adopts
+    nor shares anything and meets nothing it did not make).
+
+    Attributes:
+        stack_label: the value of ``trainjobs.dev/stack`` this stack's objects carry;
+            ``""`` when the cluster was not read or the stack's name is not known.
+        refusals: what ``pulumi up`` would stop with, one finding per object.
+        warnings: ``adopt`` entries naming nothing the stack declares; ownership that
+            could not be checked.
+    """
+
+    stack_label: str = ""
+    refusals: tuple[Finding, ...] = ()
+    warnings: tuple[Finding, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -137,18 +191,31 @@ class Plan:
     uncompared_secrets: int = 0
     """Secret values of objects on both sides that read ``<redacted>`` on the new side (a
     render made without ``--show-secrets``): a change to them cannot be seen."""
+    ownership: StackOwnership | None = None
+    """Refusals and warnings about ownership; None when there is nothing to say."""
 
     def counts(self) -> dict[Action, int]:
+        """Objects per action: every one of ACTIONS, and those of OWNERSHIP_ACTIONS the
+        plan has."""
         found = Counter(o.action for o in self.objects)
-        return {action: found.get(action, 0) for action in ACTIONS}
+        counts = {action: found.get(action, 0) for action in ACTIONS}
+        counts.update({a: found[a] for a in OWNERSHIP_ACTIONS if found.get(a)})
+        return counts
 
     @property
     def changed(self) -> bool:
-        return any(o.action != "same" for o in self.objects)
+        """Whether applying changes anything (reading a shared namespace does not)."""
+        return any(o.action not in ("same", "read") for o in self.objects)
 
     @property
     def changes(self) -> tuple[ObjectPlan, ...]:
+        """Every object that is not left as it is: changes, and shared namespaces read."""
         return tuple(o for o in self.objects if o.action != "same")
+
+    @property
+    def refusals(self) -> tuple[Finding, ...]:
+        """What ``pulumi up`` would stop with (none: it would run)."""
+        return self.ownership.refusals if self.ownership else ()
 
 
 def _plan_one(

@@ -1,8 +1,9 @@
 """A plan on a terminal, the way ``pulumi preview --diff`` shows one.
 
 Changed objects in a table (``+`` create, ``~`` update, ``+-`` replace, ``-``
-delete), a coloured unified diff of each updated or replaced object, the plan
-in words per job, and the totals. Created and deleted objects are listed, not
+delete; ``=`` adopt, ``>`` read (shared), ``!`` refused), what ``pulumi up`` would
+stop with, a coloured unified diff of each updated, replaced or adopted object, the
+plan in words per job, and the totals. Created and deleted objects are listed, not
 printed whole; ``--json`` carries their full diff.
 """
 
@@ -13,8 +14,9 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.text import Text
 
+from trainjobs.errors import Severity
 from trainjobs.output import aligned, printable
-from trainjobs.preview.plan import ACTIONS, SYMBOLS, Action, ObjectPlan, Plan
+from trainjobs.preview.plan import ACTIONS, OWNERSHIP_ACTIONS, SYMBOLS, Action, ObjectPlan, Plan
 from trainjobs.preview.words import explain
 
 __all__ = ["MAX_DIFFS", "MAX_DIFF_BYTES", "STYLES", "print_plan", "totals"]
@@ -25,6 +27,9 @@ STYLES: dict[Action, str] = {
     "replace": "magenta",
     "delete": "red",
     "same": "dim",
+    "adopt": "cyan",
+    "read": "blue",
+    "refused": "bold red",
 }
 _VERBS: dict[Action, str] = {
     "create": "to create",
@@ -32,10 +37,25 @@ _VERBS: dict[Action, str] = {
     "replace": "to replace",
     "delete": "to delete",
     "same": "unchanged",
+    "adopt": "to adopt",
+    "read": "read (shared)",
+    "refused": "refused",
 }
 
 
+def _plan_text(plan: ObjectPlan) -> str:
+    """The PLAN column: the action, ``read (shared)``, or ``update (refused)`` when the
+    API server refuses a field's change."""
+    if plan.action == "read":
+        return "read (shared)"
+    if plan.action == "update" and plan.refused:
+        return "update (refused)"
+    return plan.action
+
+
 def _fields(plan: ObjectPlan, limit: int = 2) -> str:
+    if plan.ownership is not None:
+        return plan.ownership.because
     fields = plan.replacing if plan.action == "replace" else (plan.refused or plan.fields)
     texts = [f.change.text for f in fields]
     more = f" (+{len(texts) - limit})" if len(texts) > limit else ""
@@ -52,7 +72,7 @@ def _table(changes: Sequence[ObjectPlan], out: Console) -> None:
                 printable(kind),
                 printable(namespace or "-"),
                 printable(name),
-                f"{plan.action} (refused)" if plan.refused else plan.action,
+                _plan_text(plan),
                 printable(_fields(plan)),
             )
         )
@@ -113,10 +133,29 @@ def _diffs(changed: Sequence[ObjectPlan], out: Console) -> None:
         )
 
 
+def _ownership(plan: Plan, out: Console) -> None:
+    """What ``pulumi up`` would stop with, and the warnings about ownership."""
+    if plan.ownership is None:
+        return
+    if plan.refusals:
+        out.print()
+        out.print(Text("`pulumi up` would stop before changing anything:", style="bold red"))
+        for finding in plan.refusals:
+            out.print(Text(f"  {printable(finding.render())}", style="red"))
+    for finding in plan.ownership.warnings:
+        out.print()
+        style = "yellow" if finding.severity is Severity.WARNING else ""
+        out.print(Text(printable(finding.render()), style=style))
+
+
 def totals(plan: Plan) -> str:
     """``+- 4 to replace, 15 unchanged`` in one line."""
     counts = plan.counts()
-    parts = [f"{SYMBOLS[a]} {counts[a]} {_VERBS[a]}" for a in ACTIONS if a != "same" and counts[a]]
+    parts = [
+        f"{SYMBOLS[a]} {counts[a]} {_VERBS[a]}"
+        for a in (*ACTIONS, *OWNERSHIP_ACTIONS)
+        if a != "same" and counts.get(a)
+    ]
     parts.append(f"{counts['same']} unchanged")
     return ", ".join(parts) if plan.changed else f"no changes ({counts['same']} unchanged)"
 
@@ -129,8 +168,16 @@ def print_plan(plan: Plan, out: Console, *, heading: str = "", diffs: bool = Tru
     if changes:
         out.print()
         _table(changes, out)
+    _ownership(plan, out)
     if diffs:
-        _diffs([obj for obj in changes if obj.action in ("update", "replace")], out)
+        _diffs(
+            [
+                o
+                for o in changes
+                if o.action in ("update", "replace") or (o.action == "adopt" and o.fields)
+            ],
+            out,
+        )
     for story in explain(plan):
         out.print()
         out.print(Text(printable(story.title), style="bold"))
@@ -153,14 +200,14 @@ def print_plan(plan: Plan, out: Console, *, heading: str = "", diffs: bool = Tru
     out.print()
     counts = plan.counts()
     out.print(Text("Resources:", style="bold"))
-    for action in ACTIONS:
-        if action != "same" and counts[action]:
+    for action in (*ACTIONS, *OWNERSHIP_ACTIONS):
+        if action != "same" and counts.get(action):
             out.print(
                 Text(
                     f"    {SYMBOLS[action]} {counts[action]} {_VERBS[action]}", style=STYLES[action]
                 )
             )
-    changed = sum(counts[a] for a in ACTIONS if a != "same")
+    changed = sum(n for a, n in counts.items() if a not in ("same", "read"))
     out.print(
         Text(
             f"    {changed} change{'s' * (changed != 1)}. {counts['same']} unchanged"

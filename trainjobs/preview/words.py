@@ -154,6 +154,8 @@ def _paths(plan: ObjectPlan, limit: int = 3) -> str:
 
 def explain_object(plan: ObjectPlan) -> str:
     """One object's change in words: ``recreates Pod kubeflow/mnist-chief-0: … changed``."""
+    if plan.ownership is not None:
+        return plan.ownership.words
     if plan.action == "create":
         return f"creates {plan.title}"
     if plan.action == "delete":
@@ -321,10 +323,27 @@ def _job_summary(
             f"job {job} is removed: deletes {_counts(everything)}; the job stops and the work "
             "since its last checkpoint is lost"
         ]
-    lines = [line for p in plans if _is_job_resource(p) for line in _own_resource_lines(job, p)]
+    lines = _ownership_lines(job, plans)
+    lines += [line for p in plans if _is_job_resource(p) for line in _own_resource_lines(job, p)]
     restart_said = any(RESTART in line for line in lines)
     others = [p for p in plans if not _is_job_resource(p)]
     return lines + _object_lines(job, others, restart_said)
+
+
+def _ownership_lines(job: str, plans: Sequence[ObjectPlan]) -> list[str]:
+    """Sentences for a job's objects that exist and were not made by the stack."""
+    lines = []
+    refused = [p for p in plans if p.action == "refused"]
+    if refused:
+        verbs = "exists and was" if len(refused) == 1 else "exist and were"
+        lines.append(
+            f"`pulumi up` refuses job {job}: {_counts(refused)} of it already {verbs} not "
+            "made by this stack"
+        )
+    adopted = [p for p in plans if p.action == "adopt"]
+    if adopted:
+        lines.append(f"job {job} adopts {_counts(adopted)} that exist and were not made by it")
+    return lines
 
 
 def explain(plan: Plan) -> list[Story]:
