@@ -105,23 +105,42 @@ def _pascal(text: str) -> str:
 class _Converter:
     """Turns pydantic JSON Schema into Pulumi schema types, collecting enum types."""
 
-    def __init__(self, names: Mapping[str, str]) -> None:
+    def __init__(
+        self, names: Mapping[str, str], enum_names: Mapping[tuple[str, ...], str] | None = None
+    ) -> None:
         self.names = names
         """pydantic def name → Pulumi type name."""
         self.enums: dict[str, dict[str, Any]] = {}
-        self._enum_by_values: dict[tuple[str, ...], str] = {}
+        self._enum_by_values: dict[tuple[str, ...], str] = dict(enum_names or {})
+        self.uses: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+        """Each set of enum values → the (owner, field) pairs that have it, in order."""
+
+    def enum_names(self) -> dict[tuple[str, ...], str]:
+        """A name for each set of enum values seen: ``<Owner><Field>`` for one field of one
+        type; ``<Field>`` for the field of that name several types share (a TFJob's and an
+        MSJob's ``successPolicy``); the first owner's name otherwise or when taken."""
+        out: dict[tuple[str, ...], str] = {}
+        taken = set(self.names.values())
+        for key, uses in self.uses.items():
+            owner, field = uses[0]
+            name = f"{owner}{_pascal(field)}"
+            if len(uses) > 1 and len({f for _, f in uses}) == 1:
+                name = _pascal(field)
+            while name in taken:
+                name = f"{owner}{_pascal(field)}" if name == _pascal(field) else name + "Value"
+            taken.add(name)
+            out[key] = name
+        return out
 
     def ref(self, ref: str) -> dict[str, Any]:
         return {"$ref": f"#/types/{token(self.names[ref.rsplit('/', 1)[-1]])}"}
 
     def enum(self, owner: str, field: str, values: list[Any], doc: str) -> dict[str, Any]:
         key = tuple(str(v) for v in values)
-        name = self._enum_by_values.get(key)
-        if name is None:
-            name = f"{owner}{_pascal(field)}"
-            while name in self.enums or name in self.names.values():
-                name += "Value"
-            self._enum_by_values[key] = name
+        if (owner, field) not in self.uses.setdefault(key, []):
+            self.uses[key].append((owner, field))
+        name = self._enum_by_values.get(key) or f"{owner}{_pascal(field)}"
+        if name not in self.enums:
             self.enums[name] = {
                 "type": "string",
                 "description": doc or f"The values of {owner}.{field}.",
@@ -223,7 +242,16 @@ def _outputs(extra: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def package_schema() -> dict[str, Any]:
-    """The whole package schema (a dict ready for ``json.dumps``)."""
+    """The whole package schema (a dict ready for ``json.dumps``). Built twice: the first
+    pass sees every enum's uses, which name it in the second."""
+    _, first = _package_schema(None)
+    schema, _ = _package_schema(first.enum_names())
+    return schema
+
+
+def _package_schema(
+    enum_names: Mapping[tuple[str, ...], str] | None,
+) -> tuple[dict[str, Any], _Converter]:
     jobs = _job_models()
     specs = {p.kind: _spec_model(p.model) for p in PLATFORM}
     defs, def_of = _defs([*jobs, *specs.values(), JobOptions])
@@ -233,7 +261,7 @@ def package_schema() -> dict[str, Any]:
     names = {n: _type_name(n, modules, taken) for n in sorted(defs)}
     if len(set(names.values())) != len(names):
         raise ValueError(f"two models share a type name: {sorted(names.values())}")
-    conv = _Converter(names)
+    conv = _Converter(names, enum_names)
     types = {token(names[n]): conv.object_type(names[n], defs[n]) for n in sorted(defs)}
     # A job's own options travel as the component's inputs, not inside the job.
     options = defs["JobOptions"]["properties"]
@@ -244,8 +272,15 @@ def package_schema() -> dict[str, Any]:
         return prop
 
     job_refs = {
-        m.model_fields["kind"].default: {"$ref": f"#/types/{token(names[def_of[m]])}"} for m in jobs
+        f"{m.model_fields['api_version'].default}/{m.model_fields['kind'].default}": {
+            "$ref": f"#/types/{token(names[def_of[m]])}"
+        }
+        for m in jobs
     }
+    for ref in job_refs.values():
+        # A job names its kind and apiVersion (they tell the union's members apart).
+        job_type = types[ref["$ref"].removeprefix("#/types/")]
+        job_type["required"] = sorted({"apiVersion", "kind", *job_type.get("required", [])})
     resources: dict[str, Any] = {}
     resources[token("TrainingJob")] = {
         "isComponent": True,
@@ -256,11 +291,8 @@ def package_schema() -> dict[str, Any]:
         ),
         "inputProperties": {
             "job": {
+                # No discriminator: a kind may have two apiVersions (MPIJob v1 and v2beta1).
                 "oneOf": list(job_refs.values()),
-                "discriminator": {
-                    "propertyName": "kind",
-                    "mapping": {k: v["$ref"] for k, v in job_refs.items()},
-                },
                 "description": "The job as its operator accepts it (TFJob, PyTorchJob, "
                 "MPIJob, TrainJob …): apiVersion, kind, metadata, spec. Required.",
             },
@@ -356,8 +388,12 @@ def package_schema() -> dict[str, Any]:
             ),
             "required": ["objects", "outputs"],
         }
-    resources[token("Stack")] = _stack_resource(job_refs, conv, options, specs, names)
+    resources[token("Stack")] = _stack_resource(job_refs)
     all_types = {**types, **{token(n): e for n, e in sorted(conv.enums.items())}}
+    return _document(all_types, resources), conv
+
+
+def _document(types: Mapping[str, Any], resources: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "name": PACKAGE,
         "displayName": "trainjobs",
@@ -380,19 +416,17 @@ def package_schema() -> dict[str, Any]:
         },
         "config": {},
         "provider": {"type": "object"},
-        "types": dict(sorted(all_types.items())),
+        "types": dict(sorted(types.items())),
         "resources": resources,
     }
 
 
 def _stack_resource(
     job_refs: Mapping[str, Any],
-    conv: _Converter,
-    options: Mapping[str, Any],
-    specs: Mapping[str, type[BaseModel]],
-    names: Mapping[str, str],
 ) -> dict[str, Any]:
-    del options, conv
+    """``trainjobs:index:Stack``: its lists hold documents as a stack file does (any kind
+    of the list's category, told apart by ``kind``), so they stay free-form here."""
+    kinds_of_jobs = ", ".join(sorted({k.rsplit("/", 1)[-1] for k in job_refs}))
 
     def platform(category: str) -> dict[str, Any]:
         kinds = [p.kind for p in PLATFORM if p.category == category]
@@ -403,7 +437,6 @@ def _stack_resource(
             f"{', '.join(kinds)} (trainjobs.dev/v1alpha1), as in a stack file.",
         }
 
-    del specs, names
     return {
         "isComponent": True,
         "description": "A whole stack file's settings as one component: the same objects "
@@ -413,7 +446,7 @@ def _stack_resource(
                 "type": "array",
                 "items": ANY,
                 "description": "The jobs, as in a stack file's trainjobs:jobs (each with its "
-                f"options under trainjobs:); kinds {', '.join(sorted(job_refs))}.",
+                f"options under trainjobs:); kinds {kinds_of_jobs}.",
             },
             "backends": platform("backend"),
             "nodePools": platform("nodePool"),
