@@ -11,7 +11,7 @@ PROOFS := $(VENV)/.installed-proofs
 DEBS   := openmpi-bin libopenmpi-dev redis-server
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test lint typecheck layers unit bench clean install graphviz docs proof-deps system-deps cluster constraints sdk node-deps
+.PHONY: demo test lint typecheck layers unit bench clean install graphviz docs proof-deps system-deps cluster constraints sdk node-deps go-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -88,6 +88,13 @@ $(TS_EXAMPLE)/node_modules/.installed: $(TS_EXAMPLE)/package-lock.json
 
 node-deps: $(TS_EXAMPLE)/node_modules/.installed
 
+# The Go example's modules (github.com/pulumi/pulumi/sdk/v3 …), into build.sh's module
+# cache: its proof compiles it with no network.
+GO_CACHE := $${TRAINJOBS_CACHE:-$$HOME/.cache/trainjobs}/go
+go-deps:
+	cd examples/go-platform && GOMODCACHE="$(GO_CACHE)/mod" GOPATH="$(GO_CACHE)/path" \
+		GOTOOLCHAIN=local go mod download
+
 ## sdk: regenerate the component provider's TypeScript and Go SDKs (sdk/nodejs, sdk/go)
 ## from schema/provider.schema.json with pulumi-codegen (built by tests/cluster/build.sh)
 CODEGEN = "$$(tests/cluster/build.sh --print-dir pulumi-codegen)/pulumi-codegen"
@@ -97,7 +104,7 @@ sdk:
 	$(CODEGEN) nodejs schema/provider.schema.json sdk/nodejs
 	$(CODEGEN) go schema/provider.schema.json sdk/go
 
-unit: $(STAMP) graphviz proof-deps cluster node-deps
+unit: $(STAMP) graphviz proof-deps cluster node-deps go-deps
 	$(BIN)/pytest
 
 ## docs: redraw the pictures the README shows (a test fails when they are stale)
