@@ -43,6 +43,9 @@ def compile_copy(example: Path) -> subprocess.CompletedProcess[str]:
         check=False,
     )
     if proc.returncode == 0:
+        # The SDK reads its version from its package.json at run time.
+        sdk = example.parents[1] / "sdk" / "nodejs"
+        shutil.copy2(sdk / "package.json", example / "bin" / "sdk" / "nodejs" / "package.json")
         link = example / "bin" / "node_modules" / "@trainjobs" / "trainjobs"
         link.parent.mkdir(parents=True, exist_ok=True)
         link.symlink_to(example / "bin" / "sdk" / "nodejs")

@@ -63,11 +63,26 @@ def _known(output: pulumi.Output[Any]) -> Any:
 
 
 def _urn(value: Any) -> str | None:
-    """The URN a resource reference arrived as (a string, or a known Output of one)."""
-    if isinstance(value, pulumi.Output):
-        data = _known(value)
-        value = data.value if data is not None else None
-    return value if isinstance(value, str) else None
+    """The URN a resource reference arrived as: a string, a known Output of one, or (as
+    Pulumi YAML sends a component it has not finished making) an unknown Output whose
+    one dependency is the component."""
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, pulumi.Output):
+        return None
+    data = _known(value)
+    if data is None:
+        return None
+    if isinstance(data.value, str):
+        return data.value
+    urns = [u.value for r in data.resources if (u := _known(r.urn)) and isinstance(u.value, str)]
+    return urns[0] if len(urns) == 1 else None
+
+
+def _type_and_name(urn: str) -> tuple[str, str]:
+    """A URN's resource type (the last of its qualified type) and name."""
+    *_, qualified, name = urn.split("::")
+    return qualified.rsplit("$", 1)[-1], name
 
 
 @contextlib.contextmanager
@@ -129,7 +144,9 @@ class TrainjobsProvider(provider.Provider):
 
     def __init__(self) -> None:
         super().__init__(VERSION, schema_text())
-        self.components: dict[str, PlatformComponent] = {}
+        self.components: dict[tuple[str, str], PlatformComponent] = {}
+        """Each platform component made so far, by type token and name (the parts of its
+        URN known before the engine answers)."""
 
     def construct(
         self,
@@ -163,7 +180,7 @@ class TrainjobsProvider(provider.Provider):
         if value is None:
             return None
         urn = _urn(value)
-        found = self.components.get(urn) if urn else None
+        found = self.components.get(_type_and_name(urn)) if urn else None
         if found is None:
             raise pulumi.RunError(
                 f"{name}: {field} must be a trainjobs component declared in the same "
@@ -205,7 +222,7 @@ class TrainjobsProvider(provider.Provider):
             opts=opts,
             **extra,
         )
-        component.urn.apply(lambda urn: self.components.__setitem__(urn, component))
+        self.components[(f"{PACKAGE}:index:{kind}", name)] = component
         return component
 
 
