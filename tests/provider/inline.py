@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from tests.cluster.control_plane import ControlPlane
-from tests.cluster.pulumi_up.pulumi_cli import REPO, Project
+from tests.cluster.pulumi_up.pulumi_cli import REPO, Project, render
 from tests.cluster.pulumi_up.test_demo_stack import (
     ident,
     k8s_resources,
@@ -25,7 +25,7 @@ from tests.cluster.pulumi_up.test_demo_stack import (
 )
 from tests.provider.programs import stack_documents
 
-__all__ = ["InlineProgram", "cluster_problems", "same_resources"]
+__all__ = ["InlineProgram", "bring_up", "cluster_problems", "same_resources"]
 
 YAML_PROGRAM = REPO / "examples" / "yaml-stack" / "Pulumi.yaml"
 
@@ -93,3 +93,18 @@ def cluster_problems(
         for (api, kind, ns, name), m in want.items()
         if (diff := missing_or_different(m, live[(api, kind, ns, name)]))
     }
+
+
+def bring_up(
+    cluster: ControlPlane, program: InlineProgram, namespace: str, stack: str, workdir: Path
+) -> Iterator[list[dict[str, Any]]]:
+    """Make ``namespace``, bring the program up, yield what render prints for the same
+    resources; destroy it and the namespace after."""
+    cluster.kubectl("create", "namespace", namespace)
+    rendered = render(same_resources(namespace, workdir / "same-resources.yaml"))
+    program.run("up", stack)
+    try:
+        yield rendered
+    finally:
+        program.run("destroy", stack)
+        cluster.kubectl("delete", "namespace", namespace, "--wait=false")
