@@ -11,7 +11,7 @@ PROOFS := $(VENV)/.installed-proofs
 DEBS   := openmpi-bin libopenmpi-dev redis-server
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test lint typecheck layers unit bench clean install graphviz docs proof-deps system-deps cluster constraints
+.PHONY: demo test lint typecheck layers unit bench clean install graphviz docs proof-deps system-deps cluster constraints sdk node-deps go-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -79,7 +79,32 @@ graphviz:
 cluster:
 	tests/cluster/build.sh
 
-unit: $(STAMP) graphviz proof-deps cluster
+# The TypeScript example's Node packages (@pulumi/pulumi, typescript), at its
+# package-lock's versions: its proofs compile and run it with them.
+TS_EXAMPLE := examples/typescript-platform
+$(TS_EXAMPLE)/node_modules/.installed: $(TS_EXAMPLE)/package-lock.json
+	cd $(TS_EXAMPLE) && npm ci --no-audit --no-fund --silent
+	touch $@
+
+node-deps: $(TS_EXAMPLE)/node_modules/.installed
+
+# The Go example's modules (github.com/pulumi/pulumi/sdk/v3 …), into build.sh's module
+# cache: its proof compiles it with no network.
+GO_CACHE := $${TRAINJOBS_CACHE:-$$HOME/.cache/trainjobs}/go
+go-deps:
+	cd examples/go-platform && GOMODCACHE="$(GO_CACHE)/mod" GOPATH="$(GO_CACHE)/path" \
+		GOTOOLCHAIN=local go mod download
+
+## sdk: regenerate the component provider's TypeScript and Go SDKs (sdk/nodejs, sdk/go)
+## from schema/provider.schema.json with pulumi-codegen (built by tests/cluster/build.sh)
+CODEGEN = "$$(tests/cluster/build.sh --print-dir pulumi-codegen)/pulumi-codegen"
+sdk:
+	tests/cluster/build.sh pulumi-codegen
+	rm -rf sdk/nodejs sdk/go
+	$(CODEGEN) nodejs schema/provider.schema.json sdk/nodejs
+	$(CODEGEN) go schema/provider.schema.json sdk/go
+
+unit: $(STAMP) graphviz proof-deps cluster node-deps go-deps
 	$(BIN)/pytest
 
 ## docs: redraw the pictures the README shows (a test fails when they are stale)

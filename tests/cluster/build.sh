@@ -20,7 +20,7 @@ export GOMODCACHE="$cache/go/mod" GOCACHE="$cache/go/build" GOPATH="$cache/go/pa
 export GOTOOLCHAIN=local GOFLAGS=-mod=readonly CGO_ENABLED=0
 
 all_programs=(etcd kubernetes kwok training-operator mpi-operator jobset trainer
-    pulumi pulumi-language-python pulumi-resource-kubernetes)
+    pulumi pulumi-language-python pulumi-resource-kubernetes pulumi-language-yaml pulumi-codegen)
 
 # program -> "module version binaries..." ; binaries are name=package pairs.
 recipe() {
@@ -59,6 +59,14 @@ recipe() {
             "pulumi-resource-kubernetes=trainjobs.test/cluster/pulumi-resource-kubernetes/cmd/pulumi-resource-kubernetes" \
             "pulumi-resource-kubernetes.schema.json=$m:cmd/pulumi-resource-kubernetes/schema.json" \
             "pulumi-resource-kubernetes.terraform-mapping.json=$m:cmd/pulumi-resource-kubernetes/terraform-mapping.json" ;;
+    pulumi-language-yaml)
+        echo "github.com/pulumi/pulumi-yaml $PULUMI_LANGUAGE_YAML_VERSION" \
+            "pulumi-language-yaml=github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml" ;;
+    pulumi-codegen)
+        # A main of ours on pkg/v3's code generators: the TypeScript and Go SDKs of the
+        # trainjobs provider's schema (make sdk).
+        echo "github.com/pulumi/pulumi/pkg/v3 $PULUMI_VERSION" \
+            "pulumi-codegen=trainjobs.test/cluster/pulumi-codegen/cmd/pulumi-codegen" ;;
     *) echo "unknown program '$1' (known: ${all_programs[*]})" >&2; return 2 ;;
     esac
 }
@@ -84,6 +92,8 @@ ldflags_for() {
         echo "$flags" ;;
     pulumi | pulumi-language-python)
         echo "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$version" ;;
+    pulumi-language-yaml)
+        echo "-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=${version#v}" ;;
     pulumi-resource-kubernetes)
         # The pseudo-version is the commit of this release (versions.env).
         echo "-s -w -X github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version.Version=$PULUMI_KUBERNETES_RELEASE" ;;

@@ -39,5 +39,8 @@ def example_job_files() -> list[Path]:
 
 
 def example_programs() -> list[Path]:
-    """Every example folder that is a Pulumi program."""
-    return sorted(p.parent for p in EXAMPLES.glob("*/Pulumi.yaml"))
+    """Every example folder that is a Python Pulumi program (the YAML, TypeScript and Go
+    programs of the component provider have tests of their own: tests/provider)."""
+    return sorted(
+        p.parent for p in EXAMPLES.glob("*/Pulumi.yaml") if (p.parent / "__main__.py").is_file()
+    )
