@@ -25,8 +25,9 @@ from pydantic.json_schema import models_json_schema
 
 from trainjobs.frameworks import REGISTRY
 from trainjobs.platform import PLATFORM
-from trainjobs.spec.choices import DEFAULT_K8S_VERSION, TARGETS
+from trainjobs.spec.choices import DEFAULT_K8S_VERSION
 from trainjobs.spec.entry import JobOptions
+from trainjobs.targets.names import TARGETS
 
 __all__ = [
     "PACKAGE",
