@@ -63,8 +63,11 @@ def token(name: str) -> str:
 
 
 def _module_part(module: str) -> str:
+    """The framework a model's module is of (``caffe2`` for ``frameworks/_caffe2_model``):
+    a type's public name must not follow where the code keeps it."""
     parts = [p for p in module.split(".") if p not in ("model", "models")]
-    return _pascal(parts[-1].replace("_", " "))
+    last = parts[-1].strip("_").removesuffix("_models").removesuffix("_model")
+    return _pascal(last.replace("_", " "))
 
 
 def _type_name(name: str, modules: Mapping[str, str], taken: set[str]) -> str:
