@@ -1,4 +1,4 @@
-"""``trainjobs sandbox up|down|status|kubeconfig``: this folder's local cluster."""
+"""``trainjobs sandbox up|down|status|kubeconfig|deploy|destroy``: this folder's local cluster."""
 
 from __future__ import annotations
 
@@ -21,9 +21,11 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
     scheduler, kwok nodes and the Training Operator, MPI Operator, JobSet and Trainer, on
     loopback, built from the pinned versions (once per machine) or named by
     TRAINJOBS_BIN_<NAME>. `up` starts it, `down` stops it (no process or port left),
-    `status` says whether it runs, `kubeconfig` prints its kubeconfig's path.
+    `status` says whether it runs, `kubeconfig` prints its kubeconfig's path; `deploy
+    STACK` runs `pulumi up` of a stack onto it and prints what runs where, `destroy
+    STACK` undoes that.
     """
-    raise TrainjobsError("sandbox needs an action: up, down, status or kubeconfig")
+    raise TrainjobsError("sandbox needs an action: up, down, status, kubeconfig, deploy or destroy")
 
 
 def sandbox_options(parser: argparse.ArgumentParser) -> None:
@@ -56,6 +58,15 @@ def sandbox_options(parser: argparse.ArgumentParser) -> None:
     status.set_defaults(func=_status)
     kubeconfig = actions.add_parser("kubeconfig", help="print the path of the sandbox's kubeconfig")
     kubeconfig.set_defaults(func=_kubeconfig)
+    deploy = actions.add_parser(
+        "deploy",
+        help="pulumi up STACK onto the sandbox, then print its objects and where each pod runs",
+    )
+    deploy.add_argument("stack", metavar="STACK", help="a stack file, e.g. stacks/Pulumi.demo.yaml")
+    deploy.set_defaults(func=_deploy)
+    destroy = actions.add_parser("destroy", help="pulumi destroy STACK from the sandbox")
+    destroy.add_argument("stack", metavar="STACK")
+    destroy.set_defaults(func=_destroy)
 
 
 def _up(args: argparse.Namespace) -> int:
@@ -161,3 +172,14 @@ def _kubeconfig(args: argparse.Namespace) -> int:
     print(sandbox.kubeconfig)
     return EXIT_OK
 
+
+def _deploy(args: argparse.Namespace) -> int:
+    from trainjobs.sandbox.deploy import deploy
+
+    return deploy(Path(args.stack), out=sys.stdout, progress=sys.stderr)
+
+
+def _destroy(args: argparse.Namespace) -> int:
+    from trainjobs.sandbox.deploy import destroy
+
+    return destroy(Path(args.stack), progress=sys.stderr)

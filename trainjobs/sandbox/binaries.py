@@ -151,7 +151,7 @@ def _build(
         raise MissingBinaries(_how_to_get(script, missing, tried_build=True))
     print(
         f"building {', '.join(programs)} from the Go module proxy with {script}\n"
-        "(once per machine: the first build of everything takes about 25 minutes on 2 cores)",
+        "(once per machine: the first build of everything takes about an hour on 2 cores)",
         file=progress,
         flush=True,
     )

@@ -43,7 +43,14 @@ from trainjobs.sandbox.installs import (
 )
 from trainjobs.sandbox.kwok import KWOK_ANNOTATION, KWOK_STAGES
 from trainjobs.sandbox.pki import Issued, issue, make_ca, signing_key_pair
-from trainjobs.sandbox.programs import Program, free_ports, port_free, tail, wait_for
+from trainjobs.sandbox.programs import (
+    Program,
+    StartupError,
+    free_ports,
+    port_free,
+    tail,
+    wait_for,
+)
 
 __all__ = ["KUBE_CONTROLLERS", "MPI_OPERATOR_HEALTH_PORT", "PORT_NAMES", "ControlPlane"]
 
@@ -67,6 +74,11 @@ deleted claim or volume go once nothing uses it (their protection finalizers).""
 
 MPI_OPERATOR_HEALTH_PORT = 8080
 """The MPI Operator's health port: fixed in its code, on every address."""
+
+NO_MPI_OPERATOR = (
+    f"the MPI Operator is not running: port {MPI_OPERATOR_HEALTH_PORT}, which it always "
+    "binds, is taken (another sandbox, or a test session?); MPIJobs stay unreconciled"
+)
 
 PORT_NAMES = (
     "etcd-client",
@@ -150,13 +162,10 @@ class ControlPlane:
         if not self.bins:
             self.bins = binaries()
         run_mpi = self.mpi_operator == "yes" or (
-            self.mpi_operator == "if-port-free" and port_free(MPI_OPERATOR_HEALTH_PORT, "0.0.0.0")
+            self.mpi_operator == "if-port-free" and port_free(MPI_OPERATOR_HEALTH_PORT)
         )
         if not run_mpi:
-            self.notes.append(
-                f"the MPI Operator is not running: port {MPI_OPERATOR_HEALTH_PORT}, which it "
-                "always binds, is taken (another sandbox?); MPIJobs stay unreconciled"
-            )
+            self.notes.append(NO_MPI_OPERATOR)
         pki = self.workdir / "pki"
         pki.mkdir(exist_ok=True)
         (
@@ -391,13 +400,33 @@ class ControlPlane:
             90,
             alive=training_operator.check_alive,
         )
+        # Ready is not yet serving: on a busy machine its validating webhook answered 404
+        # for a while after /readyz said ok, and a TFJob applied then was refused.
+        wait_for(
+            "training-operator's webhook to validate a TFJob (a dry run)",
+            self._tfjob_webhook_answers,
+            90,
+            every=0.5,
+            alive=training_operator.check_alive,
+        )
         if mpi_operator is not None:
-            wait_for(
-                "mpi-operator to lead (Lease mpi-operator/mpi-operator)",
-                self._mpi_operator_leads,
-                60,
-                alive=mpi_operator.check_alive,
-            )
+            try:
+                wait_for(
+                    "mpi-operator to lead (Lease mpi-operator/mpi-operator)",
+                    self._mpi_operator_leads,
+                    60,
+                    alive=mpi_operator.check_alive,
+                )
+            except StartupError:
+                # Another MPI Operator took port 8080 between the check and the start.
+                if self.mpi_operator == "yes" or "address already in use" not in tail(
+                    mpi_operator.log
+                ):
+                    raise
+                mpi_operator.stop()  # reaps it
+                self.programs.remove(mpi_operator)
+                self.ports.pop("mpi-operator-health", None)
+                self.notes.append(NO_MPI_OPERATOR)
         wait_for(
             "jobset /readyz (webhook server)",
             lambda: http_ok(jobset_health, "/readyz"),
@@ -509,7 +538,9 @@ class ControlPlane:
         if wait:
             self.wait_established(name)
 
-    def wait_established(self, name: str, timeout: float = 30) -> None:
+    def wait_established(self, name: str, timeout: float = 120) -> None:
+        # Generous: on a busy 2-core machine (a Go build beside it) the API server took
+        # over 30 s to establish the large CRDs while building their OpenAPI.
         path = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}"
 
         def established() -> bool:
@@ -679,6 +710,30 @@ class ControlPlane:
             self.client.create(
                 "/apis/trainer.kubeflow.org/v1alpha1/clustertrainingruntimes", runtime
             )
+
+    def _tfjob_webhook_answers(self) -> bool:
+        probe = {
+            "apiVersion": "kubeflow.org/v1",
+            "kind": "TFJob",
+            "metadata": {"name": "webhook-probe", "namespace": TRAINING_OPERATOR_NAMESPACE},
+            "spec": {
+                "tfReplicaSpecs": {
+                    "Worker": {
+                        "replicas": 1,
+                        "template": {
+                            "spec": {"containers": [{"name": "tensorflow", "image": "probe"}]}
+                        },
+                    }
+                }
+            },
+        }
+        answer = self.client.request(
+            "POST",
+            f"/apis/kubeflow.org/v1/namespaces/{TRAINING_OPERATOR_NAMESPACE}/tfjobs?dryRun=All",
+            probe,
+            ok=range(400, 600),
+        )
+        return "failed calling webhook" not in str(answer.get("message", ""))
 
     def _mpi_operator_leads(self) -> bool:
         lease = self.client.get(

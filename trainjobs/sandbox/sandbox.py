@@ -13,6 +13,7 @@ import contextlib
 import datetime
 import fcntl
 import json
+import shlex
 import shutil
 import sys
 import time
@@ -217,7 +218,17 @@ class Sandbox:
                 notes=plane.notes,
             )
             state.write(self.state_file)
+            self._write_env(state)
             return state
+
+    def _write_env(self, state: SandboxState) -> None:
+        """``env.sh``: source it and kubectl (the sandbox's own) talks to the sandbox."""
+        kubectl = Path(state.binaries["kubectl"]).parent
+        (self.root / "env.sh").write_text(
+            "# source this file: kubectl then talks to the sandbox\n"
+            f"export KUBECONFIG={shlex.quote(state.kubeconfig)}\n"
+            f'export PATH={shlex.quote(str(kubectl))}:"$PATH"\n'
+        )
 
     def down(self, grace: float = 10.0) -> list[str]:
         """Stop every program (newest first), wait until no port of theirs is held, and
