@@ -58,3 +58,16 @@ def test_kubeconfig_of_no_sandbox_says_how_to_start_one(
     assert capsys.readouterr().out.startswith("stopped: no sandbox runs in")
     assert main(["sandbox", "down"]) == 0
     assert "nothing to stop" in capsys.readouterr().out
+
+
+def test_nodes_from_a_stack_that_does_not_load_starts_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The stack is read before anything starts: its error, exit 2, no sandbox."""
+    monkeypatch.chdir(tmp_path)
+    bad = tmp_path / "Pulumi.bad.yaml"
+    bad.write_text("config:\n  trainjobs:nodePools:\n    - kind: GpuNodePool\n")
+    assert main(["sandbox", "up", "--nodes-from", str(bad), "--no-build"]) == 2
+    assert "error" in capsys.readouterr().err
+    assert Sandbox(tmp_path).status().state == "stopped"
+    assert not (tmp_path / ".trainjobs" / "sandbox" / "state.json").exists()
