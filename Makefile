@@ -11,7 +11,7 @@ PROOFS := $(VENV)/.installed-proofs
 DEBS   := openmpi-bin libopenmpi-dev redis-server
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test lint typecheck layers unit bench clean install graphviz docs proof-deps system-deps cluster constraints sdk node-deps go-deps
+.PHONY: demo demo-down test lint typecheck layers unit bench clean install graphviz docs proof-deps system-deps cluster constraints sdk node-deps go-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -52,9 +52,17 @@ proof-deps: $(PROOFS) $(MS_VENV)/.installed system-deps
 
 install: $(VENV)/.installed
 
-## demo: render the demo stack, print what it would create and where the YAML went
+## demo: the demo stack on a local cluster: builds the programs that are missing (once per
+## machine, from the Go module proxy), starts this folder's sandbox (or keeps the one
+## running), `pulumi up` of stacks/Pulumi.demo.yaml, then one table of what runs where
 demo: $(VENV)/.installed
-	$(BIN)/trainjobs render stacks/Pulumi.demo.yaml -o out/demo
+	$(BIN)/trainjobs sandbox up --reuse
+	$(BIN)/trainjobs sandbox deploy stacks/Pulumi.demo.yaml
+
+## demo-down: destroy the demo stack and stop the sandbox (no process, no port left)
+demo-down: $(VENV)/.installed
+	-$(BIN)/trainjobs sandbox destroy stacks/Pulumi.demo.yaml
+	$(BIN)/trainjobs sandbox down
 
 lint: $(STAMP)
 	$(BIN)/ruff check trainjobs tests bench examples policy __main__.py

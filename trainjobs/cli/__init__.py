@@ -18,7 +18,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from trainjobs.cli import check, edl, frameworks, graph, preview, render
+from trainjobs.cli import check, edl, frameworks, graph, preview, render, sandbox, simulate
 from trainjobs.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_CODES,
@@ -46,6 +46,8 @@ _COMMANDS: tuple[tuple[str, Callable[[argparse.Namespace], int], _Options | None
     ("frameworks", frameworks.cmd_frameworks, None),
     ("crds", frameworks.cmd_crds, frameworks.crds_options),
     ("edl-scale", edl.cmd_edl_scale, edl.edl_scale_options),
+    ("sandbox", sandbox.cmd_sandbox, sandbox.sandbox_options),
+    ("simulate", simulate.cmd_simulate, simulate.simulate_options),
 )
 
 
