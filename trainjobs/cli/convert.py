@@ -10,11 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from trainjobs.cli.common import EXIT_OK, print_findings
-from trainjobs.convert import convert_text
-from trainjobs.convert.files import diff
 from trainjobs.errors import Severity, SpecError
-from trainjobs.k8s.yamlio import dump_all, read_bounded
-from trainjobs.spec.load import read_documents
 
 __all__ = ["cmd_convert", "convert_options"]
 
@@ -59,6 +55,12 @@ def cmd_convert(args: argparse.Namespace) -> int:
     printed. Kinds no Trainer runtime can run (TFJob, PaddleJob, MXJob, the seed kinds)
     are refused with what to do instead (exit 2, nothing written).
     """
+    # Imported here: `trainjobs --help` loads no framework or YAML machinery.
+    from trainjobs.convert import convert_text
+    from trainjobs.convert.files import diff
+    from trainjobs.k8s.yamlio import dump_all, read_bounded
+    from trainjobs.spec.load import read_documents
+
     path = Path(args.file)
     read_documents(path)  # bounded, and a file that is no YAML is a finding
     text = read_bounded(path)
