@@ -117,6 +117,9 @@ def test_the_pods_run_what_the_v1_pods_ran(path: Path) -> None:
         v2_runs[_what_runs(job["spec"]["template"])] += int(job["spec"].get("parallelism", 1))
     assert v2_runs == v1_runs
     env = {e["name"]: e.get("value") for e in _container(v2[0]["spec"]["template"]).get("env", [])}
+    # Every variable the v1 operator gave the pods, the training code finds again.
+    v1_names = {e["name"] for p in v1_pods for e in _container(p).get("env", [])}
+    assert {n for n in v1_names if not n.startswith("PET_")} <= set(env)
     if "PET_NNODES" in env:
         sizes = {
             e["value"]
@@ -207,11 +210,25 @@ def test_a_plain_job_fits_the_shipped_runtime_and_carries_nproc() -> None:
     assert result.findings == []
     (trainjob,) = result.objects
     assert trainjob["spec"]["runtimeRef"]["name"] == "torch-distributed"
+    rank = {
+        "fieldRef": {
+            "fieldPath": "metadata.annotations['batch.kubernetes.io/job-completion-index']"
+        }
+    }
     assert trainjob["spec"]["trainer"] == {
         "numNodes": 3,
         "numProcPerNode": 4,
         "image": "img:1",
         "command": ["torchrun"],
+        # What the v1 operator set beside torchrun's PET_* (which Trainer sets itself):
+        # the same values, its pod names now the nodes', the rank the Job's index.
+        "env": [
+            {"name": "PYTHONUNBUFFERED", "value": "1"},
+            {"name": "MASTER_PORT", "value": "23456"},
+            {"name": "MASTER_ADDR", "value": "t-node-0-0.t"},
+            {"name": "WORLD_SIZE", "value": "12"},
+            {"name": "RANK", "valueFrom": rank},
+        ],
     }
 
 

@@ -15,6 +15,7 @@ nothing is dropped silently: a key convert does not know is reported too.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -158,6 +159,7 @@ def convert_job(doc: Mapping[str, Any], path: str = "", source: str = "") -> Con
     objects: list[Manifest] = []
     if trainer is not None:
         gang = entry.options.gang
+        trainer = _with_v1_env(state, framework, job, trainer)
         objects = trainer_manifests(framework.plan(job), trainer, gang=gang)
         objects = _place_runtime(state, objects, trainer, own=gang is not None)
         options = doc.get(OPTIONS_KEY)
@@ -356,6 +358,71 @@ def _mpi_plan(state: _Job) -> TrainerPlan | None:
         jobs=tuple(jobs),
         num_nodes=nodes,
     )
+
+
+# --- what the training code read ---------------------------------------------------
+
+COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
+"""The annotation of an Indexed Job's pod holding its index: a node's rank in Trainer."""
+TRAINER_PORT_ENV_PREFIX = "PET_"
+"""torchrun's own settings: Trainer writes them (from numNodes, numProcPerNode and its
+master), and v1's elastic ones are reported with elasticPolicy."""
+
+
+def _with_v1_env(
+    state: _Job, framework: Any, job: Any, trainer: TrainerPlan
+) -> TrainerPlan:
+    """The plan with the rendezvous env the v1 operator gave each node that Trainer does
+    not (``MASTER_ADDR``, ``WORLD_SIZE``, ``RANK``, JAX's ``COORDINATOR_ADDRESS`` …), so
+    the training code reads what it read: a value every node shared, its v1 pod names
+    replaced by the nodes' names (``<job>-node-0-<rank>.<job>``, JobSet's headless
+    Service); a value that was the node's rank, the Job's completion index. Any other
+    per-node value is reported, not guessed."""
+    if state.rule.policy == "mpi" or not hasattr(framework, "cluster_envs"):
+        return trainer
+    roles = [r for r in state.rule.node_roles if state.count(r)]
+    pods = [(role, i) for role in roles for i in range(state.count(role))]
+    if not pods:
+        return trainer
+    envs = framework.cluster_envs(job)
+    name = str(state.doc["metadata"]["name"])
+    hosts = {
+        framework.pod_name(job, role, i): f"{name}-node-0-{rank}.{name}"
+        for rank, (role, i) in enumerate(pods)
+    }
+    pattern = re.compile(
+        "|".join(f"(?<![\\w.-]){re.escape(h)}(?![\\w-])" for h in sorted(hosts, key=len)[::-1])
+    )
+    per_pod: dict[str, list[str]] = {}
+    for role, i in pods:
+        for entry in envs(role, i):
+            if "value" in entry and not entry["name"].startswith(TRAINER_PORT_ENV_PREFIX):
+                per_pod.setdefault(entry["name"], []).append(str(entry["value"]))
+    node = trainer.jobs[0].template
+    main = node["spec"]["containers"][0]
+    own = {e.get("name") for e in main.get("env") or []}
+    added: list[dict[str, Any]] = []
+    for env_name, values in per_pod.items():
+        if env_name in own or len(values) != len(pods):
+            continue
+        if len(set(values)) == 1:
+            value = pattern.sub(lambda m: hosts[m.group(0)], values[0])
+            added.append({"name": env_name, "value": value})
+        elif values == [str(rank) for rank in range(len(pods))]:
+            ref = {"fieldPath": f"metadata.annotations['{COMPLETION_INDEX}']"}
+            added.append({"name": env_name, "valueFrom": {"fieldRef": ref}})
+        else:
+            state.drop(
+                f"spec.{state.replica_key}",
+                f"{env_name}={values}",
+                f"the v1 operator set {env_name} per pod, and no value of a Trainer node "
+                "matches it",
+                f"compute {env_name} in the training code",
+            )
+    if not added:
+        return trainer
+    main["env"] = [*(main.get("env") or []), *added]
+    return trainer
 
 
 # --- fields ------------------------------------------------------------------------
