@@ -24,6 +24,7 @@ import base64
 import copy
 import os
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from tests.cluster.control_plane import (
     BUILD_SH,
     ControlPlane,
     Program,
+    StartupError,
     free_ports,
     issue,
     make_ca,
@@ -83,13 +85,18 @@ _OWN_KINDS = ("clusterqueue", "resourceflavor", "workload", "cohort", "localqueu
 
 
 def kueue_bin_dir(build: bool = True) -> Path:
-    """Kueue's bin folder (built first when ``build`` and it is missing)."""
-    if build:
-        subprocess.run([str(BUILD_SH), "kueue"], check=True, capture_output=True, text=True)
+    """Kueue's bin folder; built first when ``build`` and its binary is missing (a
+    built one is used as it is: build.sh's lock may be held by another build)."""
     out = subprocess.run(
         [str(BUILD_SH), "--print-dir", "kueue"], check=True, capture_output=True, text=True
     )
-    return Path(out.stdout.strip())
+    folder = Path(out.stdout.strip())
+    if build and not os.access(folder / "kueue", os.X_OK):
+        print(f"building kueue with {BUILD_SH} (once per machine)", file=sys.stderr)
+        subprocess.run([str(BUILD_SH), "kueue"], check=True, stdout=sys.stderr)
+    if not os.access(folder / "kueue", os.X_OK):
+        raise StartupError("not built: kueue; run `tests/cluster/build.sh kueue`")
+    return folder
 
 
 def _webhooks(bin_dir: Path, port: int, ca_pem: bytes) -> list[dict[str, Any]]:

@@ -369,9 +369,7 @@ TRAINER_PORT_ENV_PREFIX = "PET_"
 master), and v1's elastic ones are reported with elasticPolicy."""
 
 
-def _with_v1_env(
-    state: _Job, framework: Any, job: Any, trainer: TrainerPlan
-) -> TrainerPlan:
+def _with_v1_env(state: _Job, framework: Any, job: Any, trainer: TrainerPlan) -> TrainerPlan:
     """The plan with the rendezvous env the v1 operator gave each node that Trainer does
     not (``MASTER_ADDR``, ``WORLD_SIZE``, ``RANK``, JAX's ``COORDINATOR_ADDRESS`` …), so
     the training code reads what it read: a value every node shared, its v1 pod names
