@@ -305,6 +305,8 @@ def _clean(cluster: ControlPlane) -> None:
         NAMESPACE,
         "--grace-period=0",
         "--force",
+        # Not waited for: pods of a pod group go only once their finalizer is lifted.
+        "--wait=false",
         check=False,
     )
 
