@@ -351,6 +351,7 @@ def test_help_lists_each_command_in_order_with_the_first_line_of_its_docstring(
         "edl-scale",
         "sandbox",
         "simulate",
+        "convert",
     ]
     assert rows[1] == ("check", "run every check; exit 0 when clean")
     assert rows[6] == ("frameworks", "list the frameworks and their targets")

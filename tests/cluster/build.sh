@@ -20,7 +20,8 @@ export GOMODCACHE="$cache/go/mod" GOCACHE="$cache/go/build" GOPATH="$cache/go/pa
 export GOTOOLCHAIN=local GOFLAGS=-mod=readonly CGO_ENABLED=0
 
 all_programs=(etcd kubernetes kwok training-operator mpi-operator jobset trainer
-    pulumi pulumi-language-python pulumi-resource-kubernetes pulumi-language-yaml pulumi-codegen)
+    pulumi pulumi-language-python pulumi-resource-kubernetes pulumi-language-yaml pulumi-codegen
+    kueue)
 
 # program -> "module version binaries..." ; binaries are name=package pairs.
 recipe() {
@@ -43,6 +44,18 @@ recipe() {
     trainer)
         echo "github.com/kubeflow/trainer/v2 $TRAINER_VERSION" \
             "trainer-controller-manager=github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager" ;;
+    kueue)
+        # Its manager, and what an install applies beside it: every CRD it watches and
+        # its webhook configurations (tests/cluster/kueue.py registers them by URL).
+        local m=sigs.k8s.io/kueue crd
+        printf '%s ' "$m $KUEUE_VERSION" "kueue=$m/cmd/kueue" \
+            "kueue-webhooks.yaml=$m:config/components/webhook/manifests.yaml"
+        for crd in admissionchecks clusterqueues cohorts localqueues multikueueclusters \
+            multikueueconfigs provisioningrequestconfigs resourceflavors topologies \
+            workloadpriorityclasses workloads; do
+            printf '%s ' "kueue-crd-$crd.yaml=$m:config/components/crd/bases/kueue.x-k8s.io_$crd.yaml"
+        done
+        echo ;;
     # A pair name=module[@version]:path copies that file of the module (at the version
     # the recipe's go.mod selects, unless one is given) instead of building a package.
     pulumi)

@@ -56,6 +56,15 @@ def test_a_queue_is_a_flavor_a_cluster_queue_and_local_queues() -> None:
             "karpenter.k8s.aws/instance-gpu-name": "a100",
         },
         "nodeTaints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}],
+        # Kueue counts them when it matches a job to the flavor, and adds them to its pods.
+        "tolerations": [
+            {
+                "key": "nvidia.com/gpu",
+                "operator": "Equal",
+                "value": "present",
+                "effect": "NoSchedule",
+            }
+        ],
     }
     assert cluster_queue["spec"] == {
         "namespaceSelector": {
@@ -199,3 +208,17 @@ def test_a_kind_no_target_can_queue_is_refused_on_every_target(target: str) -> N
         "makes, not from pod templates trainjobs can label (got 'team-a'); fix: remove "
         "jobs[0].trainjobs.queue"
     ]
+
+
+def test_a_queue_may_preempt() -> None:
+    preemption = {"withinClusterQueue": "LowerPriority", "reclaimWithinCohort": "Any"}
+    objects = _manifests(pool_doc(), queue_doc(cohort="ml", preemption=preemption))
+    (cluster_queue,) = [m for m in objects if m["kind"] == "ClusterQueue"]
+    assert cluster_queue["spec"]["preemption"] == preemption
+    assert cluster_queue["spec"]["cohortName"] == "ml"
+    assert crd_schema.problems(cluster_queue) == []
+
+
+def test_a_preemption_policy_kueue_does_not_have_is_refused() -> None:
+    errors = _errors(pool_doc(), queue_doc(preemption={"withinClusterQueue": "Always"}))
+    assert any("withinClusterQueue" in e for e in errors), errors

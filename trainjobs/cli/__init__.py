@@ -18,7 +18,17 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from trainjobs.cli import check, edl, frameworks, graph, preview, render, sandbox, simulate
+from trainjobs.cli import (
+    check,
+    convert,
+    edl,
+    frameworks,
+    graph,
+    preview,
+    render,
+    sandbox,
+    simulate,
+)
 from trainjobs.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_CODES,
@@ -48,6 +58,7 @@ _COMMANDS: tuple[tuple[str, Callable[[argparse.Namespace], int], _Options | None
     ("edl-scale", edl.cmd_edl_scale, edl.edl_scale_options),
     ("sandbox", sandbox.cmd_sandbox, sandbox.sandbox_options),
     ("simulate", simulate.cmd_simulate, simulate.simulate_options),
+    ("convert", convert.cmd_convert, convert.convert_options),
 )
 
 
@@ -57,6 +68,7 @@ _NOTHING_DONE = {
     "crds": "; nothing was written",
     "preview": "; nothing was written",
     "run-local": "; nothing was started",
+    "convert": "; nothing was written",
 }
 """What a command refused for bad input has left undone, for the commands that write
 files or start processes; the others (check, diff …) never do, so saying so would

@@ -96,6 +96,36 @@ UNQUEUEABLE = Rule(
 )
 
 
+class Preemption(K8sModel):
+    """``spec.preemption`` of a GpuQueue: whom a pending job may evict (Kueue's
+    ClusterQueue ``preemption``); each field defaults to Kueue's ``Never``."""
+
+    within_cluster_queue: Literal["Never", "LowerPriority", "LowerOrNewerEqualPriority"] | None = (
+        Field(
+            default=None,
+            description="Evict lower-priority (or also newer equal-priority) jobs of the same "
+            "queue; default Never.",
+        )
+    )
+    reclaim_within_cohort: Literal["Never", "LowerPriority", "Any"] | None = Field(
+        default=None,
+        description="Evict jobs of other queues of the cohort that borrowed this queue's "
+        "quota: Any, only LowerPriority ones, or Never (default).",
+    )
+
+
+def _toleration(taint: dict[str, Any]) -> dict[str, Any]:
+    """The toleration of ``taint`` (its key, value and effect)."""
+    if taint.get("value") is None:
+        return {"key": taint["key"], "operator": "Exists", "effect": taint["effect"]}
+    return {
+        "key": taint["key"],
+        "operator": "Equal",
+        "value": taint["value"],
+        "effect": taint["effect"],
+    }
+
+
 class GpuQueueSpec(K8sModel):
     """``spec`` of a GpuQueue."""
 
@@ -118,6 +148,10 @@ class GpuQueueSpec(K8sModel):
     )
     cohort: str | None = Field(
         default=None, description="Kueue cohort to borrow unused quota from; default none."
+    )
+    preemption: Preemption | None = Field(
+        default=None,
+        description="Whom a pending job of the queue may evict; default none (Kueue: Never).",
     )
     queueing_strategy: Literal["BestEffortFIFO", "StrictFIFO"] = Field(
         default="BestEffortFIFO",
@@ -206,6 +240,10 @@ class GpuQueueKind(PlatformKind[GpuQueue]):
             flavor: dict[str, Any] = {"nodeLabels": node_selector(pool)}
             if pool.spec.taints:
                 flavor["nodeTaints"] = [t.to_manifest() for t in pool.spec.taints]
+                # Kueue admits a workload to a flavor only if it tolerates the flavor's
+                # nodeTaints, counting the flavor's own tolerations, which it adds to the
+                # pods it admits: a job sent to the queue is meant for the pool.
+                flavor["tolerations"] = [_toleration(t.to_manifest()) for t in pool.spec.taints]
             objects.append(
                 {
                     "apiVersion": KUEUE_API,
@@ -243,6 +281,8 @@ class GpuQueueKind(PlatformKind[GpuQueue]):
         }
         if spec.cohort:
             cluster_queue["cohortName"] = spec.cohort
+        if spec.preemption is not None:
+            cluster_queue["preemption"] = spec.preemption.to_manifest()
         objects.append(
             {
                 "apiVersion": KUEUE_API,
