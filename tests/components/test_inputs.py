@@ -130,7 +130,7 @@ def test_a_given_password_is_used_and_stays_secret() -> None:
         RedisBackend("redis", namespace="training", password=pulumi.Output.secret("s3cret"))
 
     resources = run_program(program)
-    assert _of(resources, "random:index/randomPassword:RandomPassword") == []
+    assert _of(resources, "pulumi-python:dynamic/trainjobs:GeneratedPassword") == []
     (secret,) = _of(resources, "kubernetes:core/v1:Secret")
     assert secret.inputs["stringData"] == {"password": "s3cret"}
     assert secret.options["secret_inputs"] == ["stringData"]

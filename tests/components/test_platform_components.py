@@ -26,7 +26,7 @@ def test_a_password_is_generated_once_and_kept_secret() -> None:
     )
     component = resources[0]
     assert (component.type, component.name) == ("trainjobs:index:RedisBackend", "redis")
-    (password,) = _by_type(resources, "RandomPassword")
+    (password,) = _by_type(resources, "GeneratedPassword")
     assert password.name == "training/redis-auth"
     assert password.inputs["length"] == 32
     assert password.parent.endswith("trainjobs:index:RedisBackend::redis")
@@ -35,7 +35,7 @@ def test_a_password_is_generated_once_and_kept_secret() -> None:
     assert secret.options["secret_inputs"] == ["stringData"]
     assert "stringData" in secret.options["secret_outputs"]
     assert {r.type for r in resources[1:]} == {
-        "random:index/randomPassword:RandomPassword",
+        "pulumi-python:dynamic/trainjobs:GeneratedPassword",
         "kubernetes:core/v1:Secret",
         "kubernetes:core/v1:Service",
         "kubernetes:apps/v1:Deployment",
