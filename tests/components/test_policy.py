@@ -181,7 +181,8 @@ VIOLATING = {
             "apiVersion": "trainjobs.dev/v1alpha1",
             "kind": "RedisBackend",
             "metadata": {"name": "rdzv", "namespace": "training"},
-            "spec": {"image": "redis", "password": True},
+            # Its job runs on the host network, where no NetworkPolicy can admit it.
+            "spec": {"image": "redis", "password": True, "networkPolicy": False},
         },
         {
             "apiVersion": "trainjobs.dev/v1alpha1",
