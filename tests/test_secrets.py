@@ -156,10 +156,11 @@ def test_the_mpi_key_pair_is_generated_once_and_applied_as_a_secret() -> None:
     path = next(p for p in example_job_files() if p.parent.name == "pytorch-horovod")
     (entry,) = load_path(path).jobs
     resources = run_program(lambda: TrainingJob("pytorch-horovod", entry.job, target="pods"))
-    keys = [r for r in resources if r.type == "tls:index/privateKey:PrivateKey"]
-    assert [(k.name, k.inputs) for k in keys] == [
-        ("training/pytorch-horovod-ssh", {"algorithm": "ECDSA", "ecdsaCurve": "P521"})
+    keys = [r for r in resources if r.type == "pulumi-python:dynamic/trainjobs:GeneratedKeyPair"]
+    assert [(k.name, k.inputs["algorithm"]) for k in keys] == [
+        ("training/pytorch-horovod-ssh", "ECDSA-P521")
     ]
+    assert keys[0].options["secret_outputs"] == ["private_key_pem", "public_key_openssh"]
     (secret,) = [r for r in resources if r.type == "kubernetes:core/v1:Secret"]
     assert secret.options["secret_inputs"] == ["stringData"]
     assert secret.inputs["stringData"] == {
@@ -206,12 +207,12 @@ def real(monkeypatch: pytest.MonkeyPatch) -> RealSecrets:
     values = RealSecrets()
     monkeypatch.setitem(
         pulumi_harness._GENERATED,
-        "tls:index/privateKey:PrivateKey",
-        {"privateKeyPem": values.private, "publicKeyOpenssh": values.public},
+        "pulumi-python:dynamic/trainjobs:GeneratedKeyPair",
+        {"private_key_pem": values.private, "public_key_openssh": values.public},
     )
     monkeypatch.setitem(
         pulumi_harness._GENERATED,
-        "random:index/randomPassword:RandomPassword",
+        "pulumi-python:dynamic/trainjobs:GeneratedPassword",
         {"result": values.password},
     )
     return values

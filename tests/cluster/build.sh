@@ -62,10 +62,12 @@ recipe() {
         echo "github.com/pulumi/pulumi/pkg/v3 $PULUMI_VERSION" \
             "pulumi=github.com/pulumi/pulumi/pkg/v3/cmd/pulumi" ;;
     pulumi-language-python)
-        # The host runs the shim beside it; the CLI's release of it matches the SDK.
+        # The host runs the shim beside it; the CLI's release of it matches the SDK. The
+        # dynamic provider plugin (trainjobs' generated secrets) ships beside them too.
         echo "github.com/pulumi/pulumi/sdk/v3 $PULUMI_LANGUAGE_PYTHON_VERSION" \
             "pulumi-language-python=github.com/pulumi/pulumi/sdk/v3/python/cmd/pulumi-language-python" \
-            "pulumi-language-python-exec=github.com/pulumi/pulumi/sdk/v3@$PULUMI_VERSION:python/cmd/pulumi-language-python-exec" ;;
+            "pulumi-language-python-exec=github.com/pulumi/pulumi/sdk/v3@$PULUMI_VERSION:python/cmd/pulumi-language-python-exec" \
+            "pulumi-resource-pulumi-python=github.com/pulumi/pulumi/sdk/v3@$PULUMI_VERSION:python/dist/pulumi-resource-pulumi-python" ;;
     pulumi-resource-kubernetes)
         local m=github.com/pulumi/pulumi-kubernetes/provider/v4
         echo "$m $PULUMI_KUBERNETES_PROVIDER_VERSION" \

@@ -130,7 +130,7 @@ def test_a_given_password_is_used_and_stays_secret() -> None:
         RedisBackend("redis", namespace="training", password=pulumi.Output.secret("s3cret"))
 
     resources = run_program(program)
-    assert _of(resources, "random:index/randomPassword:RandomPassword") == []
+    assert _of(resources, "pulumi-python:dynamic/trainjobs:GeneratedPassword") == []
     (secret,) = _of(resources, "kubernetes:core/v1:Secret")
     assert secret.inputs["stringData"] == {"password": "s3cret"}
     assert secret.options["secret_inputs"] == ["stringData"]
@@ -139,7 +139,12 @@ def test_a_given_password_is_used_and_stays_secret() -> None:
 
 def test_a_namespace_output_for_a_backend_reaches_the_job_env() -> None:
     def program() -> None:
-        redis = RedisBackend("redis", namespace=pulumi.Output.from_input("team-b"))
+        # Another namespace than the job's: only a backend without password and policy.
+        redis = RedisBackend(
+            "redis",
+            {"password": False, "networkPolicy": False},
+            namespace=pulumi.Output.from_input("team-b"),
+        )
         TrainingJob("mnist", _tfjob(), target="pods", backend=redis)
 
     resources = run_program(program)

@@ -26,7 +26,7 @@ def test_a_password_is_generated_once_and_kept_secret() -> None:
     )
     component = resources[0]
     assert (component.type, component.name) == ("trainjobs:index:RedisBackend", "redis")
-    (password,) = _by_type(resources, "RandomPassword")
+    (password,) = _by_type(resources, "GeneratedPassword")
     assert password.name == "training/redis-auth"
     assert password.inputs["length"] == 32
     assert password.parent.endswith("trainjobs:index:RedisBackend::redis")
@@ -35,8 +35,34 @@ def test_a_password_is_generated_once_and_kept_secret() -> None:
     assert secret.options["secret_inputs"] == ["stringData"]
     assert "stringData" in secret.options["secret_outputs"]
     assert {r.type for r in resources[1:]} == {
-        "random:index/randomPassword:RandomPassword",
+        "pulumi-python:dynamic/trainjobs:GeneratedPassword",
         "kubernetes:core/v1:Secret",
+        "kubernetes:networking.k8s.io/v1:NetworkPolicy",
+        "kubernetes:core/v1:Service",
+        "kubernetes:apps/v1:Deployment",
+    }
+
+
+def test_a_backend_asked_for_nothing_is_secure() -> None:
+    """Fails before secure defaults: a RedisBackend of no options had no password (no
+    generating resource, no Secret) and no NetworkPolicy."""
+    resources = run_program(lambda: RedisBackend("redis", namespace="training"))
+    (password,) = _by_type(resources, "GeneratedPassword")
+    assert password.options["secret_outputs"] == ["result"]
+    (secret,) = _by_type(resources, "core/v1:Secret")
+    assert secret.options["secret_inputs"] == ["stringData"]
+    (policy,) = _by_type(resources, "NetworkPolicy")
+    assert policy.name == "training/redis"
+    assert policy.inputs["spec"]["ingress"][0]["from"] == [
+        {"podSelector": {"matchLabels": {"trainjobs.dev/backend": "redis"}}}
+    ]
+
+
+def test_a_backend_opted_out_explicitly_has_neither_password_nor_policy() -> None:
+    resources = run_program(
+        lambda: RedisBackend("redis", {"password": False, "networkPolicy": False})
+    )
+    assert {r.type for r in resources[1:]} == {
         "kubernetes:core/v1:Service",
         "kubernetes:apps/v1:Deployment",
     }
@@ -59,7 +85,10 @@ def test_a_job_given_a_backend_waits_for_it_and_gets_its_address() -> None:
     # Depending on a component means depending on each of its children.
     assert sorted(d.split("$", 1)[1] for d in component.options["dependencies"]) == [
         "kubernetes:apps/v1:Deployment::kubeflow/redis",
+        "kubernetes:core/v1:Secret::kubeflow/redis-auth",
         "kubernetes:core/v1:Service::kubeflow/redis",
+        "kubernetes:networking.k8s.io/v1:NetworkPolicy::kubeflow/redis",
+        "pulumi-python:dynamic/trainjobs:GeneratedPassword::kubeflow/redis-auth",
     ]
     pod = next(r for r in _by_type(resources, "Pod") if r.name == "kubeflow/mnist-worker-0")
     env = pod.inputs["spec"]["containers"][0]["env"]
@@ -114,7 +143,10 @@ def test_the_stack_program_creates_units_after_their_dependencies(
     assert job_deps == [
         "kubernetes:apps/v1:Deployment::ml/redis",
         "kubernetes:core/v1:Namespace::ml",
+        "kubernetes:core/v1:Secret::ml/redis-auth",
         "kubernetes:core/v1:Service::ml/redis",
+        "kubernetes:networking.k8s.io/v1:NetworkPolicy::ml/redis",
+        "pulumi-python:dynamic/trainjobs:GeneratedPassword::ml/redis-auth",
     ]
     backend_deps = [d.split("$", 1)[1] for d in names["ml/redis"].options["dependencies"]]
     assert backend_deps == ["kubernetes:core/v1:Namespace::ml"]
@@ -128,11 +160,13 @@ def test_a_unit_is_created_in_steps() -> None:
     def deps(r: Registered) -> list[str]:
         return sorted(d.split("$", 2)[-1] for d in r.options["dependencies"])
 
-    assert deps(service) == ["kubernetes:core/v1:Secret::default/redis-auth"]
-    assert deps(deployment) == [
+    definitions = [
         "kubernetes:core/v1:Secret::default/redis-auth",
-        "kubernetes:core/v1:Service::default/redis",
+        # Who may connect is settled before the server listens.
+        "kubernetes:networking.k8s.io/v1:NetworkPolicy::default/redis",
     ]
+    assert deps(service) == definitions
+    assert deps(deployment) == sorted([*definitions, "kubernetes:core/v1:Service::default/redis"])
     # The Service is created before the pods it selects, so waiting for it to select a
     # ready pod could only time out; the Deployment carries readiness instead.
     assert service.inputs["metadata"]["annotations"] == {

@@ -181,7 +181,8 @@ VIOLATING = {
             "apiVersion": "trainjobs.dev/v1alpha1",
             "kind": "RedisBackend",
             "metadata": {"name": "rdzv", "namespace": "training"},
-            "spec": {"image": "redis", "password": True},
+            # Its job runs on the host network, where no NetworkPolicy can admit it.
+            "spec": {"image": "redis", "password": True, "networkPolicy": False},
         },
         {
             "apiVersion": "trainjobs.dev/v1alpha1",
@@ -402,7 +403,7 @@ def test_manifest_from_args_reads_only_objects_with_pods() -> None:
     }
     job = manifest_from_args("kubernetes:kubeflow.org/v1:TFJob", {"spec": {}})
     assert job is not None and job["apiVersion"] == "kubeflow.org/v1"
-    assert manifest_from_args("random:index/randomPassword:RandomPassword", {}) is None
+    assert manifest_from_args("pulumi-python:dynamic/trainjobs:GeneratedPassword", {}) is None
     assert manifest_from_args("trainjobs:index:TrainingJob", {}) is None
     # A Secret's generated value is unknown during a preview; it is never read.
     unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"

@@ -87,7 +87,7 @@ def test_a_blue_green_copy_of_a_backend_registers_no_duplicate_urn() -> None:
 
     resources = run_program(blue_green)
     assert _duplicates(resources) == []
-    passwords = sorted(r.name for r in resources if r.type.endswith("RandomPassword"))
+    passwords = sorted(r.name for r in resources if r.type.endswith("GeneratedPassword"))
     assert passwords == ["blue:training/redis-auth", "green:training/redis-auth"]
 
 

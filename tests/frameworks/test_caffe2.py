@@ -352,7 +352,8 @@ def test_a_redis_backend_with_a_password_end_to_end() -> None:
         "apiVersion": "trainjobs.dev/v1alpha1",
         "kind": "RedisBackend",
         "metadata": {"name": "redis", "namespace": "default"},
-        "spec": {"password": True},
+        # The seed job runs on the host network, where no NetworkPolicy can admit it.
+        "spec": {"password": True, "networkPolicy": False},
     }
     (doc,) = caffe2_docs(CAFFE2 / "resnet50_redis.yaml")
     del doc["spec"]["backendSpecs"]

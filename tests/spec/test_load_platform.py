@@ -110,7 +110,12 @@ def test_unknown_and_ambiguous_references() -> None:
         "error: jobs[0].trainjobs.backend: no backend named 'redsi' in this stack "
         "(got 'redsi'); fix: use one of: ml/redis"
     ]
-    other = {**REDIS, "metadata": {"name": "redis", "namespace": "other"}}
+    # In another namespace than the job's: a backend without password and policy.
+    other = {
+        **REDIS,
+        "metadata": {"name": "redis", "namespace": "other"},
+        "spec": {"password": False, "networkPolicy": False},
+    }
     elsewhere = {**JOB, "metadata": {"name": "tf", "namespace": "third"}}
     job = {**elsewhere, "trainjobs": {"backend": "redis"}}
     assert _errors(lambda: run(parse_documents([REDIS, other, job]))) == [

@@ -110,11 +110,11 @@ def _aliases(request: Any) -> list[str]:
 # What the mocks "generate" for each generating resource, so tests can tell a
 # substituted value from the placeholder it replaced.
 _GENERATED = {
-    "tls:index/privateKey:PrivateKey": {
-        "privateKeyPem": "mock-private-key:{name}",
-        "publicKeyOpenssh": "mock-public-key:{name}",
+    "pulumi-python:dynamic/trainjobs:GeneratedKeyPair": {
+        "private_key_pem": "mock-private-key:{name}",
+        "public_key_openssh": "mock-public-key:{name}",
     },
-    "random:index/randomPassword:RandomPassword": {"result": "mock-password:{name}"},
+    "pulumi-python:dynamic/trainjobs:GeneratedPassword": {"result": "mock-password:{name}"},
 }
 _PLACEHOLDER_VALUE = {
     "ecdsa-p521-private": "mock-private-key:{group}",

@@ -24,20 +24,21 @@ class RedisBackendArgs(PlatformArgs):
 
     password: pulumi.Input[str] | None = None
     """The password as a Pulumi Input (a secret manager's value), kept as a secret; it
-    turns ``spec.password`` on. Default: generated when ``spec.password`` is true."""
+    turns ``spec.password`` on. Default: generated, unless ``spec.password`` is false."""
 
 
 class RedisBackend(PlatformComponent):
-    """A Redis service jobs rendezvous through: Deployment, Service, optional password Secret.
+    """A Redis service jobs rendezvous through: Deployment, Service, password Secret and
+    NetworkPolicy (both on unless ``spec`` says ``password: false`` / ``networkPolicy: false``).
 
     ``spec`` is a ``trainjobs.platform.redis.RedisBackendSpec`` (or its fields as a
     dict, whose strings may be Pulumi Inputs). Jobs given ``backend=<this>`` get
-    REDIS_HOST/REDIS_PORT (and REDIS_PASSWORD from the generated Secret) and are
-    created after it. Output ``outputs.address``.
+    REDIS_HOST/REDIS_PORT (and REDIS_PASSWORD from the generated Secret), the label its
+    NetworkPolicy admits, and are created after it. Output ``outputs.address``.
 
     ``password``: the password as a Pulumi Input (a secret manager's value); it is
-    stored as a secret and turns ``spec.password`` on. Default: when
-    ``spec.password`` is true, Pulumi generates one (``random.RandomPassword``).
+    stored as a secret and turns ``spec.password`` on. Default: Pulumi generates one
+    (a ``GeneratedPassword``, kept as a secret) unless ``spec.password`` is false.
     """
 
     kind = "RedisBackend"

@@ -3,8 +3,9 @@
 A render never holds a key or a password; it holds a placeholder
 (``trainjobs.k8s.generated``). Here each placeholder group becomes one resource
 that generates the value once per stack and keeps it in Pulumi's state as a
-secret: a ``tls.PrivateKey`` (ECDSA P-521, the curve the MPI Operator uses) for
-key pairs, a ``random.RandomPassword`` for passwords.
+secret: a :class:`GeneratedKeyPair` (ECDSA P-521, the curve the MPI Operator uses) for
+key pairs, a :class:`GeneratedPassword` for passwords — trainjobs' own dynamic resources
+(``components.generators``), which need no provider plugin beyond the Pulumi CLI's own.
 """
 
 from __future__ import annotations
@@ -13,9 +14,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import pulumi
-import pulumi_random as random
-import pulumi_tls as tls
 
+from trainjobs.components.generators import GeneratedKeyPair, GeneratedPassword
 from trainjobs.k8s import generated
 
 __all__ = ["GeneratedValues", "has_placeholders", "placeholder_groups"]
@@ -66,8 +66,8 @@ class GeneratedValues:
         (a secret manager's value) and are used instead of generating one."""
         self._parent = parent
         self._prefix = prefix
-        self._keys: dict[str, tls.PrivateKey] = {}
-        self._passwords: dict[str, random.RandomPassword] = {}
+        self._keys: dict[str, GeneratedKeyPair] = {}
+        self._passwords: dict[str, GeneratedPassword] = {}
         self._given = dict(passwords or {})
 
     def _opts(self, group: str) -> tuple[str, pulumi.ResourceOptions]:
@@ -78,12 +78,10 @@ class GeneratedValues:
         alias = [pulumi.Alias(name=group)]
         return f"{self._prefix}:{group}", pulumi.ResourceOptions(parent=self._parent, aliases=alias)
 
-    def _key(self, group: str) -> tls.PrivateKey:
+    def _key(self, group: str) -> GeneratedKeyPair:
         if group not in self._keys:
             name, opts = self._opts(group)
-            self._keys[group] = tls.PrivateKey(
-                name, algorithm="ECDSA", ecdsa_curve="P521", opts=opts
-            )
+            self._keys[group] = GeneratedKeyPair(name, opts=opts)
         return self._keys[group]
 
     def value(self, placeholder: generated.Generated) -> pulumi.Output[str]:
@@ -96,8 +94,8 @@ class GeneratedValues:
             return pulumi.Output.secret(self._given[placeholder.group])
         if placeholder.group not in self._passwords:
             name, opts = self._opts(placeholder.group)
-            self._passwords[placeholder.group] = random.RandomPassword(
-                name, length=PASSWORD_LENGTH, special=False, opts=opts
+            self._passwords[placeholder.group] = GeneratedPassword(
+                name, length=PASSWORD_LENGTH, opts=opts
             )
         return pulumi.Output.secret(self._passwords[placeholder.group].result)
 

@@ -29,6 +29,8 @@ _RANKS: dict[str, int] = {
     "ClusterRoleBinding": 31,
     "Role": 32,
     "RoleBinding": 33,
+    # Who may reach a backend is settled before the backend's pods start listening.
+    "NetworkPolicy": 34,
     # Training runtimes are definitions a TrainJob names; Trainer's webhook rejects a
     # TrainJob whose runtime does not exist yet.
     "ClusterTrainingRuntime": 35,

@@ -37,6 +37,9 @@ REPO = Path(__file__).resolve().parents[3]
 BUILD_SH = REPO / "tests" / "cluster" / "build.sh"
 PROGRAMS = ("pulumi", "pulumi-language-python", "pulumi-resource-kubernetes")
 """The build.sh programs a ``pulumi up`` needs (the CLI, the language host, the provider)."""
+FILES = {"pulumi-language-python": ("pulumi-language-python", "pulumi-resource-pulumi-python")}
+"""Files a program's bin folder must hold besides the program: the dynamic provider plugin
+that runs trainjobs' generated secrets ships with the language host."""
 PROJECT_FILES = ("Pulumi.yaml", "__main__.py", "stacks", "examples", "policy")
 PASSPHRASE = "trainjobs-tests"  # encrypts the test stacks' secrets; not a secret itself
 
@@ -55,11 +58,15 @@ def _print_dir(program: str) -> Path:
 def bin_dirs(build: bool = True) -> list[Path]:
     """The bin folders of :data:`PROGRAMS`; builds the missing ones first (minutes, once)."""
     dirs = {program: _print_dir(program) for program in PROGRAMS}
-    missing = [p for p, d in dirs.items() if not (d / p).is_file()]
+
+    def built(program: str) -> bool:
+        return all((dirs[program] / f).is_file() for f in FILES.get(program, (program,)))
+
+    missing = [p for p in dirs if not built(p)]
     if missing and build:
         print(f"building {', '.join(missing)} with {BUILD_SH} (once per machine)", file=sys.stderr)
         subprocess.run([str(BUILD_SH), *missing], check=True, stdout=sys.stderr)
-        missing = [p for p, d in dirs.items() if not (d / p).is_file()]
+        missing = [p for p in dirs if not built(p)]
     if missing:
         raise PulumiError(
             f"not built: {', '.join(missing)}; run `tests/cluster/build.sh {' '.join(missing)}`"
