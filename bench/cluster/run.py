@@ -28,6 +28,7 @@ import os
 import platform
 import resource
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -180,12 +181,17 @@ class PulumiSide:
 
 
 def _bring_up(
-    side: str, workers: int, work: Path, cluster: ControlPlane, base: Path | None
+    side: str,
+    workers: int,
+    work: Path,
+    cluster: ControlPlane,
+    base: Path | None,
+    after: Path | None = None,
 ) -> Side:
     namespace = f"{side}-{workers}"
     stack = f"{side}-{workers}"
     if side in ("trainjobs", "before"):
-        tree = base if side == "before" else None
+        tree = base if side == "before" else after
         project = PulumiSide(work / stack, cluster, stack, raw=False, tree=tree)
         project.project.init(stack, stack_text(namespace, workers))
         return project.measure()
@@ -303,6 +309,22 @@ class BenchPlane(ControlPlane):
     def wait_established(self, name: str, timeout: float = 30) -> None:
         super().wait_established(name, max(timeout, 300))
 
+    def start(self) -> None:
+        """Start once the MPI Operator's fixed health port (8080) is free: one control
+        plane per machine at a time (another test session's may hold it)."""
+        deadline = time.monotonic() + 1800
+        while _port_taken(8080):
+            if time.monotonic() > deadline:
+                raise RuntimeError("port 8080 stayed taken for 30 min (another control plane)")
+            print("waiting for port 8080 (another control plane runs)", file=sys.stderr)
+            time.sleep(10)
+        super().start()
+
+
+def _port_taken(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
 
 @contextmanager
 def _workdir(keep: Path | None) -> Iterator[Path]:
@@ -326,6 +348,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="a tree of trainjobs from before a change (git archive …): its program is "
         "measured too, in the same run, as a column of its own",
     )
+    parser.add_argument(
+        "--tree",
+        type=Path,
+        help="the trainjobs tree whose program the trainjobs column runs; default this one",
+    )
     args = parser.parse_args(argv)
     results: dict[int, dict[str, Side]] = {}
     with _workdir(args.workdir) as work, BenchPlane(work / "cluster") as cluster:
@@ -337,7 +364,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             results[workers] = {}
             for side in (*order, "kubectl"):
                 print(f"{workers} workers: {side} …", file=sys.stderr, flush=True)
-                results[workers][side] = _bring_up(side, workers, work, cluster, args.before)
+                results[workers][side] = _bring_up(
+                    side, workers, work, cluster, args.before, args.tree
+                )
                 up = results[workers][side].up
                 print(f"  up {up.wall:.1f}s wall {up.cpu:.1f}s cpu", file=sys.stderr, flush=True)
         out = f"{machine()}\n\n{table(results)}\n"
