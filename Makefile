@@ -11,7 +11,7 @@ PROOFS := $(VENV)/.installed-proofs
 DEBS   := openmpi-bin libopenmpi-dev redis-server
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo demo-down test lint typecheck layers unit bench clean install graphviz docs proof-deps system-deps cluster constraints sdk node-deps go-deps
+.PHONY: demo demo-down test lint typecheck layers unit bench bench-cluster clean install graphviz docs proof-deps system-deps cluster constraints sdk node-deps go-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -126,6 +126,13 @@ test: lint typecheck layers unit
 bench: $(STAMP)
 	$(PIP) cdk8s
 	JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION=1 $(BIN)/python -m bench.run
+
+## bench-cluster: big pods-target jobs through the real engine, provider and control plane:
+## trainjobs vs a raw ConfigFile vs kubectl apply --server-side (minutes; builds the
+## programs on first use). WORKERS="256 512 1024" for the issue-35 sizes.
+WORKERS ?= 64 128 256
+bench-cluster: $(STAMP)
+	$(BIN)/python -m bench.cluster.run --workers $(WORKERS)
 
 ## constraints: pin constraints.txt to what this venv has (run after a green make test)
 constraints: | $(BIN)/python

@@ -7,11 +7,12 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TypeGuard
 
 import pulumi
+from pulumi_kubernetes.yaml.v2 import ConfigGroup
 
 from trainjobs.check import run
 from trainjobs.components.inputs import Inputs, Resolved, is_output
 from trainjobs.components.ownership import guard
-from trainjobs.components.register import register_manifest
+from trainjobs.components.register import child_name, register_manifest
 from trainjobs.components.secrets import GeneratedValues
 from trainjobs.errors import Finding, Rule, SpecError
 from trainjobs.k8s.model import K8sModel
@@ -103,6 +104,33 @@ def _explicit_provider(parent: pulumi.Resource) -> bool:
     return "kubernetes" in providers
 
 
+BARRIER_EDGES = 256
+"""Above this many ``depends_on`` edges from one apply tier to everything before it (every
+Pod of a 17-worker pods-target job on each of its Services), the tier waits on one barrier
+instead: the edges grow with the objects, not with their square (issue 35)."""
+
+
+def _barrier(
+    parent: pulumi.Resource,
+    first: Mapping[str, Any],
+    prefix: str,
+    tier: int,
+    before: Sequence[pulumi.Resource],
+) -> pulumi.Resource:
+    """One resource that is registered once everything in ``before`` is, so that a tier
+    depending on it alone is created after all of them (and deleted before them).
+
+    It is an empty ``kubernetes:yaml/v2:ConfigGroup``: a component served by the Kubernetes
+    provider, so the engine and the SDK treat it as one dependency (the SDK expands a
+    component of the program's own into all its children, which would bring every edge
+    back). It creates nothing in the cluster. Its name is the tier's first object's,
+    unique as that object's is.
+    """
+    name = f"{child_name(first, prefix)}:after-tier-{tier}"
+    opts = pulumi.ResourceOptions(parent=parent, depends_on=list(before))
+    return ConfigGroup(name, objs=[], opts=opts)
+
+
 def register_objects(
     parent: pulumi.Resource,
     objects: tuple[RenderedObject, ...],
@@ -127,7 +155,9 @@ def register_objects(
     would be refused, a pod before its Service would miss the Service's link
     variables, a webhook before its server would reject every object. A Job with
     ``lifecycle.after`` is created once the Jobs it names have completed (the provider
-    awaits them): JobSet's ``dependsOn`` on the pods target.
+    awaits them): JobSet's ``dependsOn`` on the pods target. A step that would take more
+    than ``BARRIER_EDGES`` edges to the steps before it waits on one barrier resource
+    instead, which waits on them: the same order, with edges linear in the objects.
     """
     if not _explicit_provider(parent):
         guard().claim([o.manifest for o in objects], resource=parent)
@@ -138,9 +168,14 @@ def register_objects(
         for i, o in enumerate(objects)
         if o.manifest.get("kind") == "Job"
     }
+    # What an object of the next tier waits for: every object registered so far, or one
+    # barrier standing for them all (``_barrier``).
+    before: list[pulumi.Resource] = []
     for tier in sorted({apply_tier(o.manifest) for o in objects}):
-        before = list(by_index.values())
         waiting = [i for i, o in enumerate(objects) if apply_tier(o.manifest) == tier]
+        tier_indices = set(waiting)
+        if len(before) * len(waiting) > BARRIER_EDGES:
+            before = [_barrier(parent, objects[waiting[0]].manifest, prefix, tier, before)]
         while waiting:
             # A Job that waits for others (Lifecycle.after) comes once they are registered:
             # it depends on them, and the provider awaits their completion.
@@ -163,6 +198,8 @@ def register_objects(
                     secret=secret,
                 )
             waiting = [i for i in waiting if i not in by_index]
+        # In the order registered, as the edges were before barriers.
+        before = [*before, *(r for i, r in by_index.items() if i in tier_indices)]
     # In the objects' order, so a resource and the object it came from pair up.
     return [by_index[i] for i in range(len(objects))]
 

@@ -1,0 +1,383 @@
+"""Measure ``pulumi up`` of a big pods-target job: trainjobs vs raw ConfigFile vs kubectl.
+
+``python -m bench.cluster.run [--workers 64 128 256]`` starts a control plane
+(tests/cluster/control_plane.py, the real programs built by tests/cluster/build.sh),
+then for each size brings the same job up three ways, each in its own namespace so
+that the three never share an object, interleaved (the order of the two Pulumi sides
+alternates between sizes, so a neighbour's burst of load does not always hit the same
+side):
+
+* trainjobs: the project's stack program on a stack declaring the job and its namespace;
+* raw: the objects ``trainjobs render`` prints for that stack, through
+  ``pulumi_kubernetes.yaml.v2.ConfigFile`` with ``skip_await`` (bench/cluster/raw);
+* kubectl: the same objects with ``kubectl apply --server-side``.
+
+Per Pulumi side: ``pulumi up`` (create), ``pulumi preview --expect-no-changes`` (nothing
+changed), the bytes of ``pulumi stack export``, the peak RSS of the Python program
+(the language host's child) and of the engine. Times are wall seconds and CPU seconds
+(all the processes' own: engine, language host, program, provider); on a shared
+machine the CPU seconds are the steadier measure of work done.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import os
+import platform
+import resource
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.cluster.control_plane import ControlPlane
+from tests.cluster.pulumi_up.pulumi_cli import REPO, Project, render
+
+EXAMPLE = REPO / "examples" / "tf-mnist" / "tfjob.yaml"
+RAW_PROGRAM = Path(__file__).resolve().parent / "raw" / "__main__.py"
+TIMEOUT = 3600.0
+"""Longest one pulumi command may take (a 1,024-worker up before issue 35's fix: ~40 min)."""
+
+
+def job_document(name: str, namespace: str, workers: int) -> dict[str, Any]:
+    """The tf-mnist example's TFJob with ``workers`` workers, on the pods target."""
+    doc: dict[str, Any] = next(d for d in yaml.safe_load_all(EXAMPLE.read_text()) if d)
+    doc["metadata"] = {"name": name, "namespace": namespace}
+    doc["spec"]["tfReplicaSpecs"]["Worker"]["replicas"] = workers
+    doc["trainjobs"] = {"target": "pods"}
+    return doc
+
+
+def stack_text(namespace: str, workers: int) -> str:
+    """A stack file declaring the job and the namespace it goes to."""
+    config = {
+        "trainjobs:namespaces": [namespace],
+        "trainjobs:jobs": [job_document("mnist", namespace, workers)],
+    }
+    return yaml.safe_dump({"config": config}, sort_keys=False)
+
+
+@dataclass
+class Peak:
+    """Peak resident memory (VmHWM) of a command's descendants, sampled while it runs."""
+
+    program: int = 0
+    """The largest Python process below the command (the Pulumi program), in bytes."""
+    engine: int = 0
+    """The command's own process (the Pulumi engine), in bytes."""
+
+
+def _children(pid: int) -> list[int]:
+    # Each thread lists the children it started (Go starts them from any thread).
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(p) for p in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
+
+
+def _hwm(pid: int) -> tuple[str, int]:
+    """The process's name and peak RSS in bytes (0 if it is gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return "", 0
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    kb = fields.get("VmHWM", "0 kB").split()[0]
+    return fields.get("Name", "").strip(), int(kb) * 1024
+
+
+def _sample(root: int, peak: Peak, stop: threading.Event) -> None:
+    while not stop.is_set():
+        peak.engine = max(peak.engine, _hwm(root)[1])
+        todo = _children(root)
+        while todo:
+            pid = todo.pop()
+            name, hwm = _hwm(pid)
+            if name.startswith("python"):
+                peak.program = max(peak.program, hwm)
+            todo.extend(_children(pid))
+        stop.wait(0.2)
+
+
+@dataclass
+class Run:
+    """One command's wall and CPU seconds and peak memory."""
+
+    wall: float
+    cpu: float
+    peak: Peak
+    stdout: str = field(repr=False)
+
+
+def _cpu_children() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(argv: Sequence[str], cwd: Path, env: dict[str, str], ok: Sequence[int] = (0,)) -> Run:
+    """Run ``argv``; its wall and CPU seconds (its own and its descendants') and peaks."""
+    cpu0, wall0 = _cpu_children(), time.monotonic()
+    proc = subprocess.Popen(
+        list(argv), cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    peak, stop = Peak(), threading.Event()
+    sampler = threading.Thread(target=_sample, args=(proc.pid, peak, stop), daemon=True)
+    sampler.start()
+    try:
+        out, _ = proc.communicate(timeout=TIMEOUT)
+    finally:
+        stop.set()
+        sampler.join()
+    wall, cpu = time.monotonic() - wall0, _cpu_children() - cpu0
+    if proc.returncode not in ok:
+        raise RuntimeError(f"{' '.join(argv)}: exit {proc.returncode}\n{out[-6000:]}")
+    return Run(wall, cpu, peak, out)
+
+
+@dataclass
+class Side:
+    """What one side measured at one size."""
+
+    up: Run
+    preview: Run | None = None
+    state: int = 0
+    objects: int = 0
+
+
+class PulumiSide:
+    """A project copy (trainjobs' program, or the raw one) with its stack for one size."""
+
+    def __init__(
+        self, workdir: Path, cluster: ControlPlane, stack: str, raw: bool, tree: Path | None = None
+    ) -> None:
+        extra = {} if tree is None else {"PYTHONPATH": str(tree)}
+        self.project = Project(workdir, kubeconfig=cluster.kubeconfig, extra_env=extra)
+        self.stack = stack
+        if raw:
+            shutil.copy2(RAW_PROGRAM, self.project.root / "__main__.py")
+
+    def pulumi(self, *args: str, ok: Sequence[int] = (0,)) -> Run:
+        argv = ["pulumi", *args, "--stack", self.stack, "--non-interactive", "--color=never"]
+        return timed(argv, self.project.root, self.project.env, ok)
+
+    def measure(self) -> Side:
+        up = self.pulumi("up", "--yes", "--skip-preview")
+        preview = self.pulumi("preview", "--expect-no-changes")
+        export = self.pulumi("stack", "export")
+        objects = export.stdout.count('"type": "kubernetes:')
+        return Side(up, preview, len(export.stdout.encode()), objects)
+
+
+def _bring_up(
+    side: str,
+    workers: int,
+    work: Path,
+    cluster: ControlPlane,
+    base: Path | None,
+    after: Path | None = None,
+) -> Side:
+    namespace = f"{side}-{workers}"
+    stack = f"{side}-{workers}"
+    if side in ("trainjobs", "before"):
+        tree = base if side == "before" else after
+        project = PulumiSide(work / stack, cluster, stack, raw=False, tree=tree)
+        project.project.init(stack, stack_text(namespace, workers))
+        return project.measure()
+    stack_file = work / f"{stack}.yaml"
+    stack_file.write_text(stack_text(namespace, workers))
+    rendered = render(stack_file)
+    text = yaml.safe_dump_all(rendered, sort_keys=False)
+    if side == "raw":
+        project = PulumiSide(work / stack, cluster, stack, raw=True)
+        (project.project.root / "rendered.yaml").write_text(text)
+        project.project.init(stack)
+        return project.measure()
+    manifest = work / f"{stack}.objects.yaml"
+    manifest.write_text(text)
+    kubectl = str(cluster.bins["kubectl"])
+    env = {**os.environ, "KUBECONFIG": str(cluster.kubeconfig)}
+    argv = [kubectl, "apply", "--server-side", "-f", str(manifest)]
+    return Side(timed(argv, work, env), objects=len(rendered))
+
+
+def _ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}×" if b else "—"
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1e6:.1f} MB"
+
+
+def _cell(side: Side | None, what: str, base: Side | None) -> str:
+    """One cell: the measure, and its ratio to ``base`` (raw ConfigFile) when given."""
+    if side is None:
+        return "—"
+    if what in ("up", "preview"):
+        run = side.up if what == "up" else side.preview
+        if run is None:
+            return "—"
+        other = None if base is None else (base.up if what == "up" else base.preview)
+        if other is None:
+            return f"{run.wall:.1f} s, cpu {run.cpu:.1f} s"
+        return (
+            f"{run.wall:.1f} s ({_ratio(run.wall, other.wall)}), "
+            f"cpu {run.cpu:.1f} s ({_ratio(run.cpu, other.cpu)})"
+        )
+    if what == "state":
+        if not side.state:
+            return "—"
+        return _mb(side.state) + (f" ({_ratio(side.state, base.state)})" if base else "")
+    if what == "rss":
+        if side.preview is None:
+            return "—"
+        peak = max(side.up.peak.program, side.preview.peak.program)
+        return f"{peak / 2**20:.0f} MiB"
+    raise ValueError(what)
+
+
+ROWS = (
+    ("up", "`pulumi up` (create)"),
+    ("preview", "`pulumi preview`, nothing changed"),
+    ("state", "state (`pulumi stack export`)"),
+    ("rss", "Python program's peak RSS"),
+)
+TITLES = {
+    "trainjobs": "trainjobs",
+    "before": "trainjobs before (--before)",
+    "raw": "raw ConfigFile",
+    "kubectl": "kubectl apply --server-side",
+}
+
+
+def table(results: dict[int, dict[str, Side]]) -> str:
+    """The issue's rows: per size, trainjobs (ratio to raw) | raw | kubectl."""
+    columns = [c for c in TITLES if any(c in sides for sides in results.values())]
+    lines = [
+        "| workers (objects) | | " + " | ".join(TITLES[c] for c in columns) + " |",
+        "|---|---|" + "---|" * len(columns),
+    ]
+    for workers, sides in sorted(results.items()):
+        objects = sides["kubectl"].objects
+        for i, (what, title) in enumerate(ROWS):
+            head = f"{workers} ({objects:,})" if i == 0 else ""
+            cells = []
+            for column in columns:
+                base = sides.get("raw") if column in ("trainjobs", "before") else None
+                shown = what == "up" or column != "kubectl"
+                cells.append(_cell(sides.get(column), what, base) if shown else "—")
+            lines.append(f"| {head} | {title} | {' | '.join(cells)} |")
+    sizes = sorted(results)
+    growth = []
+    for small, big in itertools.pairwise(sizes):
+        doublings = math.log2(big / small)
+        parts = []
+        for side in columns:
+            a, b = results[small][side].up, results[big][side].up
+            factor = (b.cpu / a.cpu) ** (1 / doublings) if a.cpu and doublings else math.nan
+            # Linear cost doubles with the job: per object, the cost grew by factor / 2.
+            parts.append(f"{side} ×{factor:.2f} (per object ×{factor / 2:.2f})")
+        growth.append(f"{small} → {big} workers, `up` cpu per doubling: " + ", ".join(parts))
+    return "\n".join([*lines, "", *growth])
+
+
+def machine() -> str:
+    """The machine and its load, to note beside the numbers."""
+    cpus = os.cpu_count()
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    return (
+        f"{platform.system()} {platform.machine()}, {cpus} CPUs, load average {load}, "
+        f"Python {platform.python_version()}"
+    )
+
+
+class BenchPlane(ControlPlane):
+    """The tests' control plane, with a CRD given minutes to be Established: on a loaded
+    machine (a load of 10 on 2 cores) the tests' 30 s is not always enough."""
+
+    def wait_established(self, name: str, timeout: float = 30) -> None:
+        super().wait_established(name, max(timeout, 300))
+
+    def start(self) -> None:
+        """Start once the MPI Operator's fixed health port (8080) is free: one control
+        plane per machine at a time (another test session's may hold it)."""
+        deadline = time.monotonic() + 1800
+        while _port_taken(8080):
+            if time.monotonic() > deadline:
+                raise RuntimeError("port 8080 stayed taken for 30 min (another control plane)")
+            print("waiting for port 8080 (another control plane runs)", file=sys.stderr)
+            time.sleep(10)
+        super().start()
+
+
+def _port_taken(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+@contextmanager
+def _workdir(keep: Path | None) -> Iterator[Path]:
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        yield keep
+        return
+    with tempfile.TemporaryDirectory(prefix="trainjobs-bench-cluster-") as tmp:
+        yield Path(tmp)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the bench; print the table (and write it to ``--out`` when given)."""
+    parser = argparse.ArgumentParser(prog="python -m bench.cluster.run")
+    parser.add_argument("--workers", type=int, nargs="+", default=[64, 128, 256])
+    parser.add_argument("--out", type=Path, help="also write the table here")
+    parser.add_argument("--workdir", type=Path, help="keep projects and logs here")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="a tree of trainjobs from before a change (git archive …): its program is "
+        "measured too, in the same run, as a column of its own",
+    )
+    parser.add_argument(
+        "--tree",
+        type=Path,
+        help="the trainjobs tree whose program the trainjobs column runs; default this one",
+    )
+    args = parser.parse_args(argv)
+    results: dict[int, dict[str, Side]] = {}
+    with _workdir(args.workdir) as work, BenchPlane(work / "cluster") as cluster:
+        print(f"control plane ready in {cluster.started_in:.0f}s", file=sys.stderr)
+        for n, workers in enumerate(args.workers):
+            order: tuple[str, ...] = ("trainjobs", "raw") if n % 2 == 0 else ("raw", "trainjobs")
+            if args.before is not None:
+                order = (*order, "before") if n % 2 == 0 else ("before", *order)
+            results[workers] = {}
+            for side in (*order, "kubectl"):
+                print(f"{workers} workers: {side} …", file=sys.stderr, flush=True)
+                results[workers][side] = _bring_up(
+                    side, workers, work, cluster, args.before, args.tree
+                )
+                up = results[workers][side].up
+                print(f"  up {up.wall:.1f}s wall {up.cpu:.1f}s cpu", file=sys.stderr, flush=True)
+        out = f"{machine()}\n\n{table(results)}\n"
+    print(out)
+    if args.out is not None:
+        args.out.write_text(out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
