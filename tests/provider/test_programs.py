@@ -81,4 +81,5 @@ def test_the_yaml_example_registers_what_render_prints(tmp_path: Path) -> None:
     served = _served(program)
     assert served == sorted(want, key=_key)
     kinds = sorted({m["kind"] for m in served})
-    assert kinds == ["Deployment", "Pod", "PyTorchJob", "Service"]
+    # The Redis backend is secure by default: its password Secret and its NetworkPolicy.
+    assert kinds == ["Deployment", "NetworkPolicy", "Pod", "PyTorchJob", "Secret", "Service"]

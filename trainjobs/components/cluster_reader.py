@@ -19,10 +19,11 @@ import importlib
 import json
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import urllib3
 import yaml
 
 from trainjobs.errors import TrainjobsError
@@ -54,56 +55,93 @@ class ClusterAccess:
     kubeconfig: str | None = None
     context: str | None = None
 
-    def client(self) -> Any:
-        """A ``kubernetes.client.ApiClient`` for the cluster."""
-        # The client library is untyped: reached through Any.
+    def client(self) -> _Client:
+        """A client of the cluster, configured from the kubeconfig (or the pod)."""
+        # The client library is untyped: reached through Any. Only its kubeconfig loader
+        # and Configuration are used, whose interface has held across its releases (its
+        # generated ApiClient has not: release 37 changed call_api).
         kclient: Any = importlib.import_module("kubernetes.client")
         kconfig: Any = importlib.import_module("kubernetes.config")
+        configuration = kclient.Configuration()
         text = self.kubeconfig
         try:
             if text is not None and text.lstrip().startswith(_KUBECONFIG_TEXT):
-                return kconfig.new_client_from_config_dict(
-                    yaml.safe_load(text), context=self.context, persist_config=False
+                kconfig.load_kube_config_from_dict(
+                    yaml.safe_load(text),
+                    context=self.context,
+                    client_configuration=configuration,
+                    persist_config=False,
                 )
+                return _Client(configuration)
             path = text or os.environ.get("KUBECONFIG") or os.path.expanduser("~/.kube/config")
             exists = any(os.path.exists(p) for p in path.split(os.pathsep) if p)
             if text is None and not exists and os.environ.get("KUBERNETES_SERVICE_HOST"):
-                configuration = kclient.Configuration()
                 kconfig.load_incluster_config(client_configuration=configuration)
-                return kclient.ApiClient(configuration)
-            return kconfig.new_client_from_config(
-                config_file=path, context=self.context, persist_config=False
+                return _Client(configuration)
+            kconfig.load_kube_config(
+                config_file=path,
+                context=self.context,
+                client_configuration=configuration,
+                persist_config=False,
             )
-        except Exception as exc:  # the client raises ConfigException, OSError, yaml errors
+        except Exception as exc:  # the loader raises ConfigException, OSError, yaml errors
             raise ClusterReadError(f"cannot load the kubeconfig: {exc}") from None
+        return _Client(configuration)
 
 
 _KUBECONFIG_TEXT = ("{", "apiVersion", "kind", "clusters", "current-context", "users")
 """How ``kubernetes:kubeconfig`` holding the kubeconfig itself (not a path) begins."""
 
 
-def _get(api: Any, path: str, accept: str, query: Sequence[tuple[str, str]] = ()) -> Any | None:
-    """GET ``path`` as JSON; None when the server says NotFound."""
-    api_exception: Any = importlib.import_module("kubernetes.client.exceptions").ApiException
-    try:
-        response = api.call_api(
-            path,
-            "GET",
-            query_params=list(query),
-            header_params={"Accept": accept},
-            auth_settings=["BearerToken"],
-            _preload_content=False,
-            _return_http_data_only=True,
-            _request_timeout=TIMEOUT,
+class _Client:
+    """GETs to the API server as a ``kubernetes.client.Configuration`` says: its server,
+    CA, client certificate, and token (an exec plugin's refreshed first)."""
+
+    def __init__(self, configuration: Any) -> None:
+        self.configuration = configuration
+        options: dict[str, Any] = {
+            "cert_reqs": "CERT_REQUIRED" if configuration.verify_ssl else "CERT_NONE",
+            "ca_certs": configuration.ssl_ca_cert,
+            "cert_file": configuration.cert_file,
+            "key_file": configuration.key_file,
+            "maxsize": 8,
+        }
+        if getattr(configuration, "tls_server_name", None):
+            options["server_hostname"] = configuration.tls_server_name
+        self.pool: urllib3.PoolManager = (
+            urllib3.ProxyManager(configuration.proxy, **options)
+            if configuration.proxy
+            else urllib3.PoolManager(**options)
         )
-    except api_exception as exc:
-        if exc.status == 404:
+
+    def _headers(self, accept: str) -> dict[str, str]:
+        configuration = self.configuration
+        if configuration.refresh_api_key_hook is not None:
+            configuration.refresh_api_key_hook(configuration)
+        headers = {"Accept": accept}
+        token = configuration.get_api_key_with_prefix("authorization")
+        if token:
+            headers["Authorization"] = token
+        elif configuration.username:
+            credentials = f"{configuration.username}:{configuration.password or ''}"
+            headers.update(urllib3.util.make_headers(basic_auth=credentials))
+        return headers
+
+    def get(self, path: str, accept: str) -> Any | None:
+        """GET ``path`` as JSON; None when the server says NotFound."""
+        url = f"{str(self.configuration.host).rstrip('/')}{path}"
+        try:
+            response = self.pool.request(
+                "GET", url, headers=self._headers(accept), timeout=TIMEOUT, retries=False
+            )
+        except urllib3.exceptions.HTTPError as exc:
+            raise ClusterReadError(f"GET {path}: {exc}") from None
+        if response.status == 404:
             return None
-        reason = (exc.reason or "").strip()
-        raise ClusterReadError(f"GET {path}: {exc.status} {reason}".rstrip()) from None
-    except Exception as exc:  # urllib3's connection and TLS errors
-        raise ClusterReadError(f"GET {path}: {exc}") from None
-    return json.loads(response.data)
+        if response.status >= 300:
+            reason = (response.reason or "").strip()
+            raise ClusterReadError(f"GET {path}: {response.status} {reason}".rstrip())
+        return json.loads(response.data)
 
 
 @dataclass(frozen=True)
@@ -112,9 +150,9 @@ class _Kind:
     namespaced: bool
 
 
-def _discover(api: Any, api_version: str, kind: str) -> _Kind | None:
+def _discover(api: _Client, api_version: str, kind: str) -> _Kind | None:
     base = f"/api/{api_version}" if "/" not in api_version else f"/apis/{api_version}"
-    found = _get(api, base, "application/json")
+    found = api.get(base, "application/json")
     for resource in (found or {}).get("resources") or []:
         if resource.get("kind") == kind and "/" not in str(resource.get("name")):
             return _Kind(str(resource["name"]), bool(resource.get("namespaced")))
@@ -155,8 +193,7 @@ def read_labels(
         if kind is None:
             return
         if len(members) > LIST_ABOVE:
-            listed = _get(
-                api,
+            listed = api.get(
                 _path(api_version, kind, namespace),
                 _META.format("PartialObjectMetadataList"),
             )
@@ -169,8 +206,7 @@ def read_labels(
                     found[key] = _labels(by_name[key.name])
             return
         for key in members:
-            got = _get(
-                api,
+            got = api.get(
                 _path(api_version, kind, namespace, key.name),
                 _META.format("PartialObjectMetadata"),
             )

@@ -2532,6 +2532,342 @@ func (in *podSecurityPtr) ToPodSecurityPtrOutputWithContext(ctx context.Context)
 	return pulumi.ToOutputWithContext(ctx, in).(PodSecurityPtrOutput)
 }
 
+// The values of Preemption.reclaimWithinCohort.
+type PreemptionReclaimWithinCohort string
+
+const (
+	PreemptionReclaimWithinCohortNever         = PreemptionReclaimWithinCohort("Never")
+	PreemptionReclaimWithinCohortLowerPriority = PreemptionReclaimWithinCohort("LowerPriority")
+	PreemptionReclaimWithinCohortAny           = PreemptionReclaimWithinCohort("Any")
+)
+
+func (PreemptionReclaimWithinCohort) ElementType() reflect.Type {
+	return reflect.TypeOf((*PreemptionReclaimWithinCohort)(nil)).Elem()
+}
+
+func (e PreemptionReclaimWithinCohort) ToPreemptionReclaimWithinCohortOutput() PreemptionReclaimWithinCohortOutput {
+	return pulumi.ToOutput(e).(PreemptionReclaimWithinCohortOutput)
+}
+
+func (e PreemptionReclaimWithinCohort) ToPreemptionReclaimWithinCohortOutputWithContext(ctx context.Context) PreemptionReclaimWithinCohortOutput {
+	return pulumi.ToOutputWithContext(ctx, e).(PreemptionReclaimWithinCohortOutput)
+}
+
+func (e PreemptionReclaimWithinCohort) ToPreemptionReclaimWithinCohortPtrOutput() PreemptionReclaimWithinCohortPtrOutput {
+	return e.ToPreemptionReclaimWithinCohortPtrOutputWithContext(context.Background())
+}
+
+func (e PreemptionReclaimWithinCohort) ToPreemptionReclaimWithinCohortPtrOutputWithContext(ctx context.Context) PreemptionReclaimWithinCohortPtrOutput {
+	return PreemptionReclaimWithinCohort(e).ToPreemptionReclaimWithinCohortOutputWithContext(ctx).ToPreemptionReclaimWithinCohortPtrOutputWithContext(ctx)
+}
+
+func (e PreemptionReclaimWithinCohort) ToStringOutput() pulumi.StringOutput {
+	return pulumi.ToOutput(pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e PreemptionReclaimWithinCohort) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return pulumi.ToOutputWithContext(ctx, pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e PreemptionReclaimWithinCohort) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringPtrOutputWithContext(context.Background())
+}
+
+func (e PreemptionReclaimWithinCohort) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringOutputWithContext(ctx).ToStringPtrOutputWithContext(ctx)
+}
+
+type PreemptionReclaimWithinCohortOutput struct{ *pulumi.OutputState }
+
+func (PreemptionReclaimWithinCohortOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*PreemptionReclaimWithinCohort)(nil)).Elem()
+}
+
+func (o PreemptionReclaimWithinCohortOutput) ToPreemptionReclaimWithinCohortOutput() PreemptionReclaimWithinCohortOutput {
+	return o
+}
+
+func (o PreemptionReclaimWithinCohortOutput) ToPreemptionReclaimWithinCohortOutputWithContext(ctx context.Context) PreemptionReclaimWithinCohortOutput {
+	return o
+}
+
+func (o PreemptionReclaimWithinCohortOutput) ToPreemptionReclaimWithinCohortPtrOutput() PreemptionReclaimWithinCohortPtrOutput {
+	return o.ToPreemptionReclaimWithinCohortPtrOutputWithContext(context.Background())
+}
+
+func (o PreemptionReclaimWithinCohortOutput) ToPreemptionReclaimWithinCohortPtrOutputWithContext(ctx context.Context) PreemptionReclaimWithinCohortPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v PreemptionReclaimWithinCohort) *PreemptionReclaimWithinCohort {
+		return &v
+	}).(PreemptionReclaimWithinCohortPtrOutput)
+}
+
+func (o PreemptionReclaimWithinCohortOutput) ToStringOutput() pulumi.StringOutput {
+	return o.ToStringOutputWithContext(context.Background())
+}
+
+func (o PreemptionReclaimWithinCohortOutput) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e PreemptionReclaimWithinCohort) string {
+		return string(e)
+	}).(pulumi.StringOutput)
+}
+
+func (o PreemptionReclaimWithinCohortOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o PreemptionReclaimWithinCohortOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e PreemptionReclaimWithinCohort) *string {
+		v := string(e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+type PreemptionReclaimWithinCohortPtrOutput struct{ *pulumi.OutputState }
+
+func (PreemptionReclaimWithinCohortPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**PreemptionReclaimWithinCohort)(nil)).Elem()
+}
+
+func (o PreemptionReclaimWithinCohortPtrOutput) ToPreemptionReclaimWithinCohortPtrOutput() PreemptionReclaimWithinCohortPtrOutput {
+	return o
+}
+
+func (o PreemptionReclaimWithinCohortPtrOutput) ToPreemptionReclaimWithinCohortPtrOutputWithContext(ctx context.Context) PreemptionReclaimWithinCohortPtrOutput {
+	return o
+}
+
+func (o PreemptionReclaimWithinCohortPtrOutput) Elem() PreemptionReclaimWithinCohortOutput {
+	return o.ApplyT(func(v *PreemptionReclaimWithinCohort) PreemptionReclaimWithinCohort {
+		if v != nil {
+			return *v
+		}
+		var ret PreemptionReclaimWithinCohort
+		return ret
+	}).(PreemptionReclaimWithinCohortOutput)
+}
+
+func (o PreemptionReclaimWithinCohortPtrOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o PreemptionReclaimWithinCohortPtrOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e *PreemptionReclaimWithinCohort) *string {
+		if e == nil {
+			return nil
+		}
+		v := string(*e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+// PreemptionReclaimWithinCohortInput is an input type that accepts values of the PreemptionReclaimWithinCohort enum
+// A concrete instance of `PreemptionReclaimWithinCohortInput` can be one of the following:
+//
+//	PreemptionReclaimWithinCohortNever
+//	PreemptionReclaimWithinCohortLowerPriority
+//	PreemptionReclaimWithinCohortAny
+type PreemptionReclaimWithinCohortInput interface {
+	pulumi.Input
+
+	ToPreemptionReclaimWithinCohortOutput() PreemptionReclaimWithinCohortOutput
+	ToPreemptionReclaimWithinCohortOutputWithContext(context.Context) PreemptionReclaimWithinCohortOutput
+}
+
+var preemptionReclaimWithinCohortPtrType = reflect.TypeOf((**PreemptionReclaimWithinCohort)(nil)).Elem()
+
+type PreemptionReclaimWithinCohortPtrInput interface {
+	pulumi.Input
+
+	ToPreemptionReclaimWithinCohortPtrOutput() PreemptionReclaimWithinCohortPtrOutput
+	ToPreemptionReclaimWithinCohortPtrOutputWithContext(context.Context) PreemptionReclaimWithinCohortPtrOutput
+}
+
+type preemptionReclaimWithinCohortPtr string
+
+func PreemptionReclaimWithinCohortPtr(v string) PreemptionReclaimWithinCohortPtrInput {
+	return (*preemptionReclaimWithinCohortPtr)(&v)
+}
+
+func (*preemptionReclaimWithinCohortPtr) ElementType() reflect.Type {
+	return preemptionReclaimWithinCohortPtrType
+}
+
+func (in *preemptionReclaimWithinCohortPtr) ToPreemptionReclaimWithinCohortPtrOutput() PreemptionReclaimWithinCohortPtrOutput {
+	return pulumi.ToOutput(in).(PreemptionReclaimWithinCohortPtrOutput)
+}
+
+func (in *preemptionReclaimWithinCohortPtr) ToPreemptionReclaimWithinCohortPtrOutputWithContext(ctx context.Context) PreemptionReclaimWithinCohortPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, in).(PreemptionReclaimWithinCohortPtrOutput)
+}
+
+// The values of Preemption.withinClusterQueue.
+type PreemptionWithinClusterQueue string
+
+const (
+	PreemptionWithinClusterQueueNever                     = PreemptionWithinClusterQueue("Never")
+	PreemptionWithinClusterQueueLowerPriority             = PreemptionWithinClusterQueue("LowerPriority")
+	PreemptionWithinClusterQueueLowerOrNewerEqualPriority = PreemptionWithinClusterQueue("LowerOrNewerEqualPriority")
+)
+
+func (PreemptionWithinClusterQueue) ElementType() reflect.Type {
+	return reflect.TypeOf((*PreemptionWithinClusterQueue)(nil)).Elem()
+}
+
+func (e PreemptionWithinClusterQueue) ToPreemptionWithinClusterQueueOutput() PreemptionWithinClusterQueueOutput {
+	return pulumi.ToOutput(e).(PreemptionWithinClusterQueueOutput)
+}
+
+func (e PreemptionWithinClusterQueue) ToPreemptionWithinClusterQueueOutputWithContext(ctx context.Context) PreemptionWithinClusterQueueOutput {
+	return pulumi.ToOutputWithContext(ctx, e).(PreemptionWithinClusterQueueOutput)
+}
+
+func (e PreemptionWithinClusterQueue) ToPreemptionWithinClusterQueuePtrOutput() PreemptionWithinClusterQueuePtrOutput {
+	return e.ToPreemptionWithinClusterQueuePtrOutputWithContext(context.Background())
+}
+
+func (e PreemptionWithinClusterQueue) ToPreemptionWithinClusterQueuePtrOutputWithContext(ctx context.Context) PreemptionWithinClusterQueuePtrOutput {
+	return PreemptionWithinClusterQueue(e).ToPreemptionWithinClusterQueueOutputWithContext(ctx).ToPreemptionWithinClusterQueuePtrOutputWithContext(ctx)
+}
+
+func (e PreemptionWithinClusterQueue) ToStringOutput() pulumi.StringOutput {
+	return pulumi.ToOutput(pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e PreemptionWithinClusterQueue) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return pulumi.ToOutputWithContext(ctx, pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e PreemptionWithinClusterQueue) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringPtrOutputWithContext(context.Background())
+}
+
+func (e PreemptionWithinClusterQueue) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringOutputWithContext(ctx).ToStringPtrOutputWithContext(ctx)
+}
+
+type PreemptionWithinClusterQueueOutput struct{ *pulumi.OutputState }
+
+func (PreemptionWithinClusterQueueOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*PreemptionWithinClusterQueue)(nil)).Elem()
+}
+
+func (o PreemptionWithinClusterQueueOutput) ToPreemptionWithinClusterQueueOutput() PreemptionWithinClusterQueueOutput {
+	return o
+}
+
+func (o PreemptionWithinClusterQueueOutput) ToPreemptionWithinClusterQueueOutputWithContext(ctx context.Context) PreemptionWithinClusterQueueOutput {
+	return o
+}
+
+func (o PreemptionWithinClusterQueueOutput) ToPreemptionWithinClusterQueuePtrOutput() PreemptionWithinClusterQueuePtrOutput {
+	return o.ToPreemptionWithinClusterQueuePtrOutputWithContext(context.Background())
+}
+
+func (o PreemptionWithinClusterQueueOutput) ToPreemptionWithinClusterQueuePtrOutputWithContext(ctx context.Context) PreemptionWithinClusterQueuePtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v PreemptionWithinClusterQueue) *PreemptionWithinClusterQueue {
+		return &v
+	}).(PreemptionWithinClusterQueuePtrOutput)
+}
+
+func (o PreemptionWithinClusterQueueOutput) ToStringOutput() pulumi.StringOutput {
+	return o.ToStringOutputWithContext(context.Background())
+}
+
+func (o PreemptionWithinClusterQueueOutput) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e PreemptionWithinClusterQueue) string {
+		return string(e)
+	}).(pulumi.StringOutput)
+}
+
+func (o PreemptionWithinClusterQueueOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o PreemptionWithinClusterQueueOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e PreemptionWithinClusterQueue) *string {
+		v := string(e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+type PreemptionWithinClusterQueuePtrOutput struct{ *pulumi.OutputState }
+
+func (PreemptionWithinClusterQueuePtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**PreemptionWithinClusterQueue)(nil)).Elem()
+}
+
+func (o PreemptionWithinClusterQueuePtrOutput) ToPreemptionWithinClusterQueuePtrOutput() PreemptionWithinClusterQueuePtrOutput {
+	return o
+}
+
+func (o PreemptionWithinClusterQueuePtrOutput) ToPreemptionWithinClusterQueuePtrOutputWithContext(ctx context.Context) PreemptionWithinClusterQueuePtrOutput {
+	return o
+}
+
+func (o PreemptionWithinClusterQueuePtrOutput) Elem() PreemptionWithinClusterQueueOutput {
+	return o.ApplyT(func(v *PreemptionWithinClusterQueue) PreemptionWithinClusterQueue {
+		if v != nil {
+			return *v
+		}
+		var ret PreemptionWithinClusterQueue
+		return ret
+	}).(PreemptionWithinClusterQueueOutput)
+}
+
+func (o PreemptionWithinClusterQueuePtrOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o PreemptionWithinClusterQueuePtrOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e *PreemptionWithinClusterQueue) *string {
+		if e == nil {
+			return nil
+		}
+		v := string(*e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+// PreemptionWithinClusterQueueInput is an input type that accepts values of the PreemptionWithinClusterQueue enum
+// A concrete instance of `PreemptionWithinClusterQueueInput` can be one of the following:
+//
+//	PreemptionWithinClusterQueueNever
+//	PreemptionWithinClusterQueueLowerPriority
+//	PreemptionWithinClusterQueueLowerOrNewerEqualPriority
+type PreemptionWithinClusterQueueInput interface {
+	pulumi.Input
+
+	ToPreemptionWithinClusterQueueOutput() PreemptionWithinClusterQueueOutput
+	ToPreemptionWithinClusterQueueOutputWithContext(context.Context) PreemptionWithinClusterQueueOutput
+}
+
+var preemptionWithinClusterQueuePtrType = reflect.TypeOf((**PreemptionWithinClusterQueue)(nil)).Elem()
+
+type PreemptionWithinClusterQueuePtrInput interface {
+	pulumi.Input
+
+	ToPreemptionWithinClusterQueuePtrOutput() PreemptionWithinClusterQueuePtrOutput
+	ToPreemptionWithinClusterQueuePtrOutputWithContext(context.Context) PreemptionWithinClusterQueuePtrOutput
+}
+
+type preemptionWithinClusterQueuePtr string
+
+func PreemptionWithinClusterQueuePtr(v string) PreemptionWithinClusterQueuePtrInput {
+	return (*preemptionWithinClusterQueuePtr)(&v)
+}
+
+func (*preemptionWithinClusterQueuePtr) ElementType() reflect.Type {
+	return preemptionWithinClusterQueuePtrType
+}
+
+func (in *preemptionWithinClusterQueuePtr) ToPreemptionWithinClusterQueuePtrOutput() PreemptionWithinClusterQueuePtrOutput {
+	return pulumi.ToOutput(in).(PreemptionWithinClusterQueuePtrOutput)
+}
+
+func (in *preemptionWithinClusterQueuePtr) ToPreemptionWithinClusterQueuePtrOutputWithContext(ctx context.Context) PreemptionWithinClusterQueuePtrOutput {
+	return pulumi.ToOutputWithContext(ctx, in).(PreemptionWithinClusterQueuePtrOutput)
+}
+
 // least-privilege (default): only the verbs the v0.8 controller uses. upstream: the release's rules verbatim, '*' on MPIJobs, leases, PodGroups and queues.
 type Rbac string
 
@@ -3565,6 +3901,10 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*MSReplicaSpecReplicaTypePtrInput)(nil)).Elem(), MSReplicaSpecReplicaType("MASTER"))
 	pulumi.RegisterInputType(reflect.TypeOf((*PodSecurityInput)(nil)).Elem(), PodSecurity("restricted"))
 	pulumi.RegisterInputType(reflect.TypeOf((*PodSecurityPtrInput)(nil)).Elem(), PodSecurity("restricted"))
+	pulumi.RegisterInputType(reflect.TypeOf((*PreemptionReclaimWithinCohortInput)(nil)).Elem(), PreemptionReclaimWithinCohort("Never"))
+	pulumi.RegisterInputType(reflect.TypeOf((*PreemptionReclaimWithinCohortPtrInput)(nil)).Elem(), PreemptionReclaimWithinCohort("Never"))
+	pulumi.RegisterInputType(reflect.TypeOf((*PreemptionWithinClusterQueueInput)(nil)).Elem(), PreemptionWithinClusterQueue("Never"))
+	pulumi.RegisterInputType(reflect.TypeOf((*PreemptionWithinClusterQueuePtrInput)(nil)).Elem(), PreemptionWithinClusterQueue("Never"))
 	pulumi.RegisterInputType(reflect.TypeOf((*RbacInput)(nil)).Elem(), Rbac("least-privilege"))
 	pulumi.RegisterInputType(reflect.TypeOf((*RbacPtrInput)(nil)).Elem(), Rbac("least-privilege"))
 	pulumi.RegisterInputType(reflect.TypeOf((*ReplicaSpecRestartPolicyInput)(nil)).Elem(), ReplicaSpecRestartPolicy("Always"))
@@ -3607,6 +3947,10 @@ func init() {
 	pulumi.RegisterOutputType(MSReplicaSpecReplicaTypePtrOutput{})
 	pulumi.RegisterOutputType(PodSecurityOutput{})
 	pulumi.RegisterOutputType(PodSecurityPtrOutput{})
+	pulumi.RegisterOutputType(PreemptionReclaimWithinCohortOutput{})
+	pulumi.RegisterOutputType(PreemptionReclaimWithinCohortPtrOutput{})
+	pulumi.RegisterOutputType(PreemptionWithinClusterQueueOutput{})
+	pulumi.RegisterOutputType(PreemptionWithinClusterQueuePtrOutput{})
 	pulumi.RegisterOutputType(RbacOutput{})
 	pulumi.RegisterOutputType(RbacPtrOutput{})
 	pulumi.RegisterOutputType(ReplicaSpecRestartPolicyOutput{})

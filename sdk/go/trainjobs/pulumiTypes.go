@@ -2904,6 +2904,8 @@ type GpuQueueSpec struct {
 	Namespaces []string `pulumi:"namespaces"`
 	// The GpuNodePool whose capacity the queue shares. Required.
 	NodePool string `pulumi:"nodePool"`
+	// Whom a pending job of the queue may evict; default none (Kueue: Never).
+	Preemption *Preemption `pulumi:"preemption"`
 	// BestEffortFIFO (a job that does not fit lets smaller ones by) or StrictFIFO.
 	QueueingStrategy *GpuQueueSpecQueueingStrategy `pulumi:"queueingStrategy"`
 }
@@ -2933,6 +2935,8 @@ type GpuQueueSpecArgs struct {
 	Namespaces pulumi.StringArrayInput `pulumi:"namespaces"`
 	// The GpuNodePool whose capacity the queue shares. Required.
 	NodePool pulumi.StringInput `pulumi:"nodePool"`
+	// Whom a pending job of the queue may evict; default none (Kueue: Never).
+	Preemption PreemptionPtrInput `pulumi:"preemption"`
 	// BestEffortFIFO (a job that does not fit lets smaller ones by) or StrictFIFO.
 	QueueingStrategy GpuQueueSpecQueueingStrategyPtrInput `pulumi:"queueingStrategy"`
 }
@@ -3045,6 +3049,11 @@ func (o GpuQueueSpecOutput) NodePool() pulumi.StringOutput {
 	return o.ApplyT(func(v GpuQueueSpec) string { return v.NodePool }).(pulumi.StringOutput)
 }
 
+// Whom a pending job of the queue may evict; default none (Kueue: Never).
+func (o GpuQueueSpecOutput) Preemption() PreemptionPtrOutput {
+	return o.ApplyT(func(v GpuQueueSpec) *Preemption { return v.Preemption }).(PreemptionPtrOutput)
+}
+
 // BestEffortFIFO (a job that does not fit lets smaller ones by) or StrictFIFO.
 func (o GpuQueueSpecOutput) QueueingStrategy() GpuQueueSpecQueueingStrategyPtrOutput {
 	return o.ApplyT(func(v GpuQueueSpec) *GpuQueueSpecQueueingStrategy { return v.QueueingStrategy }).(GpuQueueSpecQueueingStrategyPtrOutput)
@@ -3132,6 +3141,16 @@ func (o GpuQueueSpecPtrOutput) NodePool() pulumi.StringPtrOutput {
 		}
 		return &v.NodePool
 	}).(pulumi.StringPtrOutput)
+}
+
+// Whom a pending job of the queue may evict; default none (Kueue: Never).
+func (o GpuQueueSpecPtrOutput) Preemption() PreemptionPtrOutput {
+	return o.ApplyT(func(v *GpuQueueSpec) *Preemption {
+		if v == nil {
+			return nil
+		}
+		return v.Preemption
+	}).(PreemptionPtrOutput)
 }
 
 // BestEffortFIFO (a job that does not fit lets smaller ones by) or StrictFIFO.
@@ -8661,6 +8680,168 @@ func (o PodTemplatePatchPtrOutput) Spec() PodSpecPatchPtrOutput {
 	}).(PodSpecPatchPtrOutput)
 }
 
+// “spec.preemption“ of a GpuQueue: whom a pending job may evict (Kueue's
+// ClusterQueue “preemption“); each field defaults to Kueue's “Never“.
+type Preemption struct {
+	// Evict jobs of other queues of the cohort that borrowed this queue's quota: Any, only LowerPriority ones, or Never (default).
+	ReclaimWithinCohort *PreemptionReclaimWithinCohort `pulumi:"reclaimWithinCohort"`
+	// Evict lower-priority (or also newer equal-priority) jobs of the same queue; default Never.
+	WithinClusterQueue *PreemptionWithinClusterQueue `pulumi:"withinClusterQueue"`
+}
+
+// PreemptionInput is an input type that accepts PreemptionArgs and PreemptionOutput values.
+// You can construct a concrete instance of `PreemptionInput` via:
+//
+//	PreemptionArgs{...}
+type PreemptionInput interface {
+	pulumi.Input
+
+	ToPreemptionOutput() PreemptionOutput
+	ToPreemptionOutputWithContext(context.Context) PreemptionOutput
+}
+
+// “spec.preemption“ of a GpuQueue: whom a pending job may evict (Kueue's
+// ClusterQueue “preemption“); each field defaults to Kueue's “Never“.
+type PreemptionArgs struct {
+	// Evict jobs of other queues of the cohort that borrowed this queue's quota: Any, only LowerPriority ones, or Never (default).
+	ReclaimWithinCohort PreemptionReclaimWithinCohortPtrInput `pulumi:"reclaimWithinCohort"`
+	// Evict lower-priority (or also newer equal-priority) jobs of the same queue; default Never.
+	WithinClusterQueue PreemptionWithinClusterQueuePtrInput `pulumi:"withinClusterQueue"`
+}
+
+func (PreemptionArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*Preemption)(nil)).Elem()
+}
+
+func (i PreemptionArgs) ToPreemptionOutput() PreemptionOutput {
+	return i.ToPreemptionOutputWithContext(context.Background())
+}
+
+func (i PreemptionArgs) ToPreemptionOutputWithContext(ctx context.Context) PreemptionOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(PreemptionOutput)
+}
+
+func (i PreemptionArgs) ToPreemptionPtrOutput() PreemptionPtrOutput {
+	return i.ToPreemptionPtrOutputWithContext(context.Background())
+}
+
+func (i PreemptionArgs) ToPreemptionPtrOutputWithContext(ctx context.Context) PreemptionPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(PreemptionOutput).ToPreemptionPtrOutputWithContext(ctx)
+}
+
+// PreemptionPtrInput is an input type that accepts PreemptionArgs, PreemptionPtr and PreemptionPtrOutput values.
+// You can construct a concrete instance of `PreemptionPtrInput` via:
+//
+//	        PreemptionArgs{...}
+//
+//	or:
+//
+//	        nil
+type PreemptionPtrInput interface {
+	pulumi.Input
+
+	ToPreemptionPtrOutput() PreemptionPtrOutput
+	ToPreemptionPtrOutputWithContext(context.Context) PreemptionPtrOutput
+}
+
+type preemptionPtrType PreemptionArgs
+
+func PreemptionPtr(v *PreemptionArgs) PreemptionPtrInput {
+	return (*preemptionPtrType)(v)
+}
+
+func (*preemptionPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**Preemption)(nil)).Elem()
+}
+
+func (i *preemptionPtrType) ToPreemptionPtrOutput() PreemptionPtrOutput {
+	return i.ToPreemptionPtrOutputWithContext(context.Background())
+}
+
+func (i *preemptionPtrType) ToPreemptionPtrOutputWithContext(ctx context.Context) PreemptionPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(PreemptionPtrOutput)
+}
+
+// “spec.preemption“ of a GpuQueue: whom a pending job may evict (Kueue's
+// ClusterQueue “preemption“); each field defaults to Kueue's “Never“.
+type PreemptionOutput struct{ *pulumi.OutputState }
+
+func (PreemptionOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*Preemption)(nil)).Elem()
+}
+
+func (o PreemptionOutput) ToPreemptionOutput() PreemptionOutput {
+	return o
+}
+
+func (o PreemptionOutput) ToPreemptionOutputWithContext(ctx context.Context) PreemptionOutput {
+	return o
+}
+
+func (o PreemptionOutput) ToPreemptionPtrOutput() PreemptionPtrOutput {
+	return o.ToPreemptionPtrOutputWithContext(context.Background())
+}
+
+func (o PreemptionOutput) ToPreemptionPtrOutputWithContext(ctx context.Context) PreemptionPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v Preemption) *Preemption {
+		return &v
+	}).(PreemptionPtrOutput)
+}
+
+// Evict jobs of other queues of the cohort that borrowed this queue's quota: Any, only LowerPriority ones, or Never (default).
+func (o PreemptionOutput) ReclaimWithinCohort() PreemptionReclaimWithinCohortPtrOutput {
+	return o.ApplyT(func(v Preemption) *PreemptionReclaimWithinCohort { return v.ReclaimWithinCohort }).(PreemptionReclaimWithinCohortPtrOutput)
+}
+
+// Evict lower-priority (or also newer equal-priority) jobs of the same queue; default Never.
+func (o PreemptionOutput) WithinClusterQueue() PreemptionWithinClusterQueuePtrOutput {
+	return o.ApplyT(func(v Preemption) *PreemptionWithinClusterQueue { return v.WithinClusterQueue }).(PreemptionWithinClusterQueuePtrOutput)
+}
+
+type PreemptionPtrOutput struct{ *pulumi.OutputState }
+
+func (PreemptionPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**Preemption)(nil)).Elem()
+}
+
+func (o PreemptionPtrOutput) ToPreemptionPtrOutput() PreemptionPtrOutput {
+	return o
+}
+
+func (o PreemptionPtrOutput) ToPreemptionPtrOutputWithContext(ctx context.Context) PreemptionPtrOutput {
+	return o
+}
+
+func (o PreemptionPtrOutput) Elem() PreemptionOutput {
+	return o.ApplyT(func(v *Preemption) Preemption {
+		if v != nil {
+			return *v
+		}
+		var ret Preemption
+		return ret
+	}).(PreemptionOutput)
+}
+
+// Evict jobs of other queues of the cohort that borrowed this queue's quota: Any, only LowerPriority ones, or Never (default).
+func (o PreemptionPtrOutput) ReclaimWithinCohort() PreemptionReclaimWithinCohortPtrOutput {
+	return o.ApplyT(func(v *Preemption) *PreemptionReclaimWithinCohort {
+		if v == nil {
+			return nil
+		}
+		return v.ReclaimWithinCohort
+	}).(PreemptionReclaimWithinCohortPtrOutput)
+}
+
+// Evict lower-priority (or also newer equal-priority) jobs of the same queue; default Never.
+func (o PreemptionPtrOutput) WithinClusterQueue() PreemptionWithinClusterQueuePtrOutput {
+	return o.ApplyT(func(v *Preemption) *PreemptionWithinClusterQueue {
+		if v == nil {
+			return nil
+		}
+		return v.WithinClusterQueue
+	}).(PreemptionWithinClusterQueuePtrOutput)
+}
+
 // “spec.pserver“: the parameter servers (a fixed number; they never scale).
 type PserverSpec struct {
 	// Never read: parameter servers do not scale.
@@ -9014,7 +9195,9 @@ func (o RdzvConfArrayOutput) Index(i pulumi.IntInput) RdzvConfOutput {
 type RedisBackendSpec struct {
 	// Redis image; default redis:7.4.2.
 	Image *string `pulumi:"image"`
-	// true: require a password, generated by Pulumi and kept as a secret in the Secret <name>-auth (key 'password'); jobs read it through a secretKeyRef. Default false.
+	// true (default): a NetworkPolicy lets only the pods of the jobs that name this backend (they get the label trainjobs.dev/backend=<name>) reach the Redis port. false: no NetworkPolicy; any pod that can reach the Service may connect. Write false only on purpose (e.g. for a job on the host network).
+	NetworkPolicy *bool `pulumi:"networkPolicy"`
+	// true (default): require a password, generated by Pulumi and kept as a secret in the Secret <name>-auth (key 'password'); jobs read it through a secretKeyRef (REDIS_PASSWORD). false: no password, anyone who reaches the port may use the store; write it only for a client that cannot send one.
 	Password *bool `pulumi:"password"`
 	// Port; default 6379.
 	Port *int `pulumi:"port"`
@@ -9037,7 +9220,9 @@ type RedisBackendSpecInput interface {
 type RedisBackendSpecArgs struct {
 	// Redis image; default redis:7.4.2.
 	Image pulumi.StringPtrInput `pulumi:"image"`
-	// true: require a password, generated by Pulumi and kept as a secret in the Secret <name>-auth (key 'password'); jobs read it through a secretKeyRef. Default false.
+	// true (default): a NetworkPolicy lets only the pods of the jobs that name this backend (they get the label trainjobs.dev/backend=<name>) reach the Redis port. false: no NetworkPolicy; any pod that can reach the Service may connect. Write false only on purpose (e.g. for a job on the host network).
+	NetworkPolicy pulumi.BoolPtrInput `pulumi:"networkPolicy"`
+	// true (default): require a password, generated by Pulumi and kept as a secret in the Secret <name>-auth (key 'password'); jobs read it through a secretKeyRef (REDIS_PASSWORD). false: no password, anyone who reaches the port may use the store; write it only for a client that cannot send one.
 	Password pulumi.BoolPtrInput `pulumi:"password"`
 	// Port; default 6379.
 	Port pulumi.IntPtrInput `pulumi:"port"`
@@ -9128,7 +9313,12 @@ func (o RedisBackendSpecOutput) Image() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v RedisBackendSpec) *string { return v.Image }).(pulumi.StringPtrOutput)
 }
 
-// true: require a password, generated by Pulumi and kept as a secret in the Secret <name>-auth (key 'password'); jobs read it through a secretKeyRef. Default false.
+// true (default): a NetworkPolicy lets only the pods of the jobs that name this backend (they get the label trainjobs.dev/backend=<name>) reach the Redis port. false: no NetworkPolicy; any pod that can reach the Service may connect. Write false only on purpose (e.g. for a job on the host network).
+func (o RedisBackendSpecOutput) NetworkPolicy() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v RedisBackendSpec) *bool { return v.NetworkPolicy }).(pulumi.BoolPtrOutput)
+}
+
+// true (default): require a password, generated by Pulumi and kept as a secret in the Secret <name>-auth (key 'password'); jobs read it through a secretKeyRef (REDIS_PASSWORD). false: no password, anyone who reaches the port may use the store; write it only for a client that cannot send one.
 func (o RedisBackendSpecOutput) Password() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v RedisBackendSpec) *bool { return v.Password }).(pulumi.BoolPtrOutput)
 }
@@ -9177,7 +9367,17 @@ func (o RedisBackendSpecPtrOutput) Image() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
-// true: require a password, generated by Pulumi and kept as a secret in the Secret <name>-auth (key 'password'); jobs read it through a secretKeyRef. Default false.
+// true (default): a NetworkPolicy lets only the pods of the jobs that name this backend (they get the label trainjobs.dev/backend=<name>) reach the Redis port. false: no NetworkPolicy; any pod that can reach the Service may connect. Write false only on purpose (e.g. for a job on the host network).
+func (o RedisBackendSpecPtrOutput) NetworkPolicy() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *RedisBackendSpec) *bool {
+		if v == nil {
+			return nil
+		}
+		return v.NetworkPolicy
+	}).(pulumi.BoolPtrOutput)
+}
+
+// true (default): require a password, generated by Pulumi and kept as a secret in the Secret <name>-auth (key 'password'); jobs read it through a secretKeyRef (REDIS_PASSWORD). false: no password, anyone who reaches the port may use the store; write it only for a client that cannot send one.
 func (o RedisBackendSpecPtrOutput) Password() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *RedisBackendSpec) *bool {
 		if v == nil {
@@ -12506,6 +12706,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*PodSpecPatchPtrInput)(nil)).Elem(), PodSpecPatchArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*PodTemplatePatchInput)(nil)).Elem(), PodTemplatePatchArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*PodTemplatePatchPtrInput)(nil)).Elem(), PodTemplatePatchArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*PreemptionInput)(nil)).Elem(), PreemptionArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*PreemptionPtrInput)(nil)).Elem(), PreemptionArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*PserverSpecInput)(nil)).Elem(), PserverSpecArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*PyTorchJobInput)(nil)).Elem(), PyTorchJobArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*PyTorchJobSpecInput)(nil)).Elem(), PyTorchJobSpecArgs{})
@@ -12636,6 +12838,8 @@ func init() {
 	pulumi.RegisterOutputType(PodSpecPatchPtrOutput{})
 	pulumi.RegisterOutputType(PodTemplatePatchOutput{})
 	pulumi.RegisterOutputType(PodTemplatePatchPtrOutput{})
+	pulumi.RegisterOutputType(PreemptionOutput{})
+	pulumi.RegisterOutputType(PreemptionPtrOutput{})
 	pulumi.RegisterOutputType(PserverSpecOutput{})
 	pulumi.RegisterOutputType(PyTorchJobOutput{})
 	pulumi.RegisterOutputType(PyTorchJobSpecOutput{})

@@ -168,6 +168,28 @@ export const PodSecurity = {
  */
 export type PodSecurity = (typeof PodSecurity)[keyof typeof PodSecurity];
 
+export const PreemptionReclaimWithinCohort = {
+    Never: "Never",
+    LowerPriority: "LowerPriority",
+    Any: "Any",
+} as const;
+
+/**
+ * The values of Preemption.reclaimWithinCohort.
+ */
+export type PreemptionReclaimWithinCohort = (typeof PreemptionReclaimWithinCohort)[keyof typeof PreemptionReclaimWithinCohort];
+
+export const PreemptionWithinClusterQueue = {
+    Never: "Never",
+    LowerPriority: "LowerPriority",
+    LowerOrNewerEqualPriority: "LowerOrNewerEqualPriority",
+} as const;
+
+/**
+ * The values of Preemption.withinClusterQueue.
+ */
+export type PreemptionWithinClusterQueue = (typeof PreemptionWithinClusterQueue)[keyof typeof PreemptionWithinClusterQueue];
+
 export const Rbac = {
     LeastPrivilege: "least-privilege",
     Upstream: "upstream",
