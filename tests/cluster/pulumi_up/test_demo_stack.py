@@ -153,40 +153,24 @@ def _brought_up(
     workdir = tmp_path_factory.mktemp(f"pulumi-{stack}")
     project = Project(workdir, kubeconfig=cluster.kubeconfig, dirs=pulumi_dirs)
     rendered = render(REPO / "stacks" / f"Pulumi.{stack}.yaml")
-    # Namespaces the cluster had before: the provider adopts a declared namespace that
-    # already exists (server-side apply upserts), and destroying the stack would then
-    # delete it, operators and all. Forget those before the teardown's destroy.
+    # Namespaces the cluster had before (kubeflow, where the session's operators run, which
+    # the demo stack uses as a shared namespace): a plain destroy must leave them.
     before = {ns["metadata"]["name"] for ns in cluster.client.items("/api/v1/namespaces")}
     project.init(stack)
+    # The session's control plane installed the operators' CRDs itself, so a stack that
+    # installs an operator meets them: it adopts them, as a platform team would (CRDs are
+    # retained on delete). The demo stack declares nothing the cluster has.
+    existing = [m for m in rendered if _exists(cluster, m)]
+    if stack == STACK:
+        assert existing == []
+    for i, obj in enumerate(existing):
+        meta = obj["metadata"]
+        entry = "/".join(p for p in (obj["kind"], meta.get("namespace"), meta["name"]) if p)
+        project.pulumi("config", "set", "--path", f"trainjobs:adopt[{i}]", entry, "--stack", stack)
     log = workdir / "up.events.jsonl"
     project.pulumi("up", "--yes", "--skip-preview", "--stack", stack, f"--event-log={log}")
     yield Demo(project, rendered, log, before, stack)
-    _destroy_keeping(project, before, stack)
-
-
-def _destroy_keeping(project: Project, namespaces: set[str], stack: str = STACK) -> list[str]:
-    """Destroy the stack but the Namespaces named, which leave the state undeleted.
-
-    The provider adopts a declared namespace that already exists (server-side apply
-    upserts on create), so a plain destroy would delete it, and everything in it that
-    the stack did not make. Returns the namespaces kept.
-    """
-    keep = {
-        urn: name for urn, name in _namespace_urns(project, stack).items() if name in namespaces
-    }
-    excludes = [f"--exclude={urn}" for urn in keep]
-    project.pulumi("destroy", "--yes", "--skip-preview", "--stack", stack, *excludes)
-    for urn in keep:
-        project.pulumi("state", "delete", urn, "--yes", "--stack", stack)
-    return sorted(keep.values())
-
-
-def _namespace_urns(project: Project, stack: str = STACK) -> dict[str, str]:
-    return {
-        res["urn"]: res["outputs"]["metadata"]["name"]
-        for res in project.export(stack)
-        if res["type"] == "kubernetes:core/v1:Namespace"
-    }
+    project.pulumi("destroy", "--yes", "--skip-preview", "--stack", stack)
 
 
 def test_up_creates_exactly_what_render_prints(brought_up: Demo, cluster: ControlPlane) -> None:
@@ -353,21 +337,21 @@ def test_refresh_after_out_of_band_delete_plans_the_recreate(
 
 
 def test_destroy_removes_the_stack_and_nothing_else(demo: Demo, cluster: ControlPlane) -> None:
-    """``pulumi destroy`` deletes every object the stack created, and no other namespace.
+    """A plain ``pulumi destroy`` deletes every object the stack created, and no other
+    namespace: ``kubeflow`` (where the session's operators live) is one of the demo
+    stack's ``sharedNamespaces``, read and never owned.
 
-    Runs last: the stack is gone afterwards. Namespaces the cluster had before the up
-    (``kubeflow``, where the session's operators live, which the demo stack also
-    declares) are first removed from the state with ``pulumi state delete``: the
-    provider adopts an existing namespace on create, so destroy would delete it.
-    Fails when an object of the stack survives, or a namespace outside the stack goes.
+    Runs last: the stack is gone afterwards. Fails when an object of the stack survives,
+    or a namespace outside the stack goes (before issue 31 the provider adopted
+    ``kubeflow`` and this destroy deleted it, operators and all).
     """
     project = demo.project
     namespaces_before = {n["metadata"]["name"] for n in cluster.client.items("/api/v1/namespaces")}
-    adopted = _destroy_keeping(project, demo.preexisting)
+    assert "kubeflow" in demo.preexisting
+    project.pulumi("destroy", "--yes", "--skip-preview", "--stack", STACK)
     assert k8s_resources(project.export(STACK)) == {}
-    created_namespaces = {
-        m["metadata"]["name"] for m in demo.rendered if m["kind"] == "Namespace"
-    } - set(adopted)
+    created_namespaces = {m["metadata"]["name"] for m in demo.rendered if m["kind"] == "Namespace"}
+    assert "kubeflow" not in created_namespaces
     namespaced_left = [
         ident(m)
         for m in demo.rendered
@@ -380,6 +364,7 @@ def test_destroy_removes_the_stack_and_nothing_else(demo: Demo, cluster: Control
         if n["status"].get("phase") != "Terminating"
     }
     assert namespaces_before - created_namespaces <= namespaces_after
+    assert "kubeflow" in namespaces_after
     crds_left = [
         ident(m)
         for m in demo.rendered
