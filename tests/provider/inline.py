@@ -1,5 +1,5 @@
 """Helpers of the proofs that bring up a language example as an Automation API inline
-program (tests/cluster/pulumi_up/test_languages_typescript.py and _go.py).
+program (its real-engine tests are on branch wip-languages).
 
 Each example declares the resources of examples/yaml-stack in a namespace of its own;
 its runner (``automation.js``, ``automation``) prints ``RESULT <json>`` last.
