@@ -3,7 +3,7 @@ Pulumi's mocks is what ``trainjobs render`` prints for the same resources.
 
 The engine resolves a reference (``backend: ${redis}``) to the URN of the component
 once it is made; here each resource is constructed once those it names are. The same
-programs run on the real engine on branch wip-languages (not yet passing).
+programs run on the real engine in commit c6447d2's tests/cluster/pulumi_up (not yet passing).
 """
 
 from __future__ import annotations
