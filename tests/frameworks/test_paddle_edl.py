@@ -74,6 +74,13 @@ def _objects(doc: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
     return {(o["kind"], o["metadata"]["name"]): o for o in expand_pods(EDL, EDL.default(job))}
 
 
+def _training_job(doc: dict[str, Any]) -> Any:
+    """The TrainingJob the operator target emits for ``doc`` (its NetworkPolicy beside)."""
+    manifests = run(parse_documents([doc]), target="operator").manifests
+    (job,) = [m for m in manifests if m["kind"] == "TrainingJob"]
+    return job
+
+
 def _pod(objects: dict[tuple[str, str], dict[str, Any]], kind: str, name: str) -> Any:
     return objects[(kind, name)]["spec"]["template"]
 
@@ -95,16 +102,74 @@ def test_worked_example_objects_in_apply_order() -> None:
         ("v1", "ServiceAccount", "example-edl"),
         ("rbac.authorization.k8s.io/v1", "Role", "example-edl-pod-reader"),
         ("rbac.authorization.k8s.io/v1", "RoleBinding", "example-edl-pod-reader"),
+        ("networking.k8s.io/v1", "NetworkPolicy", "example-master"),
         ("apps/v1", "ReplicaSet", "example-master"),
         ("apps/v1", "ReplicaSet", "example-pserver"),
         ("batch/v1", "Job", "example-trainer"),
     ]
     assert {m["metadata"]["namespace"] for m in rendering.manifests} == {"default"}
-    workloads = {m["metadata"]["name"]: m["spec"] for m in rendering.manifests[3:]}
+    workloads = {m["metadata"]["name"]: m["spec"] for m in rendering.manifests[4:]}
     assert workloads["example-master"]["replicas"] == 1
     assert workloads["example-pserver"]["replicas"] == 2
     assert workloads["example-trainer"]["parallelism"] == 2
     assert "completions" not in workloads["example-trainer"]
+
+
+MASTER_POLICY = {
+    "apiVersion": "networking.k8s.io/v1",
+    "kind": "NetworkPolicy",
+    "metadata": {
+        "name": "example-master",
+        "namespace": "default",
+        "labels": {"app.kubernetes.io/managed-by": "trainjobs"},
+    },
+    "spec": {
+        "podSelector": {"matchLabels": {"paddle-job-master": "example"}},
+        "policyTypes": ["Ingress"],
+        "ingress": [
+            {
+                "from": [
+                    {"podSelector": {"matchLabels": {"paddle-job-pserver": "example"}}},
+                    {"podSelector": {"matchLabels": {"paddle-job": "example"}}},
+                ],
+                "ports": [
+                    {"protocol": "TCP", "port": 8080},
+                    {"protocol": "TCP", "port": 2379},
+                    {"protocol": "TCP", "port": 4001},
+                ],
+            }
+        ],
+    },
+}
+
+
+@pytest.mark.parametrize("target", ["operator", "pods"])
+def test_master_etcd_admits_only_the_jobs_own_pods(target: str) -> None:
+    """The master pod's etcd and task master answer without a password: on both targets
+    a NetworkPolicy admits only the job's pservers and trainers, on exactly the ports
+    they use, selecting the master pod by the label the controller (or the pods target)
+    gives it. Fails without the framework's listener."""
+    rendering = run(parse_documents([upstream_doc()]), target=target)
+    policies = [m for m in rendering.manifests if m["kind"] == "NetworkPolicy"]
+    assert policies == [MASTER_POLICY]
+    if target == "pods":
+        pods = {
+            m["metadata"]["name"]: m["spec"]["template"]["metadata"]["labels"]
+            for m in rendering.manifests
+            if m["kind"] in ("ReplicaSet", "Job")
+        }
+        assert pods == {
+            "example-master": {"paddle-job-master": "example"},
+            "example-pserver": {"paddle-job-pserver": "example"},
+            "example-trainer": {"paddle-job": "example"},
+        }
+
+
+def test_master_policy_opt_out_is_explicit() -> None:
+    doc = {**upstream_doc(), "trainjobs": {"networkPolicy": False}}
+    rendering = run(parse_documents([doc]), target="pods")
+    assert [m["kind"] for m in rendering.manifests].count("ReplicaSet") == 2
+    assert [m for m in rendering.manifests if m["kind"] == "NetworkPolicy"] == []
 
 
 def test_replica_sets_select_exactly_their_pods() -> None:
@@ -236,7 +301,7 @@ def test_legacy_gpu_name_becomes_nvidia_com_gpu_in_pods() -> None:
         "limits": {"nvidia.com/gpu": 1, "cpu": "800m"},
         "requests": {"cpu": "500m"},
     }
-    operator = run(parse_documents([doc]), target="operator").manifests[0]
+    operator = _training_job(doc)
     assert operator["spec"]["trainer"]["resources"]["limits"] == {
         "alpha.kubernetes.io/nvidia-gpu": 1,
         "cpu": "800m",
@@ -254,7 +319,7 @@ def test_host_network_in_every_spelling(key: str) -> None:
         ("Job", "example-trainer"),
     ):
         assert _pod(objects, kind, name)["spec"]["hostNetwork"] is True
-    operator = run(parse_documents([doc]), target="operator").manifests[0]
+    operator = _training_job(doc)
     assert operator["spec"]["HostNetwork"] is True
     assert "hostNetwork" not in operator["spec"] and "host_network" not in operator["spec"]
 
@@ -263,7 +328,7 @@ def test_volume_mounts_lower_case_spelling_is_accepted() -> None:
     doc = upstream_doc()
     doc["spec"]["volumes"] = [{"name": "data", "emptyDir": {}}]
     doc["spec"]["volumeMounts"] = [{"name": "data", "mountPath": "/data"}]
-    operator = run(parse_documents([doc]), target="operator").manifests[0]
+    operator = _training_job(doc)
     assert operator["spec"]["VolumeMounts"] == [{"name": "data", "mountPath": "/data"}]
 
 
@@ -319,7 +384,7 @@ def test_defaults_are_made_explicit_on_the_operator_target() -> None:
             "pserver": {"min-instance": 1},
         },
     }
-    (manifest,) = run(parse_documents([doc]), target="operator").manifests
+    manifest = _training_job(doc)
     assert manifest == {
         "apiVersion": "paddlepaddle.org/v1",
         "kind": "TrainingJob",
@@ -346,7 +411,7 @@ def test_controller_written_fields_are_dropped() -> None:
     doc["status"] = {"phase": "running"}
     doc["spec"]["trainer"]["replicaSpec"] = {"spec": {"parallelism": 4}}
     doc["metadata"]["uid"] = "1234"
-    (manifest,) = run(parse_documents([doc]), target="operator").manifests
+    manifest = _training_job(doc)
     assert "status" not in manifest
     assert "replicaSpec" not in manifest["spec"]["trainer"]
     assert "uid" not in manifest["metadata"]

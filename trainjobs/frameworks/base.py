@@ -31,6 +31,7 @@ from trainjobs.plan import (
     with_backend,
 )
 from trainjobs.plan.expansion import Expansion
+from trainjobs.plan.listeners import Listener
 
 if TYPE_CHECKING:
     from trainjobs.plan.jobset import JobSetPlan
@@ -159,6 +160,11 @@ class Framework(ABC, Generic[JobT]):
     job_roles: ClassVar[frozenset[str]] = frozenset()
     """The roles whose pods, on the ``pods`` target, a batch Job owns (as the operator
     makes them) where the rest are bare Pods: an MPIJob's ``Launcher``. Default none."""
+    listeners: ClassVar[tuple[Listener, ...]] = ()
+    """Servers inside the job that only its own pods should reach and that have no
+    password of their own (the EDL master pod's etcd); the render admits only the job's
+    pods to them with a NetworkPolicy unless the job says ``networkPolicy: false``.
+    Default none."""
 
     @abstractmethod
     def default(self, job: JobT) -> JobT:

@@ -20,8 +20,11 @@ from pydantic import Field
 
 from trainjobs.errors import Finding, Rule
 from trainjobs.k8s.data import Manifest, deep_copy
+from trainjobs.k8s.names import shorten
 from trainjobs.plan import JobPlan
+from trainjobs.plan.listeners import Listener
 from trainjobs.platform.base import Reference
+from trainjobs.platform.workload import MANAGED_BY
 
 __all__ = [
     "BACKEND_LABEL",
@@ -30,6 +33,7 @@ __all__ = [
     "admission_problems",
     "backend_policy",
     "label_pods",
+    "listener_policy",
     "network_policy_field",
 ]
 
@@ -138,3 +142,31 @@ def label_pods(plan: JobPlan, backend: str) -> JobPlan:
         # metadata first, as people write a template.
         templates[pod_set.role] = {"metadata": metadata, **template}
     return plan.with_templates(templates)
+
+
+def listener_policy(job: str, namespace: str, listener: Listener) -> Manifest:
+    """The NetworkPolicy ``<job>-<suffix>`` selecting the pods of ``job`` that run the
+    listener and admitting, on its ports (TCP), only the pods of the same job in the
+    client roles."""
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": {
+            "name": shorten(f"{job}-{listener.suffix}"),
+            "namespace": namespace,
+            "labels": {"app.kubernetes.io/managed-by": MANAGED_BY},
+        },
+        "spec": {
+            "podSelector": {"matchLabels": {listener.server_label: job}},
+            "policyTypes": ["Ingress"],
+            "ingress": [
+                {
+                    "from": [
+                        {"podSelector": {"matchLabels": {label: job}}}
+                        for label in listener.client_labels
+                    ],
+                    "ports": [{"protocol": "TCP", "port": port} for port in listener.ports],
+                }
+            ],
+        },
+    }

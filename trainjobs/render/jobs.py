@@ -11,6 +11,7 @@ from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.names import dns1123_label_problem, labelled_name_problem
 from trainjobs.k8s.order import apply_rank
 from trainjobs.plan import JobPlan
+from trainjobs.platform.network import listener_policy
 from trainjobs.render.gang import apply_gang
 from trainjobs.render.lifecycle import job_lifecycle
 from trainjobs.render.model import RenderedJob, RenderedObject, UnitRef
@@ -189,6 +190,8 @@ def render_job(
     plan = gang.plan
     findings += [f.located(entry.source, entry.path) for f in gang.findings]
     extra += gang.manifests
+    if entry.options.network_policy:
+        extra += [listener_policy(plan.name, plan.namespace, x) for x in framework.listeners]
     if any(f.severity is Severity.ERROR for f in findings):
         return None, findings
     manifests, problems = expand(framework, plan, chosen)

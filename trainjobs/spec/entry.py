@@ -95,6 +95,15 @@ class JobOptions(K8sModel):
         default=None,
         description="How long to wait when wait is running or succeeded, e.g. 90m; default 60m.",
     )
+    network_policy: bool = Field(
+        default=True,
+        description=(
+            "true (default): servers inside the job that answer without a password (the "
+            "PaddlePaddle EDL master pod's etcd and task master) get a NetworkPolicy that "
+            "admits only the job's own pods. false: none; any pod that can reach them may "
+            "connect. Kinds with no such server ignore it."
+        ),
+    )
     ignore: list[str] | None = Field(
         default=None,
         description=(

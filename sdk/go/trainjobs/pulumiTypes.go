@@ -3648,6 +3648,8 @@ type JobOptions struct {
 	Gang *JobOptionsGang `pulumi:"gang"`
 	// Check rules silenced for this job: rule codes or dotted prefixes, e.g. [image.unpinned, pss.baseline.capabilities]; `trainjobs check --list-rules` lists them. The job's objects carry them in the annotation trainjobs.dev/ignore-checks, so the policy pack honours them too. Default none.
 	Ignore []string `pulumi:"ignore"`
+	// true (default): servers inside the job that answer without a password (the PaddlePaddle EDL master pod's etcd and task master) get a NetworkPolicy that admits only the job's own pods. false: none; any pod that can reach them may connect. Kinds with no such server ignore it.
+	NetworkPolicy *bool `pulumi:"networkPolicy"`
 	// Node pool the job's GPU replicas run on: one pool name for all of them, or a map of replica type to pool (e.g. {Worker: a100, PS: cpu}). Default none.
 	NodePool interface{} `pulumi:"nodePool"`
 	// Name of a queue in the stack the job is admitted through.

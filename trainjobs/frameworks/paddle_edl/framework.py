@@ -52,6 +52,7 @@ from trainjobs.k8s.kinds import KindRef
 from trainjobs.k8s.names import shorten
 from trainjobs.plan import PodSet
 from trainjobs.plan.expansion import Expansion
+from trainjobs.plan.listeners import Listener
 from trainjobs.plan.objects import (
     BatchJobPlan,
     ObjectPlan,
@@ -233,6 +234,12 @@ class PaddleEdl(Framework[TrainingJob]):
     success_rule = (
         "when the trainer Job completes (one trainer succeeded and the others stopped); "
         "the master and pserver ReplicaSets keep running until the job is removed"
+    )
+    # The master pod's task master (8080) and etcd (client ports 2379 and 4001) answer
+    # anyone: the upstream clients send no credentials. Only the job's pservers and
+    # trainers use them; etcd's peer port (2380) serves no one in a one-member cluster.
+    listeners = (
+        Listener(LABEL_MASTER, (8080, 2379, 4001), (LABEL_PSERVER, LABEL_TRAINER), "master"),
     )
 
     def default(self, job: TrainingJob) -> TrainingJob:
