@@ -109,7 +109,9 @@ class Deployment:
                 "PULUMI_PYTHON_CMD": sys.executable,
                 "PYTHONPATH": str(self.source),
                 "PULUMI_HOME": str(self.home),
-                "PULUMI_BACKEND_URL": f"file://{self.state}",
+                # No `.attrs` sidecars: a kill mid-write leaves one empty and the stack
+                # unreadable (docs/shared-cluster.md, "When an update is interrupted").
+                "PULUMI_BACKEND_URL": f"file://{self.state}?metadata=skip",
                 "PULUMI_CONFIG_PASSPHRASE": PASSPHRASE,
                 "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "true",
                 "PULUMI_SKIP_UPDATE_CHECK": "true",

@@ -138,7 +138,11 @@ class Project:
                 "PULUMI_PYTHON_CMD": sys.executable,
                 "PYTHONPATH": str(REPO),
                 "PULUMI_HOME": str(home),
-                "PULUMI_BACKEND_URL": f"file://{state}",
+                # metadata=skip: the file backend then writes no `.attrs` sidecar, which a
+                # SIGKILL between its create and its write leaves empty, after which every
+                # command fails "failed to load checkpoint: EOF" (README: When an update is
+                # interrupted; tests/cluster/pulumi_up/test_faults.py).
+                "PULUMI_BACKEND_URL": f"file://{state}?metadata=skip",
                 "PULUMI_CONFIG_PASSPHRASE": PASSPHRASE,
                 "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "true",
                 "PULUMI_SKIP_UPDATE_CHECK": "true",
