@@ -63,7 +63,7 @@ _OFFLINE = {
     "edl-scale",
 }
 # Plain commands a console block may use to set a scene (change a file, show it).
-_HELPERS = {"sed", "cp", "cat", "mkdir", "echo", "head", "grep"}
+_HELPERS = {"sed", "cp", "cat", "mkdir", "echo", "head", "grep", "ls"}
 # What a page's commands work on: copied per page, so a sample may change files.
 _COPIED = ("stacks", "examples", "Pulumi.yaml", "schema")
 _TIMEOUT_S = 120
@@ -281,7 +281,8 @@ def test_python_snippets_run(block: Block, monkeypatch: pytest.MonkeyPatch) -> N
 
 @pytest.mark.parametrize("block", _all("yaml"), ids=lambda b: b.id)
 def test_yaml_samples_parse(block: Block) -> None:
-    assert list(yaml.safe_load_all(block.text)) is not None
+    documents = list(yaml.safe_load_all(block.text))  # parses every document, or raises
+    assert documents, f"{block.id}: an empty yaml block"
 
 
 # --- the shape of the pages ----------------------------------------------------------
