@@ -241,6 +241,8 @@ def test_console_samples_print_what_the_page_shows(page: str, tmp_path: Path) ->
                     f"{block.id}: $ {command.line}\n  exit {result.returncode} "
                     f"(the page says {command.exit_code}); printed:\n"
                     + "\n".join(f"    {line}" for line in actual)
+                    + "\n  the page shows:\n"
+                    + "\n".join(f"    {line}" for line in command.expected)
                 )
     assert not failures, "\n\n".join(failures)
 
