@@ -193,6 +193,9 @@ def _copy(destination: Path) -> Path:
             shutil.copytree(source, destination / name, ignore=shutil.ignore_patterns(".*"))
         else:
             shutil.copy2(source, destination / name)
+    # Its own git work tree, so `preview` keeps its state in the copy (at the top of the
+    # work tree) wherever the temporary folder is.
+    subprocess.run(["git", "init", "-q", str(destination)], check=True, timeout=_TIMEOUT_S)
     return destination
 
 
