@@ -1,4 +1,4 @@
-"""README's "Components in your own program" runs as written, under Pulumi mocks: one
+"""docs/python-api.md's "Components in your own program" runs as written, under Pulumi mocks: one
 job on two clusters, Inputs resolved, the password secret, status and addresses."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from tests.support.pulumi_harness import run_program
 
 
 def _snippet() -> str:
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("### Components in your own program") :]
+    page = (ROOT / "docs" / "python-api.md").read_text()
+    section = page[page.index("## Components in your own program") :]
     match = re.search(r"```python\n(.*?)```", section, re.S)
     assert match, "the section has a python block"
     return match.group(1)

@@ -1,4 +1,4 @@
-"""The README's table of platform kinds is the registry's."""
+"""docs/platform.md's table of platform kinds is the registry's."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ STACK_KEY = {category: key for key, category in LIST_KEYS.items()}
 
 
 def _rows() -> list[str]:
-    readme = (ROOT / "README.md").read_text().splitlines()
+    readme = (ROOT / "docs" / "platform.md").read_text().splitlines()
     start = readme.index("| kind | listed under | what it is |")
     rows = []
     for line in readme[start + 2 :]:

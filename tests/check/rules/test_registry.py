@@ -1,4 +1,5 @@
-"""The rule registry: one place for codes, severities and docs; the README is generated."""
+"""The rule registry: one place for codes, severities and docs; docs/check.md's table is
+generated."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from trainjobs.errors import Severity
 
 
 def test_codes_are_unique_dotted_and_documented() -> None:
-    # No count pinned here: the README table test below notices a rule gone missing
+    # No count pinned here: the docs table test below notices a rule gone missing
     # (a new rule changes the table and nothing else).
     assert len(RULES) == len(set(RULES.codes()))
     for rule in RULES:
@@ -34,9 +35,9 @@ def test_group_matching_for_ignore_entries() -> None:
     assert not RULES.matches("pss.restrict")
 
 
-def _readme_table() -> str:
-    """The README's rule table: its header line and every table line after it."""
-    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines(keepends=True)
+def _docs_table() -> str:
+    """docs/check.md's rule table: its header line and every table line after it."""
+    lines = (ROOT / "docs" / "check.md").read_text(encoding="utf-8").splitlines(keepends=True)
     start = lines.index("| rule | severity | profile | checks |\n")
     end = start
     while end < len(lines) and lines[end].startswith("|"):
@@ -44,9 +45,9 @@ def _readme_table() -> str:
     return "".join(lines[start:end])
 
 
-def test_readme_lists_every_rule_as_the_registry_says() -> None:
+def test_the_docs_list_every_rule_as_the_registry_says() -> None:
     """Regenerate the table with ``trainjobs.check.rules.rules_table()``."""
-    table = _readme_table()
+    table = _docs_table()
     assert table == rules_table()
     # The whole table is compared, so a rule dropped from the end is noticed too.
     assert table != rules_table(RuleRegistry(list(RULES)[:-1]))
