@@ -391,20 +391,7 @@ def _workloads_expected(manifests: list[Doc]) -> int:
     return count + len(groups)
 
 
-SPLIT = pytest.mark.xfail(
-    strict=True,
-    reason="on the pods target an MPIJob is two Kueue workloads, the launcher's batch Job "
-    "and the workers' pod group, admitted apart: on a queue too small for the workers the "
-    "launcher (no GPU) is admitted and runs alone while check refuses the whole job "
-    "(platform/queue.py _queued_pods; not all-or-nothing)",
-)
-PARAMS = [
-    pytest.param(c, marks=SPLIT) if (c.kind, c.target, c.queue) == ("MPIJob", "pods", TIGHT) else c
-    for c in CASES
-]
-
-
-@pytest.mark.parametrize("case", PARAMS, ids=lambda c: c.id)
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_kueue_admits_what_check_admits(cluster: ControlPlane, kueue: Kueue, case: Case) -> None:
     verdict, manifests = _check(case)
     expected = _workloads_expected(manifests)

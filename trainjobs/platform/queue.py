@@ -9,13 +9,13 @@ the target (``JobPlan.pod_owner``), which is what Kueue admits:
 
 * the custom resource (operator target), or the TrainJob the trainer target makes of
   it: ``kueue.x-k8s.io/queue-name``;
-* bare Pods (a Kubeflow v1 kind on the pods target): the queue label and the pod-group
-  label on every pod template, the group's total-count annotation (Kueue's pod
-  integration admits the pods as one group);
-* batch Jobs (a TrainJob on the pods target, an MPIJob's launcher): the queue label on
-  each Job, created suspended; Kueue's batch/Job integration resumes a Job once
-  admitted, and its pod integration skips pods a Job owns, so they are no part of the
-  pod group;
+* Pods (a Kubeflow v1 kind on the pods target, an MPIJob's launcher Job included): the
+  queue label and the pod-group label on every pod template, the group's total-count
+  annotation (Kueue's pod integration admits the pods as one group, all or nothing; it
+  manages a Job's pods itself when the Job carries no queue label);
+* one batch Job owning every pod (a TrainJob of one replicated job on the pods target):
+  the queue label on the Job, created suspended; Kueue's batch/Job integration resumes
+  it once admitted;
 * the JobSet (a TrainJob on the jobset target): the same labels on the JobSet (Kueue's
   jobset integration; Trainer v2.3 would not copy a TrainJob's labels to it).
 
@@ -323,20 +323,21 @@ class GpuQueueKind(PlatformKind[GpuQueue]):
         return PlanEffect(plan.with_labels({QUEUE_LABEL: queue.name}))
 
     def _queued_pods(self, queue: GpuQueue, plan: JobPlan, target: str) -> JobPlan:
-        """On the pods target: batch Jobs that own pods (a TrainJob's, an MPIJob's
-        launcher) are labelled and created suspended, as Kueue's batch/Job integration
-        admits them, and their pods are left out of the pod group, which Kueue's pod
-        integration would never count (it skips pods a Job owns); the bare pods form
-        one group of their total (its labels and count on every template)."""
+        """On the pods target. When one batch Job owns every pod (a TrainJob of one
+        replicated job), that Job is labelled and created suspended: Kueue's batch/Job
+        integration admits it. Otherwise the pods belong to several owners (an MPIJob's
+        launcher Job beside its bare worker Pods) and Kueue would make a workload of each
+        and admit them apart, so a launcher could run with no workers: instead every pod
+        template, the Jobs' too, gets the queue and pod-group labels and the group's
+        total count, and the Jobs stay unlabelled and unsuspended — Kueue's pod
+        integration then manages their pods as members of the one group (it defers to
+        an owning Job only when that Job carries a queue), all or nothing."""
         owned = {s.role for s in plan.pod_sets if plan.pod_owner(target, s.role) == "jobs"}
-        if owned:
-            plan = plan.with_admission({QUEUE_LABEL: queue.name}, suspend=True)
-        grouped = [s for s in plan.pod_sets if s.role not in owned]
-        if not grouped:
-            return plan
-        total = sum(s.replicas for s in grouped)
+        if owned and len(plan.pod_sets) == 1:
+            return plan.with_admission({QUEUE_LABEL: queue.name}, suspend=True)
+        total = sum(s.replicas for s in plan.pod_sets)
         placed = {}
-        for pod_set in grouped:
+        for pod_set in plan.pod_sets:
             template = {"metadata": {}, **deep_copy(pod_set.template)}
             meta = template["metadata"]
             meta["labels"] = {
