@@ -112,8 +112,10 @@ sdk:
 	$(CODEGEN) nodejs schema/provider.schema.json sdk/nodejs
 	$(CODEGEN) go schema/provider.schema.json sdk/go
 
+# Two workers: the tests that start a control plane (or run replicas on loopback ports)
+# keep to one of them in turn, the rest run beside (tests/conftest.py).
 unit: $(STAMP) graphviz proof-deps cluster node-deps go-deps
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2 --dist loadgroup
 
 ## docs: redraw the pictures the README shows (a test fails when they are stale)
 docs: $(VENV)/.installed graphviz

@@ -22,3 +22,21 @@ def _schema_cache_of_this_session(tmp_path_factory: pytest.TempPathFactory) -> I
         patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
         patch.delenv("TRAINJOBS_NO_CACHE", raising=False)
         yield
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``make test`` runs ``-n 2 --dist loadgroup``), tests that start
+    a control plane run one after another on one worker, and so do tests that run
+    replicas on loopback ports (run-local): the MPI Operator's fixed :8080, a sandbox's
+    programs and run-local's replica addresses cannot be shared by two tests at once.
+    Every other test may run beside them."""
+    for item in items:
+        path = item.path.as_posix()
+        if (
+            "/tests/cluster/" in path
+            or "/tests/sandbox/" in path
+            or item.get_closest_marker("cluster")
+        ):
+            item.add_marker(pytest.mark.xdist_group("control-plane"))
+        elif "/tests/local/" in path or item.get_closest_marker("proof"):
+            item.add_marker(pytest.mark.xdist_group("loopback"))
