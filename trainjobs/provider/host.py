@@ -274,6 +274,8 @@ def serve(args: list[str]) -> None:
     generate_with(ServedPassword, ServedKeyPair)
 
     async def run() -> None:
+        # pulumi.provider.main's server (its message-size options), with our servicer:
+        # main takes no servicer of one's own.
         server = grpc.aio.server(options=_GRPC_CHANNEL_OPTIONS)
         servicer = GeneratingServicer(host, args, engine_address=engine)
         provider_pb2_grpc.add_ResourceProviderServicer_to_server(servicer, server)
