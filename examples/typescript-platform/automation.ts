@@ -25,7 +25,8 @@ async function main(command: string, stackName: string): Promise<number> {
         const result = await stack.preview({ onOutput, diff: true });
         process.stdout.write(`\nRESULT ${JSON.stringify(result.changeSummary)}\n`);
     } else if (command === "destroy") {
-        await stack.destroy({ onOutput });
+        const result = await stack.destroy({ onOutput });
+        process.stdout.write(`\nRESULT ${JSON.stringify(result.summary.resourceChanges)}\n`);
     } else {
         process.stderr.write(`unknown command ${command} (up, preview or destroy)\n`);
         return 2;

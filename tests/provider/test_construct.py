@@ -12,11 +12,14 @@ from typing import Any
 import pulumi
 import pytest
 import yaml
+from google.protobuf import struct_pb2  # type: ignore[import-untyped]
+from pulumi.output import Unknown
+from pulumi.runtime import rpc
 
 from tests.support.paths import EXAMPLES
 from tests.support.pulumi_harness import Registered, run_program
-from trainjobs.components import InvalidJobError, RedisBackend, TrainingJob
-from trainjobs.provider.host import TrainjobsProvider, plain
+from trainjobs.components import GpuNodePool, InvalidJobError, RedisBackend, TrainingJob
+from trainjobs.provider.host import TrainjobsProvider, _References, plain
 
 JOB = "trainjobs:index:TrainingJob"
 
@@ -152,3 +155,41 @@ def test_a_stack_makes_the_stack_programs_components_as_its_children() -> None:
     assert components[("trainjobs:index:TrainingJob", "ml/mnist")] == stack.urn
     assert components[("trainjobs:index:RedisBackend", "ml/redis")] == stack.urn
     assert sum(r.type == "kubernetes:core/v1:Pod" for r in served) == 4
+
+
+def test_a_job_names_its_pool_by_the_reference_pulumi_yaml_sends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Pulumi YAML declares a component as a custom resource: its reference arrives as a
+    custom resource reference with an empty ID, which the SDK decodes as an unknown value
+    (the URN lost) unless the package's module (as ``serve`` registers it) decodes it."""
+    resources = yaml.safe_load((EXAMPLES / "yaml-stack" / "Pulumi.yaml").read_text())["resources"]
+    pool_spec, bert = resources["a100"]["properties"]["spec"], resources["bert"]["properties"]
+    host = TrainjobsProvider()
+    monkeypatch.setitem(rpc._RESOURCE_MODULES, "trainjobs:index", [_References(host)])
+
+    def wire(urn: str) -> Any:
+        ref = {rpc._special_sig_key: rpc._special_resource_sig, "urn": urn, "id": ""}
+        struct = struct_pb2.Struct()
+        struct.update({"nodePool": ref})
+        return rpc.deserialize_properties(struct, keep_unknowns=True)["nodePool"]
+
+    def by_provider() -> None:
+        opts = pulumi.ResourceOptions()
+        pool = host.construct("a100", "trainjobs:index:GpuNodePool", {"spec": pool_spec}, opts)
+        inputs = {"job": _floats(bert["job"]), "target": "operator"}
+        pulumi.Output.from_input(pool.urn).apply(
+            lambda urn: host.construct("bert", JOB, {**inputs, "nodePool": wire(urn)}, opts)
+        )
+
+    def by_python() -> None:
+        pool = GpuNodePool("a100", pool_spec)
+        TrainingJob("bert", bert["job"], target="operator", node_pool=pool)
+
+    served, native = run_program(by_provider), run_program(by_python)
+    assert _seen(served) == _seen(native)
+    job = next(r for r in served if r.type == "kubernetes:kubeflow.org/v1:PyTorchJob")
+    template = job.inputs["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]
+    assert template["spec"]["nodeSelector"] == {"gpu-pool": "a100"}
+    monkeypatch.setitem(rpc._RESOURCE_MODULES, "trainjobs:index", [])
+    assert isinstance(wire("urn:pulumi:s::p::trainjobs:index:GpuNodePool::a100"), Unknown)

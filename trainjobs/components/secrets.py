@@ -10,17 +10,40 @@ key pairs, a :class:`GeneratedPassword` for passwords — trainjobs' own dynamic
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 import pulumi
 
 from trainjobs.components.generators import GeneratedKeyPair, GeneratedPassword
 from trainjobs.k8s import generated
 
-__all__ = ["GeneratedValues", "has_placeholders", "placeholder_groups"]
+__all__ = ["GeneratedValues", "generate_with", "has_placeholders", "placeholder_groups"]
 
 PASSWORD_LENGTH = 32
+
+
+class _Password(Protocol):
+    result: pulumi.Output[str]
+
+
+class _KeyPair(Protocol):
+    private_key_pem: pulumi.Output[str]
+    public_key_openssh: pulumi.Output[str]
+
+
+_MAKERS: dict[str, Callable[..., Any]] = {
+    "password": GeneratedPassword,
+    "key_pair": GeneratedKeyPair,
+}
+
+
+def generate_with(password: Callable[..., _Password], key_pair: Callable[..., _KeyPair]) -> None:
+    """Make later components generate with these resource classes (called as
+    ``password(name, length=…, opts=…)``, ``key_pair(name, opts=…)``) instead of the
+    dynamic resources: the component provider serves its own (``trainjobs.provider``),
+    as a program in another language has no Python to run dynamic resources."""
+    _MAKERS.update(password=password, key_pair=key_pair)
 
 
 def has_placeholders(value: Any) -> bool:
@@ -66,8 +89,8 @@ class GeneratedValues:
         (a secret manager's value) and are used instead of generating one."""
         self._parent = parent
         self._prefix = prefix
-        self._keys: dict[str, GeneratedKeyPair] = {}
-        self._passwords: dict[str, GeneratedPassword] = {}
+        self._keys: dict[str, _KeyPair] = {}
+        self._passwords: dict[str, _Password] = {}
         self._given = dict(passwords or {})
 
     def _opts(self, group: str) -> tuple[str, pulumi.ResourceOptions]:
@@ -78,10 +101,10 @@ class GeneratedValues:
         alias = [pulumi.Alias(name=group)]
         return f"{self._prefix}:{group}", pulumi.ResourceOptions(parent=self._parent, aliases=alias)
 
-    def _key(self, group: str) -> GeneratedKeyPair:
+    def _key(self, group: str) -> _KeyPair:
         if group not in self._keys:
             name, opts = self._opts(group)
-            self._keys[group] = GeneratedKeyPair(name, opts=opts)
+            self._keys[group] = _MAKERS["key_pair"](name, opts=opts)
         return self._keys[group]
 
     def value(self, placeholder: generated.Generated) -> pulumi.Output[str]:
@@ -94,7 +117,7 @@ class GeneratedValues:
             return pulumi.Output.secret(self._given[placeholder.group])
         if placeholder.group not in self._passwords:
             name, opts = self._opts(placeholder.group)
-            self._passwords[placeholder.group] = GeneratedPassword(
+            self._passwords[placeholder.group] = _MAKERS["password"](
                 name, length=PASSWORD_LENGTH, opts=opts
             )
         return pulumi.Output.secret(self._passwords[placeholder.group].result)

@@ -14,17 +14,25 @@ as its URN (a job's ``backend``), known values with dependencies or secrets as O
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
+import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+import grpc  # type: ignore[import-untyped]  # what pulumi.provider.main serves with
 import pulumi
 import pulumi.provider as provider
-from pulumi.runtime import settings
+from pulumi.resource import DependencyResource
+from pulumi.runtime import ResourceModule, register_resource_module, settings
+from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
+from pulumi.runtime.proto import provider_pb2_grpc
 
 from trainjobs.components import PlatformComponent, TrainingJob, TrainingStack
+from trainjobs.components.secrets import generate_with
 from trainjobs.errors import SpecError
+from trainjobs.provider.generated import GeneratingServicer, ServedKeyPair, ServedPassword
 from trainjobs.provider.schema import PACKAGE, PLATFORM_RESOURCES, VERSION, schema_text
 from trainjobs.spec.load import parse_stack
 from trainjobs.spec.stack import DEFAULT_K8S_VERSION
@@ -63,9 +71,11 @@ def _known(output: pulumi.Output[Any]) -> Any:
 
 
 def _urn(value: Any) -> str | None:
-    """The URN a resource reference arrived as: a string, a known Output of one, or (as
-    Pulumi YAML sends a component it has not finished making) an unknown Output whose
+    """The URN a resource reference arrived as: a resource (:class:`_References` gives
+    the component back), a string, a known Output of either, or an unknown Output whose
     one dependency is the component."""
+    if isinstance(value, pulumi.Resource):
+        return _known_urn(value)
     if isinstance(value, str):
         return value
     if not isinstance(value, pulumi.Output):
@@ -73,10 +83,15 @@ def _urn(value: Any) -> str | None:
     data = _known(value)
     if data is None:
         return None
-    if isinstance(data.value, str):
-        return data.value
-    urns = [u.value for r in data.resources if (u := _known(r.urn)) and isinstance(u.value, str)]
+    if isinstance(data.value, str | pulumi.Resource):
+        return _urn(data.value)
+    urns = [u for r in data.resources if (u := _known_urn(r))]
     return urns[0] if len(urns) == 1 else None
+
+
+def _known_urn(resource: pulumi.Resource) -> str | None:
+    data = _known(resource.urn)
+    return data.value if data is not None and isinstance(data.value, str) else None
 
 
 def _type_and_name(urn: str) -> tuple[str, str]:
@@ -138,6 +153,26 @@ class _StackComponent(pulumi.ComponentResource):
         self.register_outputs({"objects": self.objects, "outputs": self.outputs})
 
 
+class _References(ResourceModule):
+    """Gives a reference to a ``trainjobs:index:*`` component back as the component.
+
+    Pulumi YAML declares a component as a custom resource, so its reference reaches the
+    provider as a custom resource reference with an empty ID, which the SDK would decode
+    as an unknown value (losing the URN) unless a module of the package decodes it.
+    """
+
+    def __init__(self, host: TrainjobsProvider) -> None:
+        self.host = host
+
+    def version(self) -> None:
+        # Any version: one provider process serves one version of the package.
+        return None
+
+    def construct(self, name: str, typ: str, urn: str) -> pulumi.Resource:
+        found = self.host.components.get((typ, name))
+        return found if found is not None else DependencyResource(urn)
+
+
 class TrainjobsProvider(provider.Provider):
     """Constructs ``trainjobs:index:<Kind>`` components; remembers each platform
     component by URN, so a later job of the same update can name it (``backend``)."""
@@ -179,6 +214,8 @@ class TrainjobsProvider(provider.Provider):
     def _component(self, name: str, field: str, value: Any) -> PlatformComponent | None:
         if value is None:
             return None
+        if isinstance(value, PlatformComponent):
+            return value
         urn = _urn(value)
         found = self.components.get(_type_and_name(urn)) if urn else None
         if found is None:
@@ -227,5 +264,27 @@ class TrainjobsProvider(provider.Provider):
 
 
 def serve(args: list[str]) -> None:
-    """Serve the provider until the engine stops it (``pulumi-resource-trainjobs``)."""
-    provider.main(TrainjobsProvider(), args)
+    """Serve the provider until the engine stops it (``pulumi-resource-trainjobs``):
+    ``pulumi.provider.main``, with the servicer that also runs the generated secrets."""
+    parser = argparse.ArgumentParser(description="the trainjobs component provider")
+    parser.add_argument("engine", help="the Pulumi engine's address")
+    engine = parser.parse_known_args(args)[0].engine
+    host = TrainjobsProvider()
+    register_resource_module(PACKAGE, "index", _References(host))
+    generate_with(ServedPassword, ServedKeyPair)
+
+    async def run() -> None:
+        # pulumi.provider.main's server (its message-size options), with our servicer:
+        # main takes no servicer of one's own.
+        server = grpc.aio.server(options=_GRPC_CHANNEL_OPTIONS)
+        servicer = GeneratingServicer(host, args, engine_address=engine)
+        provider_pb2_grpc.add_ResourceProviderServicer_to_server(servicer, server)
+        port = server.add_insecure_port(address="127.0.0.1:0")
+        await server.start()
+        # The engine reads the port from the first line of stdout.
+        sys.stdout.buffer.write(f"{port}\n".encode())
+        sys.stdout.buffer.flush()
+        await server.wait_for_termination()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(run())

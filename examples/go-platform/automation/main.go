@@ -41,8 +41,11 @@ func run(ctx context.Context, command, stackName string) (any, error) {
 		}
 		return res.ChangeSummary, nil
 	case "destroy":
-		_, err := stack.Destroy(ctx, optdestroy.ProgressStreams(os.Stdout))
-		return map[string]int{}, err
+		res, err := stack.Destroy(ctx, optdestroy.ProgressStreams(os.Stdout))
+		if err != nil {
+			return nil, err
+		}
+		return res.Summary.ResourceChanges, nil
 	}
 	return nil, fmt.Errorf("unknown command %q (up, preview or destroy)", command)
 }
