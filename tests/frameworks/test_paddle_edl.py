@@ -15,6 +15,7 @@ from trainjobs.frameworks.paddle_edl import FRAMEWORK as EDL
 from trainjobs.frameworks.paddle_edl import TrainingJob
 from trainjobs.k8s.yamlio import load_all
 from trainjobs.spec import parse_documents
+from trainjobs.targets.names import Target
 
 FIT_A_LINE = DATA / "paddle-edl" / "fit_a_line-examplejob.yaml"
 
@@ -144,7 +145,7 @@ MASTER_POLICY = {
 
 
 @pytest.mark.parametrize("target", ["operator", "pods"])
-def test_master_etcd_admits_only_the_jobs_own_pods(target: str) -> None:
+def test_master_etcd_admits_only_the_jobs_own_pods(target: Target) -> None:
     """The master pod's etcd and task master answer without a password: on both targets
     a NetworkPolicy admits only the job's pservers and trainers, on exactly the ports
     they use, selecting the master pod by the label the controller (or the pods target)
