@@ -43,13 +43,9 @@ CASES = [
     "jax-simple/jaxjob.yaml",
     "mpi-horovod-benchmarks/mpijob.yaml",
 ]
-MPI_UNSETTLED = pytest.mark.xfail(
-    strict=True,
-    reason="the converted MPIJob's pods on Trainer + JobSet never settle to the launcher "
-    "and 4 nodes within 90 s (7 pods were seen: some replaced); cause not found yet",
-)
-PARAMS = [pytest.param(c, marks=MPI_UNSETTLED) if c.startswith("mpi-") else c for c in CASES]
 REPLICA_TYPE = "training.kubeflow.org/replica-type"
+JOB_ROLE = "training.kubeflow.org/job-role"
+"""The MPI Operator's role label (it writes no replica-type label)."""
 REPLICA_INDEX = "training.kubeflow.org/replica-index"
 REPLICATED_JOB = "jobset.sigs.k8s.io/replicatedjob-name"
 COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
@@ -81,6 +77,16 @@ def _pods(cluster: ControlPlane, namespace: str, count: int) -> list[Doc] | None
     ]
     if len(pods) != count or not all(p["spec"].get("nodeName") for p in pods):
         return None
+    return pods
+
+
+def _settled(cluster: ControlPlane, namespace: str, count: int, what: str) -> list[Doc]:
+    """:func:`_pods` once it holds; on a timeout the message lists every pod seen."""
+    try:
+        pods: list[Doc] = poll(what, lambda: _pods(cluster, namespace, count), 90)
+    except AssertionError as exc:
+        seen = cluster.client.items(f"/api/v1/namespaces/{namespace}/pods")
+        raise AssertionError(f"{exc}; pods: {_names(seen)}") from None
     return pods
 
 
@@ -157,12 +163,19 @@ class Side:
         return host in self.services
 
 
+def _role(pod: Doc) -> str | None:
+    """A v1 pod's replica type as its operator labels it."""
+    labels = pod["metadata"]["labels"]
+    role = labels.get(REPLICA_TYPE) or labels.get(JOB_ROLE)
+    return str(role) if role is not None else None
+
+
 def _v1_side(cluster: ControlPlane, kind: str, namespace: str, pods: list[Doc]) -> Iterator[Any]:
     roles = NODE_ROLES[kind]
-    nodes = [p for p in pods if p["metadata"]["labels"].get(REPLICA_TYPE) in roles]
+    nodes = [p for p in pods if _role(p) in roles]
     nodes.sort(
         key=lambda p: (
-            roles.index(p["metadata"]["labels"][REPLICA_TYPE]),
+            roles.index(_role(p)),
             int(p["metadata"]["labels"][REPLICA_INDEX]),
         )
     )
@@ -184,7 +197,7 @@ def _normalised(env: dict[str, str], hosts: dict[str, str]) -> dict[str, str]:
     return {k: pattern.sub(lambda m: hosts[m.group(0)], v) for k, v in env.items()}
 
 
-@pytest.mark.parametrize("relative", PARAMS, ids=lambda r: r.split("/")[0])
+@pytest.mark.parametrize("relative", CASES, ids=lambda r: r.split("/")[0])
 def test_v1_and_converted_pods_agree(cluster: ControlPlane, kwok_node: str, relative: str) -> None:
     case = relative.split("/")[0]
     ns1, ns2 = f"convert-v1-{case}", f"convert-v2-{case}"
@@ -207,8 +220,8 @@ def test_v1_and_converted_pods_agree(cluster: ControlPlane, kwok_node: str, rela
         assert result.ok, str(result)
         result = apply(cluster, v2_objects, dry_run=False)
         assert result.ok, str(result)
-        pods1 = poll("the v1 operator's pods", lambda: _pods(cluster, ns1, total), 90)
-        pods2 = poll("the Trainer's pods", lambda: _pods(cluster, ns2, total), 90)
+        pods1 = _settled(cluster, ns1, total, "the v1 operator's pods")
+        pods2 = _settled(cluster, ns2, total, "the Trainer's pods")
         assert len(pods1) == len(pods2) == total, (_names(pods1), _names(pods2))
         side1, side2 = Side(cluster, ns1, pods1), Side(cluster, ns2, pods2)
         nodes1, nodes2 = list(_v1_side(cluster, kind, ns1, pods1)), _v2_side(pods2)
@@ -253,7 +266,7 @@ def test_v1_and_converted_pods_agree(cluster: ControlPlane, kwok_node: str, rela
 def _same_launcher_and_hostfile(
     cluster: ControlPlane, ns1: str, ns2: str, pods1: list[Doc], pods2: list[Doc], nodes: int
 ) -> None:
-    (launcher1,) = [p for p in pods1 if p["metadata"]["labels"].get(REPLICA_TYPE) == "launcher"]
+    (launcher1,) = [p for p in pods1 if _role(p) == "launcher"]
     (launcher2,) = [p for p in pods2 if p["metadata"]["labels"].get(REPLICATED_JOB) == "launcher"]
     assert _runs(launcher1["spec"]["containers"][0]) == _runs(_main(launcher2, "node"))
 

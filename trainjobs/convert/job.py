@@ -309,6 +309,22 @@ def _elastic(state: _Job) -> None:
         )
 
 
+MPI_ROLE_ENV = "K_MPI_JOB_ROLE"
+"""The MPI Operator gives every container this role (``launcher``/``worker``); the
+entrypoint of its base images reads it (the launcher waits until the workers' names
+resolve). Trainer v2.3 sets no such variable, so the conversion writes it."""
+
+
+def _role_env(template: dict[str, Any], role: str) -> None:
+    """``K_MPI_JOB_ROLE=role`` on the first container of ``template`` (the one the MPI
+    Operator gives it to), unless it sets the variable itself."""
+    containers = (template.get("spec") or {}).get("containers") or []
+    if containers:
+        env = containers[0].setdefault("env", [])
+        if not any(e.get("name") == MPI_ROLE_ENV for e in env):
+            env.append({"name": MPI_ROLE_ENV, "value": role})
+
+
 def _mpi_plan(state: _Job) -> TrainerPlan | None:
     spec = state.doc.get("spec") or {}
     defaulted = state.spec
@@ -327,6 +343,7 @@ def _mpi_plan(state: _Job) -> TrainerPlan | None:
         return None
     launcher = _template_of(state, "Launcher")
     _restart(state, "Launcher", launcher)
+    _role_env(launcher, "launcher")
     workers = state.count("Worker")
     jobs: list[ReplicatedJob] = []
     waits = defaulted.get("launcherCreationPolicy") == "WaitForWorkersReady"
@@ -337,6 +354,7 @@ def _mpi_plan(state: _Job) -> TrainerPlan | None:
     if workers:
         worker = _template_of(state, "Worker")
         _restart(state, "Worker", worker)
+        _role_env(worker, "worker")
         main = (worker.get("spec") or {}).get("containers", [{}])[0]
         if not main.get("command") and not main.get("args"):
             # The launcher reaches the workers over SSH (v1's kubectl exec is gone).
@@ -354,7 +372,11 @@ def _mpi_plan(state: _Job) -> TrainerPlan | None:
     }
     return TrainerPlan(
         framework="mpi",
-        ml_policy={"numNodes": nodes, "mpi": policy},
+        # 1, as in upstream's MPI runtimes: Trainer v2.3 gives the replicated job labelled
+        # as the trainer ancestor (the launcher) the runtime's numNodes pods, and only
+        # the node job the TrainJob's trainer.numNodes; with the node count here the
+        # launcher Job ran 4 launchers (tests/cluster/test_convert_expansion.py).
+        ml_policy={"numNodes": 1, "mpi": policy},
         jobs=tuple(jobs),
         num_nodes=nodes,
     )
