@@ -38,6 +38,13 @@ def sandbox_options(parser: argparse.ArgumentParser) -> None:
         "memory; maxNodes of each) instead of the 4 default nodes",
     )
     up.add_argument(
+        "--operators-from",
+        metavar="STACK",
+        help="run the operators the stack installs where and as it declares them (namespace, "
+        "job kinds, gang scheduler, its webhooks; the pinned versions); the built-in ones for "
+        "the kinds it does not install",
+    )
+    up.add_argument(
         "--from-path",
         action="store_true",
         help="take programs that are not built from PATH (e.g. your own kwok or kube-apiserver)",
@@ -72,12 +79,18 @@ def sandbox_options(parser: argparse.ArgumentParser) -> None:
 def _up(args: argparse.Namespace) -> int:
     from trainjobs.sandbox import AlreadyRunning, Sandbox
     from trainjobs.sandbox.nodes import default_nodes, stack_nodes
+    from trainjobs.sandbox.operators import Operators, stack_operators
 
     sandbox = Sandbox()
     nodes = stack_nodes(args.nodes_from) if args.nodes_from else default_nodes()
+    operators = stack_operators(args.operators_from) if args.operators_from else Operators()
     try:
         state = sandbox.up(
-            nodes=nodes, from_path=args.from_path, build=not args.no_build, progress=sys.stderr
+            nodes=nodes,
+            operators=operators,
+            from_path=args.from_path,
+            build=not args.no_build,
+            progress=sys.stderr,
         )
     except AlreadyRunning as exc:
         if args.reuse:
@@ -90,9 +103,10 @@ def _up(args: argparse.Namespace) -> int:
         ("kubeconfig", _shown(Path(state.kubeconfig))),
         ("nodes", _nodes_line(nodes)),
         ("programs", ", ".join(p.name for p in state.programs)),
+        *(("operator", line) for line in operators.described()),
     ]
     print(format_table(rows))
-    for note in state.notes:
+    for note in (*operators.notes, *state.notes):
         print(f"note: {note}")
     print(
         f"next: kubectl --kubeconfig {_shown(sandbox.kubeconfig)} get nodes; "
