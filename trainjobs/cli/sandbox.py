@@ -103,7 +103,7 @@ def _up(args: argparse.Namespace) -> int:
         ("kubeconfig", _shown(Path(state.kubeconfig))),
         ("nodes", _nodes_line(nodes)),
         ("programs", ", ".join(p.name for p in state.programs)),
-        *(("operator", line) for line in operators.described()),
+        *(("operator", line) for line in operators.described({p.name for p in state.programs})),
     ]
     print(format_table(rows))
     for note in (*operators.notes, *state.notes):

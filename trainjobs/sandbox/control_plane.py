@@ -340,30 +340,12 @@ class ControlPlane:
         jobset = trainer = None
         if operators.jobset is not None:
             config = self._jobset_config(operators.jobset, jobset_webhook, jobset_health)
-            jobset = self._spawn(
-                "jobset",
-                [
-                    str(self.bins["jobset"]),
-                    f"--config={config}",
-                    "--zap-log-level=info",
-                ],
-                env={"KUBECONFIG": str(self.kubeconfig)},
-            )
+            jobset = self._spawn_configured("jobset", config)
         if operators.trainer is not None:
-            trainer_tmp = self.workdir / "trainer-tmp"
             config = self._trainer_config(operators.trainer, trainer_webhook, trainer_health)
-            trainer = self._spawn(
-                "trainer-controller-manager",
-                [
-                    str(self.bins["trainer-controller-manager"]),
-                    f"--config={config}",
-                    "--zap-log-level=info",
-                ],
-                env={
-                    "KUBECONFIG": str(self.kubeconfig),
-                    # controller-runtime's webhook server: $TMPDIR/k8s-webhook-server/serving-certs.
-                    "TMPDIR": str(trainer_tmp),
-                },
+            # controller-runtime's webhook server: $TMPDIR/k8s-webhook-server/serving-certs.
+            trainer = self._spawn_configured(
+                "trainer-controller-manager", config, TMPDIR=str(self.workdir / "trainer-tmp")
             )
 
         # Each program's readiness: (what, probe, timeout, the program, poll interval).
@@ -591,6 +573,14 @@ class ControlPlane:
         }
         self.kubeconfig.write_text(yaml.safe_dump(config, sort_keys=False))
         self.kubeconfig.chmod(0o600)
+
+    def _spawn_configured(self, name: str, config: Path, **env: str) -> Program:
+        """A controller-runtime manager that reads its configuration file (JobSet, Trainer)."""
+        return self._spawn(
+            name,
+            [str(self.bins[name]), f"--config={config}", "--zap-log-level=info"],
+            env={"KUBECONFIG": str(self.kubeconfig), **env},
+        )
 
     def _kube_component(self, name: str, port: int, cert_dir: Path) -> list[str]:
         """The flags kube-controller-manager and kube-scheduler share here."""

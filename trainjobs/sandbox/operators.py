@@ -15,7 +15,7 @@ would already have it. Operators trainjobs installs but the sandbox has no progr
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -79,8 +79,9 @@ class Operators:
         runs = (self.training_operator, self.mpi_operator, self.jobset, self.trainer)
         return {h["metadata"]["name"] for run in runs if run for h in run.webhooks}
 
-    def described(self) -> list[str]:
-        """One line per operator program: where it runs and whose install it is."""
+    def described(self, running: Collection[str] | None = None) -> list[str]:
+        """One line per operator program: where it runs and whose install it is (only
+        the programs named in ``running``, when given)."""
         runs = {
             "training-operator": self.training_operator,
             "mpi-operator": self.mpi_operator,
@@ -90,7 +91,7 @@ class Operators:
         return [
             f"{name} in namespace {run.namespace} ({run.source})"
             for name, run in runs.items()
-            if run is not None
+            if run is not None and (running is None or name in running)
         ]
 
 
