@@ -20,7 +20,9 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
     One per folder (state in .trainjobs/sandbox): etcd, kube-apiserver, controller-manager,
     scheduler, kwok nodes and the Training Operator, MPI Operator, JobSet and Trainer, on
     loopback, built from the pinned versions (once per machine) or named by
-    TRAINJOBS_BIN_<NAME>. `up` starts it, `down` stops it (no process or port left),
+    TRAINJOBS_BIN_<NAME>. `up` starts it (`--nodes-from STACK`: nodes shaped like the
+    stack's pools; `--operators-from STACK`: the operators the stack installs, where and as
+    it declares them), `down` stops it (no process or port left),
     `status` says whether it runs, `kubeconfig` prints its kubeconfig's path; `deploy
     STACK` runs `pulumi up` of a stack onto it and prints what runs where, `destroy
     STACK` undoes that.
