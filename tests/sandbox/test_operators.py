@@ -65,3 +65,11 @@ def test_other_versions_gang_flags_and_unbuilt_operators_are_said() -> None:
     assert "asks for v1.8.1; the sandbox runs v1.9.4" in notes
     assert "MPIJob v1 is not run by the Training Operator here" in notes
     assert "Caffe2Operator 'op': the sandbox has no program of it" in notes
+
+
+def test_a_training_operator_of_mpijob_only_is_not_run() -> None:
+    """Its only kind is the MPI Operator's here; running it without a scheme would run all."""
+    docs = [_operator("TrainingOperator", {"enabledSchemes": ["MPIJob"]})]
+    operators = operators_from(parse_documents(docs, source="<test>").platform)
+    assert operators.training_operator is None
+    assert any("runs no other kind" in n for n in operators.notes), operators.notes

@@ -95,7 +95,7 @@ class Operators:
         ]
 
 
-def _training_operator(entry: PlatformEntry, source: str, notes: list[str]) -> OperatorRun:
+def _training_operator(entry: PlatformEntry, source: str, notes: list[str]) -> OperatorRun | None:
     from trainjobs.platform.training_operator import TrainingOperatorKind
 
     kind = entry.plugin
@@ -109,6 +109,9 @@ def _training_operator(entry: PlatformEntry, source: str, notes: list[str]) -> O
             f"{source}: MPIJob v1 is not run by the Training Operator here (the sandbox's "
             "mpijobs.kubeflow.org is the MPI Operator's v2beta1)"
         )
+    if not schemes:
+        notes.append(f"{source}: runs no other kind, so the sandbox runs no Training Operator")
+        return None
     args = [f"--enable-scheme={s}" for s in schemes]
     if spec.gang_scheduler:
         args.append(f"--gang-scheduler-name={spec.gang_scheduler}")
@@ -138,7 +141,7 @@ def operators_from(
     ``rendering``: the stack's render, whose webhook configurations of each install the
     sandbox registers by URL; without it the built-in ones are.
     """
-    chosen: dict[str, OperatorRun] = {}
+    chosen: dict[str, OperatorRun | None] = {}
     notes: list[str] = []
     for entry in platform:
         if entry.plugin.category != "operator":
@@ -166,6 +169,7 @@ def operators_from(
                 f"{source}: asks for {asked}; the sandbox runs {PINNED[kind]}, the version "
                 "the project pins"
             )
+        run: OperatorRun | None
         if kind == "TrainingOperator":
             run = _training_operator(entry, source, notes)
         elif kind == "MPIOperator":
@@ -173,9 +177,11 @@ def operators_from(
         else:
             namespace = entry.plugin.namespace(entry.resource) or TRAINER_NAMESPACE
             run = OperatorRun(namespace, source=source)
-        if rendering is not None:
+        if run is not None and rendering is not None:
             run = replace(run, webhooks=_webhooks_of(rendering, entry.path, kind))
         chosen[field_name] = run
+        if run is None:
+            continue
         if kind == "Trainer" and "jobset" not in chosen and _installs_jobset(entry):
             hooks = _webhooks_of(rendering, entry.path, "JobSet") if rendering else ()
             chosen["jobset"] = OperatorRun(run.namespace, webhooks=hooks, source=source)
