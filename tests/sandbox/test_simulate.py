@@ -1,8 +1,9 @@
 """``trainjobs simulate``: each stack on a throwaway sandbox with the real scheduler and
 operators, compared with what ``check`` predicts.
 
-Cases: stacks/Pulumi.unfit.yaml (its 8-GPU pod and its gang stay Pending with the
-scheduler's reason; exit 1, JSON for CI); the demo stack (every pod placed, exit 0);
+Cases: stacks/Pulumi.unfit.yaml (its 8-GPU pod stays Pending with the scheduler's
+reason, its queued gang is held by Kueue with Kueue's reason; exit 1, JSON for CI); the
+demo stack (every pod placed, exit 0);
 tests/sandbox/stacks/Pulumi.simulate-pools.yaml: a job on a pool of each kind (static,
 karpenter, gke, eks, aks) placed on that pool's node, a taint no pod tolerates, too few
 GPUs per node, and a gang that cannot fit whole.
@@ -116,11 +117,16 @@ def test_unfit_stack_reports_the_unplaceable_job_with_the_schedulers_reason() ->
     assert pod["node"] is None
     assert pod["reason"].startswith("0/2 nodes are available")
     assert "Insufficient nvidia.com/gpu" in pod["reason"]
-    # The Training Operator made tf-benchmarks' 4 workers: 2 fit the pool's 2 nodes.
+    # tf-benchmarks (16 GPUs at once) is on queue team-a (8 GPUs): Kueue runs, because the
+    # stack declares queues, and holds it with its own reason; the operator made no pod.
     gang = jobs["tf-benchmarks"]
     assert gang["started"] is False
-    assert sum(1 for p in gang["pods"] if p["node"]) == 2
-    assert len(gang["pods"]) == 4
+    assert gang["queue"] == "team-a"
+    assert gang["admitted"] is False
+    assert "nvidia.com/gpu" in gang["admission"], gang["admission"]
+    assert gang["why"] == f"Kueue did not admit it: {gang['admission']}"
+    assert gang["pods"] == []
+    assert big["queue"] == "" and big["admitted"] is None
 
 
 def test_demo_stack_every_pod_placed() -> None:

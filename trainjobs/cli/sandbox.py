@@ -20,7 +20,9 @@ def cmd_sandbox(args: argparse.Namespace) -> int:
     One per folder (state in .trainjobs/sandbox): etcd, kube-apiserver, controller-manager,
     scheduler, kwok nodes and the Training Operator, MPI Operator, JobSet and Trainer, on
     loopback, built from the pinned versions (once per machine) or named by
-    TRAINJOBS_BIN_<NAME>. `up` starts it, `down` stops it (no process or port left),
+    TRAINJOBS_BIN_<NAME>. `up` starts it (`--nodes-from STACK`: nodes shaped like the
+    stack's pools; `--operators-from STACK`: the operators the stack installs, where and as
+    it declares them), `down` stops it (no process or port left),
     `status` says whether it runs, `kubeconfig` prints its kubeconfig's path; `deploy
     STACK` runs `pulumi up` of a stack onto it and prints what runs where, `destroy
     STACK` undoes that.
@@ -36,6 +38,13 @@ def sandbox_options(parser: argparse.ArgumentParser) -> None:
         metavar="STACK",
         help="kwok nodes shaped like the stack's GpuNodePools (labels, taints, GPUs, cpu, "
         "memory; maxNodes of each) instead of the 4 default nodes",
+    )
+    up.add_argument(
+        "--operators-from",
+        metavar="STACK",
+        help="run the operators the stack installs where and as it declares them (namespace, "
+        "job kinds, gang scheduler, its webhooks; the pinned versions); the built-in ones for "
+        "the kinds it does not install",
     )
     up.add_argument(
         "--from-path",
@@ -72,12 +81,18 @@ def sandbox_options(parser: argparse.ArgumentParser) -> None:
 def _up(args: argparse.Namespace) -> int:
     from trainjobs.sandbox import AlreadyRunning, Sandbox
     from trainjobs.sandbox.nodes import default_nodes, stack_nodes
+    from trainjobs.sandbox.operators import Operators, stack_operators
 
     sandbox = Sandbox()
     nodes = stack_nodes(args.nodes_from) if args.nodes_from else default_nodes()
+    operators = stack_operators(args.operators_from) if args.operators_from else Operators()
     try:
         state = sandbox.up(
-            nodes=nodes, from_path=args.from_path, build=not args.no_build, progress=sys.stderr
+            nodes=nodes,
+            operators=operators,
+            from_path=args.from_path,
+            build=not args.no_build,
+            progress=sys.stderr,
         )
     except AlreadyRunning as exc:
         if args.reuse:
@@ -90,9 +105,10 @@ def _up(args: argparse.Namespace) -> int:
         ("kubeconfig", _shown(Path(state.kubeconfig))),
         ("nodes", _nodes_line(nodes)),
         ("programs", ", ".join(p.name for p in state.programs)),
+        *(("operator", line) for line in operators.described({p.name for p in state.programs})),
     ]
     print(format_table(rows))
-    for note in state.notes:
+    for note in (*operators.notes, *state.notes):
         print(f"note: {note}")
     print(
         f"next: kubectl --kubeconfig {_shown(sandbox.kubeconfig)} get nodes; "

@@ -18,7 +18,7 @@ import os
 import ssl
 import subprocess
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -31,17 +31,15 @@ from trainjobs.sandbox.api import Api, ApiError, http_ok, https_ok
 from trainjobs.sandbox.binaries import binaries
 from trainjobs.sandbox.installs import (
     CRD_PREFERRED,
-    MPI_OPERATOR_LOCK_NAMESPACE,
     OPERATOR_GROUPS,
-    TRAINER_NAMESPACE,
-    TRAINING_OPERATOR_NAMESPACE,
-    TRAINING_OPERATOR_SCHEMES,
     WEBHOOK_SECRET,
+    by_url,
     shipped_runtimes,
     trainer_webhooks,
     training_operator_webhooks,
 )
 from trainjobs.sandbox.kwok import KWOK_ANNOTATION, KWOK_STAGES
+from trainjobs.sandbox.operators import OperatorRun, Operators
 from trainjobs.sandbox.pki import Issued, issue, make_ca, signing_key_pair
 from trainjobs.sandbox.programs import (
     Program,
@@ -52,7 +50,13 @@ from trainjobs.sandbox.programs import (
     wait_for,
 )
 
-__all__ = ["KUBE_CONTROLLERS", "MPI_OPERATOR_HEALTH_PORT", "PORT_NAMES", "ControlPlane"]
+__all__ = [
+    "KUBE_CONTROLLERS",
+    "MPI_OPERATOR_HEALTH_PORT",
+    "PORT_NAMES",
+    "ControlPlane",
+    "controller_config",
+]
 
 KUBE_CONTROLLERS = (
     "job-controller",
@@ -119,6 +123,9 @@ class ControlPlane:
     """Whether the MPI Operator runs. It binds port 8080 on every address (its health
     port is fixed in its code), so one runs per machine: ``if-port-free`` skips it, with
     a note in :attr:`notes`, when that port is taken."""
+    operators: Operators = field(default_factory=Operators)
+    """Which operators run, where and how (:mod:`trainjobs.sandbox.operators`): default
+    the built-in ones."""
     programs: list[Program] = field(default_factory=list)
     api: Api | None = None
     kubeconfig: Path = field(init=False)
@@ -131,6 +138,10 @@ class ControlPlane:
     webhook_configs: list[str] = field(default_factory=list)
     """Names of the webhook configurations registered here (by URL, on loopback): a
     render's objects of the same name would merge into them."""
+    training_operator_namespace: str = field(default="kubeflow", init=False)
+    """Where the Training Operator runs (set by :meth:`start`)."""
+    mpi_namespace: str = field(default="mpi-operator", init=False)
+    """The MPI Operator's lock namespace (set by :meth:`start`)."""
 
     def __post_init__(self) -> None:
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -161,10 +172,12 @@ class ControlPlane:
         began = time.monotonic()
         if not self.bins:
             self.bins = binaries()
-        run_mpi = self.mpi_operator == "yes" or (
-            self.mpi_operator == "if-port-free" and port_free(MPI_OPERATOR_HEALTH_PORT)
+        operators = self.operators
+        run_mpi = operators.mpi_operator is not None and (
+            self.mpi_operator == "yes"
+            or (self.mpi_operator == "if-port-free" and port_free(MPI_OPERATOR_HEALTH_PORT))
         )
-        if not run_mpi:
+        if operators.mpi_operator is not None and not run_mpi:
             self.notes.append(NO_MPI_OPERATOR)
         pki = self.workdir / "pki"
         pki.mkdir(exist_ok=True)
@@ -261,18 +274,10 @@ class ControlPlane:
             alive=kube_apiserver.check_alive,
         )
 
-        common = [f"--kubeconfig={self.kubeconfig}", "--profiling=false"]
         kcm_program = self._spawn(
             "kube-controller-manager",
             [
-                str(self.bins["kube-controller-manager"]),
-                *common,
-                f"--authentication-kubeconfig={self.kubeconfig}",
-                f"--authorization-kubeconfig={self.kubeconfig}",
-                "--bind-address=127.0.0.1",
-                f"--secure-port={kcm}",
-                f"--cert-dir={pki / 'kcm'}",
-                "--leader-elect=false",
+                *self._kube_component("kube-controller-manager", kcm, pki / "kcm"),
                 "--use-service-account-credentials=false",
                 f"--controllers={','.join(KUBE_CONTROLLERS)}",
                 f"--root-ca-file={pki / 'ca.crt'}",
@@ -280,17 +285,7 @@ class ControlPlane:
             ],
         )
         scheduler_program = self._spawn(
-            "kube-scheduler",
-            [
-                str(self.bins["kube-scheduler"]),
-                *common,
-                f"--authentication-kubeconfig={self.kubeconfig}",
-                f"--authorization-kubeconfig={self.kubeconfig}",
-                "--bind-address=127.0.0.1",
-                f"--secure-port={scheduler}",
-                f"--cert-dir={pki / 'scheduler'}",
-                "--leader-elect=false",
-            ],
+            "kube-scheduler", self._kube_component("kube-scheduler", scheduler, pki / "scheduler")
         )
         stages = self.workdir / "kwok-stages.yaml"
         stages.write_text(KWOK_STAGES)
@@ -308,12 +303,10 @@ class ControlPlane:
 
         # What the operators need before they start: their namespaces, every CRD
         # trainjobs ships, the Training Operator's webhook certificate and config.
-        for namespace in (
-            TRAINING_OPERATOR_NAMESPACE,
-            MPI_OPERATOR_LOCK_NAMESPACE,
-            TRAINER_NAMESPACE,
-        ):
-            self.ensure_namespace(namespace)
+        runs = (operators.training_operator, operators.mpi_operator)
+        for run in (*runs, operators.jobset, operators.trainer):
+            if run is not None:
+                self.ensure_namespace(run.namespace)
         # The operators' own CRDs first (they watch them from the start); the rest
         # install in the background while the operators start.
         crds = self.shipped_crds()
@@ -321,36 +314,22 @@ class ControlPlane:
         self.install_crds(mine.values())
         rest = concurrent.futures.ThreadPoolExecutor(1)
         others = rest.submit(self.install_crds, [c for n, c in crds.items() if n not in mine])
-        self._training_operator_webhook(pki, webhook)
-
-        operator_tmp = self.workdir / "training-operator-tmp"
-        training_operator = self._spawn(
-            "training-operator",
-            [
-                str(self.bins["training-operator"]),
-                *(f"--enable-scheme={s}" for s in TRAINING_OPERATOR_SCHEMES),
-                f"--metrics-bind-address=127.0.0.1:{to_metrics}",
-                f"--health-probe-bind-address=127.0.0.1:{to_health}",
-                f"--webhook-server-port={webhook}",
-                "--zap-log-level=info",
-                "--zap-devel=false",
-            ],
-            env={
-                "KUBECONFIG": str(self.kubeconfig),
-                "MY_POD_NAMESPACE": TRAINING_OPERATOR_NAMESPACE,
-                # controller-runtime's webhook server reads its certificate from
-                # $TMPDIR/k8s-webhook-server/serving-certs: a folder of our own.
-                "TMPDIR": str(operator_tmp),
-            },
-        )
+        training_operator = None
+        if operators.training_operator is not None:
+            training_operator = self._start_training_operator(
+                operators.training_operator, pki, webhook, to_metrics, to_health
+            )
         mpi_operator = None
         if run_mpi:
+            assert operators.mpi_operator is not None
+            self.mpi_namespace = operators.mpi_operator.namespace
             mpi_operator = self._spawn(
                 "mpi-operator",
                 [
                     str(self.bins["mpi-operator"]),
                     f"--kubeConfig={self.kubeconfig}",
-                    f"--lock-namespace={MPI_OPERATOR_LOCK_NAMESPACE}",
+                    f"--lock-namespace={self.mpi_namespace}",
+                    *operators.mpi_operator.args,
                     "--threadiness=2",
                     "--kube-api-qps=50",
                     "--kube-api-burst=100",
@@ -358,61 +337,73 @@ class ControlPlane:
                 env={"KUBECONFIG": str(self.kubeconfig)},
             )
 
-        jobset = self._spawn(
-            "jobset",
-            [
-                str(self.bins["jobset"]),
-                f"--config={self._jobset_config(pki, jobset_webhook, jobset_health)}",
-                "--zap-log-level=info",
-            ],
-            env={"KUBECONFIG": str(self.kubeconfig)},
-        )
-        trainer_tmp = self.workdir / "trainer-tmp"
-        trainer = self._spawn(
-            "trainer-controller-manager",
-            [
-                str(self.bins["trainer-controller-manager"]),
-                f"--config={self._trainer_config(trainer_webhook, trainer_health)}",
-                "--zap-log-level=info",
-            ],
-            env={
-                "KUBECONFIG": str(self.kubeconfig),
-                # controller-runtime's webhook server: $TMPDIR/k8s-webhook-server/serving-certs.
-                "TMPDIR": str(trainer_tmp),
-            },
-        )
+        jobset = trainer = None
+        if operators.jobset is not None:
+            config = self._jobset_config(operators.jobset, jobset_webhook, jobset_health)
+            jobset = self._spawn_configured("jobset", config)
+        if operators.trainer is not None:
+            config = self._trainer_config(operators.trainer, trainer_webhook, trainer_health)
+            # controller-runtime's webhook server: $TMPDIR/k8s-webhook-server/serving-certs.
+            trainer = self._spawn_configured(
+                "trainer-controller-manager", config, TMPDIR=str(self.workdir / "trainer-tmp")
+            )
 
-        wait_for(
-            "kube-controller-manager /healthz",
-            lambda: https_ok(kcm, "/healthz"),
-            60,
-            alive=kcm_program.check_alive,
-        )
-        wait_for(
-            "kube-scheduler /healthz",
-            lambda: https_ok(scheduler, "/healthz"),
-            60,
-            alive=scheduler_program.check_alive,
-        )
-        wait_for(
-            "training-operator /readyz (certificates and webhook server)",
-            lambda: http_ok(to_health, "/readyz"),
-            90,
-            alive=training_operator.check_alive,
-        )
-        # Ready is not yet serving: on a busy machine its validating webhook answered 404
-        # for a while after /readyz said ok, and a TFJob applied then was refused.
-        wait_for(
-            "training-operator's webhook to validate a TFJob (a dry run)",
-            self._tfjob_webhook_answers,
-            90,
-            every=0.5,
-            alive=training_operator.check_alive,
-        )
+        # Each program's readiness: (what, probe, timeout, the program, poll interval).
+        waits: list[tuple[str, Callable[[], bool], float, Program | None, float]] = [
+            (
+                "kube-controller-manager /healthz",
+                lambda: https_ok(kcm, "/healthz"),
+                60,
+                kcm_program,
+                0.1,
+            ),
+            (
+                "kube-scheduler /healthz",
+                lambda: https_ok(scheduler, "/healthz"),
+                60,
+                scheduler_program,
+                0.1,
+            ),
+            (
+                "training-operator /readyz (certificates and webhook server)",
+                lambda: http_ok(to_health, "/readyz"),
+                90,
+                training_operator,
+                0.1,
+            ),
+            # Ready is not yet serving: on a busy machine its validating webhook answered
+            # 404 for a while after /readyz said ok, and a TFJob applied then was refused.
+            (
+                "training-operator's webhook to validate a TFJob (a dry run)",
+                self._tfjob_webhook_answers,
+                90,
+                training_operator,
+                0.5,
+            ),
+            (
+                "jobset /readyz (webhook server)",
+                lambda: http_ok(jobset_health, "/readyz"),
+                90,
+                jobset,
+                0.1,
+            ),
+            (
+                "trainer-controller-manager /readyz (webhook server)",
+                lambda: http_ok(trainer_health, "/readyz"),
+                90,
+                trainer,
+                0.1,
+            ),
+        ]
+        for what, probe, timeout, program, every in waits:
+            if program is not None:
+                wait_for(what, probe, timeout, every=every, alive=program.check_alive)
+        if trainer is not None:
+            self._install_runtimes()
         if mpi_operator is not None:
             try:
                 wait_for(
-                    "mpi-operator to lead (Lease mpi-operator/mpi-operator)",
+                    f"mpi-operator to lead (Lease {self.mpi_namespace}/mpi-operator)",
                     self._mpi_operator_leads,
                     60,
                     alive=mpi_operator.check_alive,
@@ -427,19 +418,6 @@ class ControlPlane:
                 self.programs.remove(mpi_operator)
                 self.ports.pop("mpi-operator-health", None)
                 self.notes.append(NO_MPI_OPERATOR)
-        wait_for(
-            "jobset /readyz (webhook server)",
-            lambda: http_ok(jobset_health, "/readyz"),
-            90,
-            alive=jobset.check_alive,
-        )
-        wait_for(
-            "trainer-controller-manager /readyz (webhook server)",
-            lambda: http_ok(trainer_health, "/readyz"),
-            90,
-            alive=trainer.check_alive,
-        )
-        self._install_runtimes()
         kwok.check_alive()
         others.result()
         rest.shutdown()
@@ -596,14 +574,64 @@ class ControlPlane:
         self.kubeconfig.write_text(yaml.safe_dump(config, sort_keys=False))
         self.kubeconfig.chmod(0o600)
 
-    def _training_operator_webhook(self, pki: Path, port: int) -> None:
+    def _spawn_configured(self, name: str, config: Path, **env: str) -> Program:
+        """A controller-runtime manager that reads its configuration file (JobSet, Trainer)."""
+        return self._spawn(
+            name,
+            [str(self.bins[name]), f"--config={config}", "--zap-log-level=info"],
+            env={"KUBECONFIG": str(self.kubeconfig), **env},
+        )
+
+    def _kube_component(self, name: str, port: int, cert_dir: Path) -> list[str]:
+        """The flags kube-controller-manager and kube-scheduler share here."""
+        return [
+            str(self.bins[name]),
+            f"--kubeconfig={self.kubeconfig}",
+            "--profiling=false",
+            f"--authentication-kubeconfig={self.kubeconfig}",
+            f"--authorization-kubeconfig={self.kubeconfig}",
+            "--bind-address=127.0.0.1",
+            f"--secure-port={port}",
+            f"--cert-dir={cert_dir}",
+            "--leader-elect=false",
+        ]
+
+    def _start_training_operator(
+        self, run: OperatorRun, pki: Path, webhook: int, metrics: int, health: int
+    ) -> Program:
+        """The Training Operator in ``run.namespace`` with the install's flags."""
+        self.training_operator_namespace = run.namespace
+        self._training_operator_webhook(run, webhook)
+        return self._spawn(
+            "training-operator",
+            [
+                str(self.bins["training-operator"]),
+                *run.args,
+                f"--metrics-bind-address=127.0.0.1:{metrics}",
+                f"--health-probe-bind-address=127.0.0.1:{health}",
+                f"--webhook-server-port={webhook}",
+                "--zap-log-level=info",
+                "--zap-devel=false",
+            ],
+            env={
+                "KUBECONFIG": str(self.kubeconfig),
+                "MY_POD_NAMESPACE": run.namespace,
+                # controller-runtime's webhook server reads its certificate from
+                # $TMPDIR/k8s-webhook-server/serving-certs: a folder of our own.
+                "TMPDIR": str(self.workdir / "training-operator-tmp"),
+            },
+        )
+
+    def _training_operator_webhook(self, run: OperatorRun, port: int) -> None:
         """Our certificate in the operator's Secret and folder, and its webhook config.
 
         The operator's certificate rotator keeps a certificate it finds valid in the
         Secret (CA valid for ``training-operator-ca``, server certificate valid for
-        ``training-operator.kubeflow.svc``); ours also names 127.0.0.1, where the API
-        server reaches the webhook by URL since no Service can route to loopback.
+        ``training-operator.<namespace>.svc``); ours also names 127.0.0.1, where the API
+        server reaches the webhook by URL since no Service can route to loopback. The
+        webhook configuration is the stack's install's when it has one, else the built-in.
         """
+        namespace = run.namespace
         ca = make_ca(
             "training-operator-ca",
             organization="training-operator",
@@ -612,8 +640,8 @@ class ControlPlane:
         )
         server = issue(
             ca,
-            f"training-operator.{TRAINING_OPERATOR_NAMESPACE}.svc",
-            dns=[f"training-operator.{TRAINING_OPERATOR_NAMESPACE}.svc", "localhost"],
+            f"training-operator.{namespace}.svc",
+            dns=[f"training-operator.{namespace}.svc", "localhost"],
             ips=["127.0.0.1"],
             server=True,
         )
@@ -622,11 +650,11 @@ class ControlPlane:
             return base64.b64encode(data).decode()
 
         self.client.create(
-            f"/api/v1/namespaces/{TRAINING_OPERATOR_NAMESPACE}/secrets",
+            f"/api/v1/namespaces/{namespace}/secrets",
             {
                 "apiVersion": "v1",
                 "kind": "Secret",
-                "metadata": {"name": WEBHOOK_SECRET, "namespace": TRAINING_OPERATOR_NAMESPACE},
+                "metadata": {"name": WEBHOOK_SECRET, "namespace": namespace},
                 "data": {
                     "ca.crt": b64(ca.cert_pem),
                     "ca.key": b64(ca.key_pem),
@@ -647,9 +675,13 @@ class ControlPlane:
         fixed.mkdir(parents=True, exist_ok=True)
         (fixed / "tls.crt").touch(exist_ok=True)
 
-        self._put_webhook_configuration(training_operator_webhooks(port, ca.cert_pem))
+        if run.webhooks:
+            for config in run.webhooks:
+                self._put_webhook_configuration(by_url(config, port, ca.cert_pem))
+        else:
+            self._put_webhook_configuration(training_operator_webhooks(port, ca.cert_pem))
 
-    def _serving_certs(self, folder: Path, name: str) -> Issued:
+    def serving_certs(self, folder: Path, name: str) -> Issued:
         """A CA and a serving certificate for 127.0.0.1 in ``folder`` (tls.crt, tls.key,
         ca.crt): what the kubelet would mount from the install's webhook Secret."""
         ca = make_ca(f"{name}-ca")
@@ -659,42 +691,39 @@ class ControlPlane:
         (folder / "ca.crt").write_bytes(ca.cert_pem)
         return ca
 
-    def _jobset_config(self, pki: Path, webhook: int, health: int) -> Path:
-        """JobSet's configuration file (no leader election, no metrics, our certificate
-        instead of its cert rotator) and its webhooks, registered by URL."""
-        certs = pki / "jobset"
-        ca = self._serving_certs(certs, "jobset-webhook")
-        config = {
-            "apiVersion": "config.jobset.x-k8s.io/v1alpha1",
-            "kind": "Configuration",
-            "leaderElection": {"leaderElect": False},
-            "internalCertManagement": {"enable": False},
-            "webhook": {"host": "127.0.0.1", "port": webhook, "certDir": str(certs)},
-            "metrics": {"bindAddress": "0"},
-            "health": {"healthProbeBindAddress": f"127.0.0.1:{health}"},
-        }
-        for hook_config in trainer_webhooks("jobset", webhook, ca.cert_pem):
-            self._put_webhook_configuration(hook_config)
-        path = self.workdir / "jobset-config.yaml"
-        path.write_text(yaml.safe_dump(config))
-        return path
+    def _jobset_config(self, run: OperatorRun, webhook: int, health: int) -> Path:
+        """JobSet's configuration file (see :func:`controller_config`) and its webhooks,
+        registered by URL."""
+        certs = self.workdir / "pki" / "jobset"
+        ca = self.serving_certs(certs, "jobset-webhook")
+        config = controller_config(
+            "config.jobset.x-k8s.io/v1alpha1", webhook, health, cert_dir=certs
+        )
+        self._controller_webhooks(run, "jobset", webhook, ca.cert_pem)
+        return self.write_config("jobset-config.yaml", config)
 
-    def _trainer_config(self, webhook: int, health: int) -> Path:
+    def _trainer_config(self, run: OperatorRun, webhook: int, health: int) -> Path:
         """The Trainer's configuration file (as _jobset_config) and its webhooks."""
         certs = self.workdir / "trainer-tmp" / "k8s-webhook-server" / "serving-certs"
-        ca = self._serving_certs(certs, "trainer-webhook")
-        config = {
-            "apiVersion": "config.trainer.kubeflow.org/v1alpha1",
-            "kind": "Configuration",
-            "leaderElection": {"leaderElect": False},
-            "certManagement": {"enable": False},
-            "webhook": {"host": "127.0.0.1", "port": webhook},
-            "metrics": {"bindAddress": "0"},
-            "health": {"healthProbeBindAddress": f"127.0.0.1:{health}"},
-        }
-        for hook_config in trainer_webhooks("trainer", webhook, ca.cert_pem):
-            self._put_webhook_configuration(hook_config)
-        path = self.workdir / "trainer-config.yaml"
+        ca = self.serving_certs(certs, "trainer-webhook")
+        config = controller_config(
+            "config.trainer.kubeflow.org/v1alpha1", webhook, health, cert_key="certManagement"
+        )
+        self._controller_webhooks(run, "trainer", webhook, ca.cert_pem)
+        return self.write_config("trainer-config.yaml", config)
+
+    def _controller_webhooks(self, run: OperatorRun, which: str, port: int, ca: bytes) -> None:
+        """The install's webhook configurations (the stack's, else the built-in), by URL."""
+        if run.webhooks:
+            configs = [by_url(c, port, ca) for c in run.webhooks]
+        else:
+            configs = trainer_webhooks(which, port, ca)
+        for config in configs:
+            self._put_webhook_configuration(config)
+
+    def write_config(self, name: str, config: dict[str, Any]) -> Path:
+        """Write a program's configuration file into the work folder; its path."""
+        path = self.workdir / name
         path.write_text(yaml.safe_dump(config))
         return path
 
@@ -715,7 +744,7 @@ class ControlPlane:
         probe = {
             "apiVersion": "kubeflow.org/v1",
             "kind": "TFJob",
-            "metadata": {"name": "webhook-probe", "namespace": TRAINING_OPERATOR_NAMESPACE},
+            "metadata": {"name": "webhook-probe", "namespace": self.training_operator_namespace},
             "spec": {
                 "tfReplicaSpecs": {
                     "Worker": {
@@ -729,7 +758,7 @@ class ControlPlane:
         }
         answer = self.client.request(
             "POST",
-            f"/apis/kubeflow.org/v1/namespaces/{TRAINING_OPERATOR_NAMESPACE}/tfjobs?dryRun=All",
+            f"/apis/kubeflow.org/v1/namespaces/{self.training_operator_namespace}/tfjobs?dryRun=All",
             probe,
             ok=range(400, 600),
         )
@@ -737,6 +766,34 @@ class ControlPlane:
 
     def _mpi_operator_leads(self) -> bool:
         lease = self.client.get(
-            f"/apis/coordination.k8s.io/v1/namespaces/{MPI_OPERATOR_LOCK_NAMESPACE}/leases/mpi-operator"
+            f"/apis/coordination.k8s.io/v1/namespaces/{self.mpi_namespace}/leases/mpi-operator"
         )
         return bool(lease and lease.get("spec", {}).get("holderIdentity"))
+
+
+def controller_config(
+    api_version: str,
+    webhook: int,
+    health: int,
+    *,
+    cert_dir: Path | None = None,
+    cert_key: str = "internalCertManagement",
+    **extra: Any,
+) -> dict[str, Any]:
+    """A controller-runtime manager's configuration file as the sandbox runs it (JobSet,
+    Trainer, Kueue): no leader election, no metrics, its webhook server on loopback with
+    our certificate instead of its own cert rotator (``cert_key`` names that switch),
+    health on loopback; ``extra`` adds the program's own keys."""
+    server: dict[str, Any] = {"host": "127.0.0.1", "port": webhook}
+    if cert_dir is not None:
+        server["certDir"] = str(cert_dir)
+    return {
+        "apiVersion": api_version,
+        "kind": "Configuration",
+        "leaderElection": {"leaderElect": False},
+        cert_key: {"enable": False},
+        "webhook": server,
+        "metrics": {"bindAddress": "0"},
+        "health": {"healthProbeBindAddress": f"127.0.0.1:{health}"},
+        **extra,
+    }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import copy
+from collections.abc import Mapping
 from typing import Any
 
 __all__ = [
@@ -16,6 +17,7 @@ __all__ = [
     "TRAINING_OPERATOR_SCHEMES",
     "WEBHOOK_CONFIG",
     "WEBHOOK_SECRET",
+    "by_url",
     "shipped_runtimes",
     "trainer_webhooks",
     "training_operator_webhooks",
@@ -35,7 +37,13 @@ CRD_PREFERRED = {"mpijobs.kubeflow.org": "mpi-operator-v0.8/kubeflow.org_mpijobs
 """CRD names that two shipped files declare, and the file installed here. Otherwise the
 last file in sorted order wins (training-operator-v1.9.4 over v1.8.1)."""
 
-OPERATOR_GROUPS = ("kubeflow.org", "trainer.kubeflow.org", "jobset.x-k8s.io")
+OPERATOR_GROUPS = (
+    "kubeflow.org",
+    "trainer.kubeflow.org",
+    "jobset.x-k8s.io",
+    "scheduling.volcano.sh",
+    "scheduling.x-k8s.io",
+)
 """The API groups of the CRDs the controllers here watch from their start."""
 
 
@@ -64,20 +72,20 @@ def training_operator_webhooks(port: int, ca_pem: bytes) -> dict[str, Any]:
     }
     rendering = run(parse_documents([doc], source="<control plane>"))
     (config,) = [m for m in rendering.manifests if m["kind"] == "ValidatingWebhookConfiguration"]
-    return _by_url(config, port, ca_pem)
+    return by_url(config, port, ca_pem)
 
 
-def _by_url(config: dict[str, Any], port: int, ca_pem: bytes) -> dict[str, Any]:
+def by_url(config: Mapping[str, Any], port: int, ca_pem: bytes) -> dict[str, Any]:
     """A copy of the webhook configuration with each webhook's Service reference replaced
     by ``https://127.0.0.1:<port><path>``: no Service routes to loopback."""
-    config = copy.deepcopy(config)
-    for hook in config["webhooks"]:
+    copied = copy.deepcopy(dict(config))
+    for hook in copied["webhooks"]:
         path = hook["clientConfig"]["service"]["path"]
         hook["clientConfig"] = {
             "url": f"https://127.0.0.1:{port}{path}",
             "caBundle": base64.b64encode(ca_pem).decode(),
         }
-    return config
+    return copied
 
 
 def _trainer_install(install_runtimes: bool) -> list[dict[str, Any]]:
@@ -102,13 +110,13 @@ def shipped_runtimes() -> list[dict[str, Any]]:
 def trainer_webhooks(which: str, port: int, ca_pem: bytes) -> list[dict[str, Any]]:
     """trainjobs' own webhook configurations of the Trainer install — ``which`` is
     ``trainer`` (defaulter/validator.trainer.kubeflow.org) or ``jobset`` (JobSet's) —
-    registered by URL (:func:`_by_url`)."""
+    registered by URL (:func:`by_url`)."""
     configs = []
     for manifest in _trainer_install(False):
         if not manifest["kind"].endswith("WebhookConfiguration"):
             continue
         if manifest["metadata"]["name"].startswith("jobset") != (which == "jobset"):
             continue
-        configs.append(_by_url(manifest, port, ca_pem))
+        configs.append(by_url(manifest, port, ca_pem))
     assert configs, f"the Trainer install renders no webhook configuration of {which}"
     return configs

@@ -15,22 +15,49 @@ KWOK_ANNOTATION = "kwok.x-k8s.io/node"
 SUCCEED_ANNOTATION = "trainjobs.dev/kwok-succeed"
 """A running pod with this annotation completes with exit code 0 (:data:`KWOK_STAGES`)."""
 
-# Our own minimal stages: a fake node becomes Ready with the capacity it was created
-# with; a scheduled pod becomes Running (and Ready) at once; a pod being deleted is
-# removed (no kubelet would ever finish a graceful delete); a pod annotated
-# trainjobs.dev/kwok-succeed completes with exit code 0.
-KWOK_STAGES = """\
-apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata: {name: trainjobs-node-ready}
-spec:
-  resourceRef: {apiGroup: v1, kind: Node}
-  selector:
-    matchExpressions:
+
+def _stage(name: str, kind: str, match: str, next_: str) -> str:
+    """One kwok Stage: for objects of ``kind`` that ``match`` (matchExpressions lines), do
+    ``next_`` (its lines)."""
+    return (
+        "apiVersion: kwok.x-k8s.io/v1alpha1\nkind: Stage\n"
+        f"metadata: {{name: {name}}}\nspec:\n"
+        f"  resourceRef: {{apiGroup: v1, kind: {kind}}}\n"
+        f"  selector:\n    matchExpressions:\n{match}  next:\n{next_}"
+    )
+
+
+def _pod_stage(name: str, phase: str, selector: str, status: str) -> str:
+    """A Stage for live pods in ``phase`` (plus ``selector`` lines) that writes ``status``."""
+    return _stage(
+        name,
+        "Pod",
+        "    - {key: .metadata.deletionTimestamp, operator: DoesNotExist}\n"
+        f"    - {{key: .status.phase, operator: In, values: [{phase}]}}\n{selector}",
+        "    statusTemplate: |\n      {{ $now := Now }}\n" + status,
+    )
+
+
+def _container_statuses(ready: str, state: str) -> str:
+    """The statusTemplate lines of every container: ``ready``/``started`` and ``state``."""
+    return f"""\
+      containerStatuses:
+      {{{{ range .spec.containers }}}}
+      - {{name: {{{{ .name | Quote }}}}, image: {{{{ .image | Quote }}}}, ready: {ready},
+         started: {ready}, restartCount: 0, state: {state}}}
+      {{{{ end }}}}
+"""
+
+
+_NODE_READY = _stage(
+    "trainjobs-node-ready",
+    "Node",
+    """\
     - key: '.status.conditions.[] | select( .type == "Ready" ) | .status'
       operator: NotIn
       values: ['True']
-  next:
+""",
+    """\
     statusTemplate: |
       {{ $now := Now }}
       conditions:
@@ -63,29 +90,22 @@ spec:
         bootID: ""
         systemUUID: ""
       phase: Running
----
-apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata: {name: trainjobs-pod-running}
-spec:
-  resourceRef: {apiGroup: v1, kind: Pod}
-  selector:
-    matchExpressions:
-    - {key: .metadata.deletionTimestamp, operator: DoesNotExist}
-    - {key: .status.phase, operator: In, values: [Pending]}
-  next:
-    statusTemplate: |
-      {{ $now := Now }}
+""",
+)
+
+_POD_RUNNING = _pod_stage(
+    "trainjobs-pod-running",
+    "Pending",
+    "",
+    """\
       conditions:
       - {type: Initialized, status: "True", lastTransitionTime: {{ $now | Quote }}}
       - {type: Ready, status: "True", lastTransitionTime: {{ $now | Quote }}}
       - {type: ContainersReady, status: "True", lastTransitionTime: {{ $now | Quote }}}
       - {type: PodScheduled, status: "True", lastTransitionTime: {{ $now | Quote }}}
-      containerStatuses:
-      {{ range .spec.containers }}
-      - {name: {{ .name | Quote }}, image: {{ .image | Quote }}, ready: true, started: true,
-         restartCount: 0, state: {running: {startedAt: {{ $now | Quote }}}}}
-      {{ end }}
+"""
+    + _container_statuses("true", "{running: {startedAt: {{ $now | Quote }}}}")
+    + """\
       {{ with NodeIPsWith .spec.nodeName }}
       hostIP: {{ index . 0 | Quote }}
       {{ end }}
@@ -95,41 +115,41 @@ spec:
       {{ end }}
       phase: Running
       startTime: {{ $now | Quote }}
----
-apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata: {name: trainjobs-pod-succeeded}
-spec:
-  resourceRef: {apiGroup: v1, kind: Pod}
-  selector:
-    matchExpressions:
-    - {key: .metadata.deletionTimestamp, operator: DoesNotExist}
-    - {key: .status.phase, operator: In, values: [Running]}
-    - {key: '.metadata.annotations["trainjobs.dev/kwok-succeed"]', operator: Exists}
-  next:
-    statusTemplate: |
-      {{ $now := Now }}
+""",
+)
+
+_POD_SUCCEEDED = _pod_stage(
+    "trainjobs-pod-succeeded",
+    "Running",
+    f"""\
+    - {{key: '.metadata.annotations["{SUCCEED_ANNOTATION}"]', operator: Exists}}
+""",
+    """\
       conditions:
       - {type: Ready, status: "False", reason: PodCompleted, lastTransitionTime: {{ $now | Quote }}}
-      containerStatuses:
-      {{ range .spec.containers }}
-      - {name: {{ .name | Quote }}, image: {{ .image | Quote }}, ready: false, started: false,
-         restartCount: 0, state: {terminated: {exitCode: 0, reason: Completed,
-         startedAt: {{ $now | Quote }}, finishedAt: {{ $now | Quote }}}}}
-      {{ end }}
-      phase: Succeeded
----
-apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata: {name: trainjobs-pod-delete}
-spec:
-  resourceRef: {apiGroup: v1, kind: Pod}
-  selector:
-    matchExpressions:
-    - {key: .metadata.deletionTimestamp, operator: Exists}
-  next:
-    delete: true
 """
+    + _container_statuses(
+        "false",
+        "{terminated: {exitCode: 0, reason: Completed, startedAt: {{ $now | Quote }}, "
+        "finishedAt: {{ $now | Quote }}}}",
+    )
+    + """\
+      phase: Succeeded
+""",
+)
+
+_POD_DELETE = _stage(
+    "trainjobs-pod-delete",
+    "Pod",
+    "    - {key: .metadata.deletionTimestamp, operator: Exists}\n",
+    "    delete: true\n",
+)
+
+KWOK_STAGES = "---\n".join((_NODE_READY, _POD_RUNNING, _POD_SUCCEEDED, _POD_DELETE))
+"""Our own minimal stages: a fake node becomes Ready with the capacity it was created
+with; a scheduled pod becomes Running (and Ready) at once; a pod annotated
+:data:`SUCCEED_ANNOTATION` completes with exit code 0; a pod being deleted is removed (no
+kubelet would ever finish a graceful delete)."""
 
 
 def kwok_node(

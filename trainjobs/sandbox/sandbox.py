@@ -26,6 +26,7 @@ from trainjobs.errors import TrainjobsError
 from trainjobs.sandbox.api import Api
 from trainjobs.sandbox.binaries import binaries
 from trainjobs.sandbox.control_plane import ControlPlane
+from trainjobs.sandbox.operators import Operators
 from trainjobs.sandbox.programs import Pid, Program, StartupError, port_free, stop_group, tail
 
 __all__ = [
@@ -170,11 +171,13 @@ class Sandbox:
         self,
         *,
         nodes: Sequence[dict[str, Any]] = (),
+        operators: Operators | None = None,
         from_path: bool = False,
         build: bool = True,
         progress: TextIO = sys.stderr,
     ) -> SandboxState:
-        """Start the sandbox and create ``nodes`` (kwok Nodes) in it.
+        """Start the sandbox and create ``nodes`` (kwok Nodes) in it; ``operators``: which
+        operators run and how (default the built-in ones; :mod:`trainjobs.sandbox.operators`).
 
         :class:`AlreadyRunning` when one runs here (or is degraded: ``down`` first). A
         stopped sandbox's leftovers (a reboot) are cleared first. On a failure everything
@@ -199,6 +202,7 @@ class Sandbox:
                 context=CONTEXT,
                 detached=True,
                 mpi_operator="if-port-free",
+                operators=operators or Operators(),
             )
             try:
                 plane.start()

@@ -1,0 +1,75 @@
+"""Which operators the sandbox runs for a stack: its own installs, else the built-in ones."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from trainjobs.render import render
+from trainjobs.sandbox.installs import TRAINING_OPERATOR_SCHEMES
+from trainjobs.sandbox.operators import OperatorRun, Operators, operators_from
+from trainjobs.spec import load_path, parse_documents
+
+REPO = Path(__file__).resolve().parents[2]
+PLATFORM = Path(__file__).parent / "stacks" / "Pulumi.simulate-platform.yaml"
+
+
+def test_a_stack_without_operators_gets_the_built_in_ones() -> None:
+    stack = load_path(REPO / "stacks" / "Pulumi.demo.yaml")
+    assert operators_from(stack.platform, render(stack)) == Operators()
+    assert Operators().training_operator == OperatorRun(
+        "kubeflow", tuple(f"--enable-scheme={s}" for s in TRAINING_OPERATOR_SCHEMES)
+    )
+
+
+def test_the_stacks_training_operator_replaces_the_built_in_one() -> None:
+    stack = load_path(PLATFORM)
+    operators = operators_from(stack.platform, render(stack))
+    run = operators.training_operator
+    assert run is not None
+    assert run.namespace == "ml-ops"
+    assert run.args == ("--enable-scheme=tfjob",)
+    assert run.source == "operators[0] TrainingOperator 'training-operator'"
+    (hook,) = run.webhooks
+    assert hook["metadata"]["name"] == "validator.training-operator.kubeflow.org"
+    assert hook["webhooks"][0]["clientConfig"]["service"]["namespace"] == "ml-ops"
+    assert operators.webhook_names == {"validator.training-operator.kubeflow.org"}
+    # The kinds the stack does not install stay built-in.
+    assert operators.mpi_operator == Operators().mpi_operator
+    assert operators.trainer == Operators().trainer
+    assert operators.notes == ()
+
+
+def _operator(kind: str, spec: dict[str, object]) -> dict[str, object]:
+    return {
+        "apiVersion": "trainjobs.dev/v1alpha1",
+        "kind": kind,
+        "metadata": {"name": "op"},
+        "spec": spec,
+    }
+
+
+def test_other_versions_gang_flags_and_unbuilt_operators_are_said() -> None:
+    docs = [
+        _operator("TrainingOperator", {"version": "v1.8.1", "gangScheduler": "volcano"}),
+        _operator("MPIOperator", {"gangScheduler": "volcano"}),
+        _operator("Caffe2Operator", {"image": "registry.example/caffe2-operator:3773f5b"}),
+    ]
+    operators = operators_from(parse_documents(docs, source="<test>").platform)
+    run = operators.training_operator
+    assert run is not None
+    assert "--gang-scheduler-name=volcano" in run.args
+    assert "--enable-scheme=mpijob" not in run.args
+    assert operators.mpi_operator is not None
+    assert operators.mpi_operator.args == ("--gang-scheduling=volcano",)
+    notes = "\n".join(operators.notes)
+    assert "asks for v1.8.1; the sandbox runs v1.9.4" in notes
+    assert "MPIJob v1 is not run by the Training Operator here" in notes
+    assert "Caffe2Operator 'op': the sandbox has no program of it" in notes
+
+
+def test_a_training_operator_of_mpijob_only_is_not_run() -> None:
+    """Its only kind is the MPI Operator's here; running it without a scheme would run all."""
+    docs = [_operator("TrainingOperator", {"enabledSchemes": ["MPIJob"]})]
+    operators = operators_from(parse_documents(docs, source="<test>").platform)
+    assert operators.training_operator is None
+    assert any("runs no other kind" in n for n in operators.notes), operators.notes
