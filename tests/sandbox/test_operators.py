@@ -6,7 +6,7 @@ from pathlib import Path
 
 from trainjobs.render import render
 from trainjobs.sandbox.installs import TRAINING_OPERATOR_SCHEMES
-from trainjobs.sandbox.operators import OperatorRun, Operators, operators_from
+from trainjobs.sandbox.operators import PINNED, OperatorRun, Operators, operators_from
 from trainjobs.spec import load_path, parse_documents
 
 REPO = Path(__file__).resolve().parents[2]
@@ -73,3 +73,20 @@ def test_a_training_operator_of_mpijob_only_is_not_run() -> None:
     operators = operators_from(parse_documents(docs, source="<test>").platform)
     assert operators.training_operator is None
     assert any("runs no other kind" in n for n in operators.notes), operators.notes
+
+
+def test_pinned_operator_releases_are_the_builds() -> None:
+    """The releases the sandbox names are the ones tests/cluster/versions.env builds
+    (one place pins versions; this keeps the sandbox's copy equal to it)."""
+    env = dict(
+        line.split("=", 1)
+        for line in (REPO / "tests" / "cluster" / "versions.env").read_text().splitlines()
+        if "=" in line and not line.startswith("#")
+    )
+    keys = {
+        "TrainingOperator": "TRAINING_OPERATOR_VERSION",
+        "MPIOperator": "MPI_OPERATOR_VERSION",
+        "JobSet": "JOBSET_VERSION",
+        "Trainer": "TRAINER_VERSION",
+    }
+    assert {kind: env[key].strip() for kind, key in keys.items()} == PINNED

@@ -7,11 +7,18 @@ SMALL_RESOURCES = "{requests: {cpu: 100m, memory: 64Mi}, limits: {memory: 64Mi}}
 
 
 def small_tfjob_entry(
-    name: str, namespace: str, target: str, *, labels: str = "", resources: str = SMALL_RESOURCES
+    name: str,
+    namespace: str,
+    target: str,
+    *,
+    labels: str = "",
+    resources: str = SMALL_RESOURCES,
+    replicas: int = 1,
 ) -> str:
-    """An entry of ``trainjobs:jobs`` (indented as in a stack file): a TFJob of one small
-    Worker, on ``target``; ``labels`` (a flow mapping) on its metadata, ``resources`` (a
-    flow mapping, or block lines indented under the key) on its container."""
+    """An entry of ``trainjobs:jobs`` (indented as in a stack file): a TFJob of
+    ``replicas`` small Workers, on ``target``; ``labels`` (a flow mapping) on its
+    metadata, ``resources`` (a flow mapping, or block lines indented under the key) on
+    its container."""
     extra = f", labels: {labels}" if labels else ""
     return f"""\
     - apiVersion: kubeflow.org/v1
@@ -21,7 +28,7 @@ def small_tfjob_entry(
         runPolicy: {{ttlSecondsAfterFinished: 86400}}
         tfReplicaSpecs:
           Worker:
-            replicas: 1
+            replicas: {replicas}
             restartPolicy: Never
             template:
               spec:

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from tests.cluster.control_plane import ControlPlane
+from tests.cluster.pulumi_up.jobs import small_tfjob_entry
 from tests.cluster.pulumi_up.pulumi_cli import Project, render
 from tests.cluster.pulumi_up.test_demo_stack import (
     Ident,
@@ -45,27 +46,17 @@ object not labelled as the stack's. The 4.25 provider built here ignores it."""
 
 
 def _stack_text(namespace: str, target: str = "pods", workers: int = WORKERS) -> str:
+    job = small_tfjob_entry("big", namespace, target, resources=TINY_RESOURCES, replicas=workers)
     return f"""\
 config:
   trainjobs:k8sVersion: "1.32"
   trainjobs:namespaces: [{namespace}]
   trainjobs:jobs:
-    - apiVersion: kubeflow.org/v1
-      kind: TFJob
-      metadata: {{name: big, namespace: {namespace}}}
-      spec:
-        tfReplicaSpecs:
-          Worker:
-            replicas: {workers}
-            restartPolicy: Never
-            template:
-              spec:
-                containers:
-                  - name: tensorflow
-                    image: ghcr.io/example/tf-mnist:1.0
-                    resources: {{requests: {{cpu: 10m, memory: 16Mi}}, limits: {{memory: 16Mi}}}}
-      trainjobs: {{target: {target}}}
-"""
+{job}"""
+
+
+TINY_RESOURCES = "{requests: {cpu: 10m, memory: 16Mi}, limits: {memory: 16Mi}}"
+"""Small enough for 50 Workers on one kwok node."""
 
 
 class Stack:
