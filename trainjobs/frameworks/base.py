@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-from trainjobs.errors import Finding, Stage
+from trainjobs.errors import Finding, Severity, Stage
 from trainjobs.frameworks import pods_refusals
 from trainjobs.k8s.data import Manifest, PodTemplate
 from trainjobs.k8s.kinds import KindRef
@@ -31,6 +31,7 @@ from trainjobs.plan import (
     with_backend,
 )
 from trainjobs.plan.expansion import Expansion
+from trainjobs.plan.target_input import TargetInput
 
 if TYPE_CHECKING:
     from trainjobs.plan.jobset import JobSetPlan
@@ -336,5 +337,29 @@ class Framework(ABC, Generic[JobT]):
             status_conditions=dict(self.status_conditions),
             listens_on_all_addresses=self.listens_on_all_addresses,
             job_roles=self.job_roles,
+            targets=self.targets,
             editor=self,
         )
+
+    def target_input(self, job: JobT, target: str) -> TargetInput:
+        """What ``target`` needs of this framework for the (defaulted, edited) job, stated
+        once as data: the custom resource (``operator``), what the operator would create
+        (``pods``; nothing when :meth:`pods_findings` refuses it), the Trainer or JobSet
+        form (``trainer``, ``jobset``). The target takes it from the plan."""
+        if target == "operator":
+            definitions = tuple(self.definition_manifests(job))
+            return TargetInput(
+                target, resource=self.operator_manifest(job), definitions=definitions
+            )
+        if target == "pods":
+            findings = tuple(self.pods_findings(job))
+            if any(f.severity is Severity.ERROR for f in findings):
+                return TargetInput(target, findings)
+            return TargetInput(target, findings, expansion=self.expansion(job))
+        if target == "trainer":
+            trainer, found = self.trainer_plan(job)
+            return TargetInput(target, tuple(found), trainer=trainer)
+        if target == "jobset":
+            jobset, found = self.jobset(job)
+            return TargetInput(target, tuple(found), jobset=jobset)
+        raise ValueError(f"no target {target!r}")
