@@ -44,10 +44,6 @@ class ResourceEditor(Protocol):
         """The resource bound to a rendezvous backend."""
         ...
 
-    def with_labels(self, job: Any, labels: Mapping[str, str], /) -> Any:
-        """The resource with its own labels replaced."""
-        ...
-
     def run_rules(self, job: Any, /) -> RunRules | None:
         """The resource's replicas and their restart and success rules."""
         ...
@@ -191,7 +187,7 @@ class JobPlan:
     def with_labels(self, labels: Mapping[str, str]) -> JobPlan:
         """The plan with labels added to the job object itself (not to its pods)."""
         merged = {**self.labels, **labels}
-        return self._with_resource(self._editor.with_labels(self.resource, merged))
+        return self._with_resource(self.resource.with_labels(merged))
 
     def pod_owner(self, target: str, role: str | None = None) -> PodOwner:
         """What owns the job's pods on ``target`` (``pods``), or those of ``role`` there:
