@@ -13,4 +13,4 @@ from trainjobs.targets.pods import pod_objects
 def expand_pods(framework: Framework[Any], job: JobResource) -> list[Manifest]:
     """What the operator would create for the defaulted ``job``, as the ``pods``
     target renders it (without its refusals)."""
-    return pod_objects(framework, framework.plan(job))
+    return pod_objects(framework.expansion(job), framework.plan(job))

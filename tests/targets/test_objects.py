@@ -68,8 +68,3 @@ def test_rbac_binds_the_role_of_its_name_in_the_operator_s_field_order() -> None
         "kind": "Role",
         "name": "launcher",
     }
-
-
-def test_a_finished_object_passes_through() -> None:
-    finished = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}
-    assert object_manifest(finished, "ml") is finished

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from trainjobs.errors import Finding, Stage
-from trainjobs.frameworks.base import Framework
+from trainjobs.frameworks.base import Framework, loading_stage
 from trainjobs.spec.entry import JobEntry, Target
 
 __all__ = ["attribute", "stage_of"]
@@ -149,7 +149,7 @@ def stage_of(
             when = f"when the operator creates {objects}" if target == "operator" else ""
             return Stage.API_SERVER, _with(what, when)
     if framework is not None and finding.code.startswith("spec."):
-        loaded = framework.loading_stage(finding)
+        loaded = loading_stage(framework, finding)
         if loaded is not None:
             return loaded
     if code in _API_SERVER:

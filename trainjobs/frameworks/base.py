@@ -14,8 +14,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-from trainjobs.errors import Finding, Stage
+from trainjobs.errors import Finding, Severity, Stage
 from trainjobs.frameworks import pods_refusals
+from trainjobs.frameworks.capabilities import Definitions
 from trainjobs.k8s.data import Manifest, PodTemplate
 from trainjobs.k8s.kinds import KindRef
 from trainjobs.k8s.model import JobResource, K8sModel, model_from_generic
@@ -32,12 +33,13 @@ from trainjobs.plan import (
 )
 from trainjobs.plan.expansion import Expansion
 from trainjobs.plan.listeners import Listener
+from trainjobs.plan.target_input import TargetInput
 
 if TYPE_CHECKING:
     from trainjobs.plan.jobset import JobSetPlan
     from trainjobs.plan.trainer import TrainerPlan
 
-__all__ = ["Framework", "JobT"]
+__all__ = ["Framework", "JobT", "loading_stage"]
 
 GENERATED_DIR = "generated"
 """The folder under ``crds/`` of the CRDs ``trainjobs crds`` generates (``frameworks.crds``)."""
@@ -114,33 +116,14 @@ class Framework(ABC, Generic[JobT]):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         model = model_from_generic(cls, Framework)
+        if bool(cls.definition_kinds) != (cls.definitions is not None):
+            raise TypeError(f"{cls.__name__}: definition_kinds and definitions go together")
         if model is None:
             return
         if "kind" not in cls.__dict__:
             cls.kind = model.kind_ref()
         if cls.crd_generated and "crd_file" not in cls.__dict__:
             cls.crd_file = f"{GENERATED_DIR}/{cls.kind.crd_name}.yaml"
-
-    def loading_stage(self, finding: Finding) -> tuple[Stage, str] | None:
-        """Which part of a cluster refuses a finding from validating a job of this kind
-        against its model, and who; None when it is trainjobs' own rule.
-
-        Unknown fields, wrong types and missing required fields are refused by the CRD's
-        openAPIV3Schema (unknown fields by kubectl's strict field validation), as is a
-        value outside a closed set in one of ``schema_enums``; elsewhere the CRD has no
-        enum or bound, so the controller meets the value (the Training Operator copies
-        a restartPolicy it does not know to the pods, which the API server refuses).
-        """
-        error = finding.code.removeprefix("spec.")
-        if finding.code in self.schema_rules or error.endswith(_SCHEMA_ERRORS):
-            if error == "missing" and finding.path.endswith("metadata.name"):
-                return Stage.API_SERVER, "object names"
-            return Stage.CRD_SCHEMA, "openAPIV3Schema"
-        if error.startswith(_CLOSED_SETS):
-            if self.schema_enums and finding.path.endswith(self.schema_enums):
-                return Stage.CRD_SCHEMA, "openAPIV3Schema"
-            return Stage.CONTROLLER, self.operator
-        return None
 
     reconciled_managed_by: ClassVar[str | None] = None
     """The ``runPolicy.managedBy`` value under which the operator runs a job itself
@@ -151,6 +134,9 @@ class Framework(ABC, Generic[JobT]):
     stack may declare beside it (Trainer v2's TrainingRuntime and
     ClusterTrainingRuntime); ``spec.load`` accepts them and hands them to
     :meth:`with_definitions`. Default none."""
+    definitions: ClassVar[Definitions | None] = None
+    """The capability that parses, checks and ships those documents; set exactly when
+    ``definition_kinds`` is. Default None."""
     listens_on_all_addresses: ClassVar[bool] = False
     """True when the runtime's servers bind their port on every address (TensorFlow's
     gRPC server binds ``0.0.0.0:<port>``), so replicas sharing one machine cannot share
@@ -217,11 +203,6 @@ class Framework(ABC, Generic[JobT]):
         }
         return self.with_templates(job, templates)
 
-    def with_labels(self, job: JobT, labels: Mapping[str, str]) -> JobT:
-        """The job with its own labels (``metadata.labels``) replaced."""
-        metadata = job.metadata.model_copy(update={"labels": dict(labels)})
-        return job.model_copy(update={"metadata": metadata})
-
     def operator_manifest(self, job: JobT) -> Manifest:
         """The custom resource the operator consumes (the defaulted job)."""
         return job.to_manifest()
@@ -239,25 +220,6 @@ class Framework(ABC, Generic[JobT]):
         it cannot be. Frameworks listing ``jobset`` in ``targets`` override it.
         """
         raise NotImplementedError(f"{self.name} has no jobset target")
-
-    def shipped_definitions(self) -> list[Manifest]:
-        """The definitions the operator's own install ships (Trainer's built-in
-        ClusterTrainingRuntimes), which an install of it in a stack renders; default none."""
-        return []
-
-    def definition_model(self, kind: str) -> type[K8sModel]:
-        """The model of the documents of ``kind``, one of :attr:`definition_kinds`.
-        Frameworks declaring kinds override it."""
-        raise NotImplementedError(f"{self.name} declares no definition kinds")
-
-    def definition_findings(self, definition: Any) -> list[Finding]:
-        """The operator's rules for a declared definition, paths relative to its
-        document. Default none."""
-        return []
-
-    def uses_definition(self, job: JobT, definition: Any) -> bool:
-        """Whether ``job`` refers to the declared ``definition``; default False."""
-        return False
 
     def with_definitions(
         self, definitions: Sequence[Any], carried: Sequence[Any] = ()
@@ -342,5 +304,53 @@ class Framework(ABC, Generic[JobT]):
             status_conditions=dict(self.status_conditions),
             listens_on_all_addresses=self.listens_on_all_addresses,
             job_roles=self.job_roles,
+            targets=self.targets,
             editor=self,
         )
+
+    def target_input(self, job: JobT, target: str) -> TargetInput:
+        """What ``target`` needs of this framework for the (defaulted, edited) job, stated
+        once as data: the custom resource (``operator``), what the operator would create
+        (``pods``; nothing when :meth:`pods_findings` refuses it), the Trainer or JobSet
+        form (``trainer``, ``jobset``). The target takes it from the plan."""
+        if target == "operator":
+            definitions = tuple(self.definition_manifests(job))
+            return TargetInput(
+                target, resource=self.operator_manifest(job), definitions=definitions
+            )
+        if target == "pods":
+            findings = tuple(self.pods_findings(job))
+            if any(f.severity is Severity.ERROR for f in findings):
+                return TargetInput(target, findings)
+            return TargetInput(target, findings, expansion=self.expansion(job))
+        if target == "trainer":
+            trainer, found = self.trainer_plan(job)
+            return TargetInput(target, tuple(found), trainer=trainer)
+        if target == "jobset":
+            jobset, found = self.jobset(job)
+            return TargetInput(target, tuple(found), jobset=jobset)
+        raise ValueError(f"no target {target!r}")
+
+
+def loading_stage(framework: Framework[Any], finding: Finding) -> tuple[Stage, str] | None:
+    """Which part of a cluster refuses a finding from validating a job of the
+    framework's kind against its model, and who (from the framework's
+    ``schema_rules``, ``schema_enums`` and ``operator``); None when it is trainjobs' own
+    rule.
+
+    Unknown fields, wrong types and missing required fields are refused by the CRD's
+    openAPIV3Schema (unknown fields by kubectl's strict field validation), as is a
+    value outside a closed set in one of ``schema_enums``; elsewhere the CRD has no
+    enum or bound, so the controller meets the value (the Training Operator copies
+    a restartPolicy it does not know to the pods, which the API server refuses).
+    """
+    error = finding.code.removeprefix("spec.")
+    if finding.code in framework.schema_rules or error.endswith(_SCHEMA_ERRORS):
+        if error == "missing" and finding.path.endswith("metadata.name"):
+            return Stage.API_SERVER, "object names"
+        return Stage.CRD_SCHEMA, "openAPIV3Schema"
+    if error.startswith(_CLOSED_SETS):
+        if framework.schema_enums and finding.path.endswith(framework.schema_enums):
+            return Stage.CRD_SCHEMA, "openAPIV3Schema"
+        return Stage.CONTROLLER, framework.operator
+    return None

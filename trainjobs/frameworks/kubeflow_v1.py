@@ -29,12 +29,13 @@ from trainjobs.frameworks._container_rules import (
     template_restart_policy,
 )
 from trainjobs.frameworks.base import Framework
-from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
+from trainjobs.k8s.data import PodTemplate, deep_copy
 from trainjobs.k8s.model import JobResource, K8sModel
 from trainjobs.k8s.names import LABEL_MAX, dns1035_label_problem
 from trainjobs.k8s.pods import containers
 from trainjobs.plan import PodSet, Replica, ReplicaRestartPolicy, RunRules
 from trainjobs.plan.expansion import Expansion, PodPlan, ServicePlan
+from trainjobs.plan.objects import ObjectPlan
 
 __all__ = [
     "LABEL_JOB_NAME",
@@ -388,8 +389,8 @@ class KubeflowV1Framework(Framework[V1JobT]):
         """Whether the pod gets the ``job-role: master`` label."""
         return False
 
-    def extra_objects(self, job: V1JobT) -> list[Manifest]:
-        """Objects other than pods and services (an HPA, …)."""
+    def extra_objects(self, job: V1JobT) -> list[ObjectPlan]:
+        """Objects other than pods and services, as plans (``plan.objects``); default none."""
         return []
 
     def default_spec(self, job: V1JobT) -> V1JobT:

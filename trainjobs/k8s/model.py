@@ -8,7 +8,7 @@ are the metadata and the apiVersion/kind/metadata frame every training job share
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, get_args, get_origin
+from typing import Any, Self, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
@@ -115,6 +115,11 @@ class JobResource(K8sModel):
     @property
     def namespace(self) -> str:
         return self.metadata.ns
+
+    def with_labels(self, labels: Mapping[str, str]) -> Self:
+        """The job with its own labels (``metadata.labels``) replaced."""
+        metadata = self.metadata.model_copy(update={"labels": dict(labels)})
+        return self.model_copy(update={"metadata": metadata})
 
 
 def model_from_generic(cls: type, root: type) -> Any:

@@ -7,8 +7,9 @@ turns that into Pod and Service objects from the plan's pod templates, so the sh
 of a Pod is written once, in ``targets/pods.py``.
 
 Objects an operator makes that are not one Pod per replica (a launcher batch Job,
-ReplicaSets, the ssh Secret, RBAC) are stated as finished manifests in
-:attr:`Expansion.objects`.
+ReplicaSets, the ssh Secret, RBAC) are plans too (``plan.objects``), in
+:attr:`Expansion.first` and :attr:`Expansion.objects`: a framework hands the target
+no finished object.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from trainjobs.k8s.data import Manifest
 from trainjobs.plan.jobset import JobSetPlan
 from trainjobs.plan.objects import ObjectPlan
 
@@ -110,11 +110,11 @@ class Expansion:
 
     Attributes:
         services: the Services, before the pods that look their names up.
-        first: finished objects the operator creates before the pods (a headless
-            Service it shapes itself, the ConfigMaps and Secrets the pods mount).
+        first: the objects the operator creates before the pods (the ConfigMaps and
+            Secrets the pods mount, a launcher's ServiceAccount and RBAC).
         pods: the Pods made from the plan's pod templates.
-        objects: further objects, finished, created after the pods (a launcher batch
-            Job, an autoscaler …).
+        objects: further objects, created after the pods (a launcher batch Job,
+            ReplicaSets …).
         jobset: the JobSet the operator makes (a TrainJob's), with what it makes beside
             it: the ``pods`` target writes those after ``objects`` and expands the JobSet
             as the JobSet controller would (``targets.jobset_pods``); None (default): none.
@@ -122,6 +122,6 @@ class Expansion:
 
     services: Sequence[ServicePlan] = ()
     pods: Sequence[PodPlan] = ()
-    objects: Sequence[ObjectPlan | Manifest] = field(default_factory=tuple)
-    first: Sequence[ObjectPlan | Manifest] = field(default_factory=tuple)
+    objects: Sequence[ObjectPlan] = field(default_factory=tuple)
+    first: Sequence[ObjectPlan] = field(default_factory=tuple)
     jobset: JobSetPlan | None = None

@@ -24,6 +24,7 @@ from trainjobs.plan.admission import DEFAULT_POD_OWNERS, Admission, PodOwner
 from trainjobs.plan.gang import GangFacts
 from trainjobs.plan.pod_set import BackendBinding, PodSet
 from trainjobs.plan.run_rules import RunRules, SuccessPolicy
+from trainjobs.plan.target_input import TargetInput
 
 __all__ = ["JobPlan", "ResourceEditor", "RunPolicyFacts"]
 
@@ -41,10 +42,6 @@ class ResourceEditor(Protocol):
 
     def bind_backend(self, job: Any, binding: BackendBinding, /) -> Any:
         """The resource bound to a rendezvous backend."""
-        ...
-
-    def with_labels(self, job: Any, labels: Mapping[str, str], /) -> Any:
-        """The resource with its own labels replaced."""
         ...
 
     def run_rules(self, job: Any, /) -> RunRules | None:
@@ -122,6 +119,11 @@ class JobPlan:
             target itself wires the job to (``trainer``: the runtime's
             ``podGroupPolicy``); set by the gang capability, kept across edits. None
             (default): the target wires none.
+        targets: the targets the job's framework renders to; default none.
+        target_input: what the framework states for the target the job renders to
+            (:meth:`for_target`), set last, once every capability has edited the plan
+            (an edit of templates, labels or backend drops it). None (default): not
+            yet stated.
         editor: the framework, which keeps ``resource`` and ``pod_sets`` in step.
     """
 
@@ -141,6 +143,8 @@ class JobPlan:
     admission: Admission = field(default_factory=Admission)
     unadmitted_warning: Finding | None = None
     gang_mechanism: str | None = None
+    targets: tuple[str, ...] = ()
+    target_input: TargetInput | None = None
     editor: ResourceEditor | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -183,7 +187,7 @@ class JobPlan:
     def with_labels(self, labels: Mapping[str, str]) -> JobPlan:
         """The plan with labels added to the job object itself (not to its pods)."""
         merged = {**self.labels, **labels}
-        return self._with_resource(self._editor.with_labels(self.resource, merged))
+        return self._with_resource(self.resource.with_labels(merged))
 
     def pod_owner(self, target: str, role: str | None = None) -> PodOwner:
         """What owns the job's pods on ``target`` (``pods``), or those of ``role`` there:
@@ -196,6 +200,10 @@ class JobPlan:
         """The plan with ``labels`` (and, with ``suspend``, a suspended start) for the
         Jobs or JobSet that own its pods; the target puts them there."""
         return replace(self, admission=self.admission.merged(labels, suspend))
+
+    def for_target(self, stated: TargetInput) -> JobPlan:
+        """The plan with what its framework states for the target it renders to."""
+        return replace(self, target_input=stated)
 
     def with_backend(self, binding: BackendBinding) -> JobPlan:
         """The plan bound to a rendezvous backend: its env, volumes and mounts in every

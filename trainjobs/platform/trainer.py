@@ -232,8 +232,9 @@ class TrainerKind(OperatorKind[Trainer]):
             install.deployment(NAME, ns, LABELS, self._pod_spec(spec), replicas=None),
             *self._webhooks(ns),
         ]
-        if spec.install_runtimes:
-            objects += REGISTRY.named("trainjob").shipped_definitions()
+        runtimes = REGISTRY.named("trainjob").definitions
+        if spec.install_runtimes and runtimes is not None:
+            objects += runtimes.shipped()
         if spec.install_jobset:
             objects += jobset_objects(ns, spec.jobset_image)
         return objects

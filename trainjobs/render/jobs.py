@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from trainjobs import limits
 from trainjobs.errors import Finding, Severity
+from trainjobs.frameworks.base import Framework
 from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.names import dns1123_label_problem, labelled_name_problem
 from trainjobs.k8s.order import apply_rank
@@ -17,11 +19,13 @@ from trainjobs.render.lifecycle import job_lifecycle
 from trainjobs.render.model import RenderedJob, RenderedObject, UnitRef
 from trainjobs.render.resolve import PlatformIndex
 from trainjobs.spec.entry import JobEntry, Target
-from trainjobs.targets import expand
+from trainjobs.targets import expand, supports
+from trainjobs.targets.base import Rendered
 
 __all__ = [
     "IGNORE_ANNOTATION",
     "MAX_PODS_PER_JOB",
+    "expand_job",
     "job_ref",
     "name_findings",
     "pod_count_findings",
@@ -134,6 +138,14 @@ def _target_from_elsewhere(finding: Finding, entry: JobEntry, target: Target | N
     return replace(finding, path="", message=f"{finding.message}, {where}", hint=hint)
 
 
+def expand_job(framework: Framework[Any], plan: JobPlan, target: Target) -> Rendered:
+    """The job of ``plan`` (every capability's edit applied) on ``target``: its
+    framework states what the target needs of it, once, and the target takes the plan."""
+    if supports(plan, target):
+        plan = plan.for_target(framework.target_input(plan.resource, target))
+    return expand(plan, target)
+
+
 def base_plan(entry: JobEntry) -> JobPlan:
     """The job defaulted and planned, before any platform resource or target acts on it.
     Raises SpecError for a job that cannot be defaulted."""
@@ -194,7 +206,7 @@ def render_job(
         extra += [listener_policy(plan.name, plan.namespace, x) for x in framework.listeners]
     if any(f.severity is Severity.ERROR for f in findings):
         return None, findings
-    manifests, problems = expand(framework, plan, chosen)
+    manifests, problems = expand_job(framework, plan, chosen)
     problems = [_target_from_elsewhere(f, entry, target) for f in problems]
     findings += [f.located(entry.source, entry.path) for f in problems]
     options = entry.options

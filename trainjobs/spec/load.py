@@ -30,7 +30,7 @@ from pydantic import ValidationError
 
 from trainjobs import limits
 from trainjobs.errors import NO_VALUE, Finding, Rule, Severity, SpecError
-from trainjobs.frameworks.base import Framework
+from trainjobs.frameworks.base import Framework, loading_stage
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.ownership import ADOPT_KEY, parse_adopt
 from trainjobs.k8s.yamlio import InputError, YamlSyntaxError, load_all, read_bounded
@@ -221,7 +221,7 @@ class Parsed:
                     i
                     for i, entry in enumerate(self.jobs)
                     if entry.framework.name == d.framework.name
-                    and entry.framework.uses_definition(entry.job, d.resource)
+                    and _uses(entry.framework, entry.job, d.resource)
                 ),
                 None,
             )
@@ -249,8 +249,7 @@ class Parsed:
                 after = [
                     self.jobs[carrier_of[id(d)]].job
                     for d in mine
-                    if carrier_of.get(id(d), i) != i
-                    and entry.framework.uses_definition(entry.job, d)
+                    if carrier_of.get(id(d), i) != i and _uses(entry.framework, entry.job, d)
                 ]
                 keys = tuple(dict.fromkeys(f"{j.namespace}/{j.name}" for j in after))
                 entry = replace(entry, framework=framework, after=keys)
@@ -346,15 +345,25 @@ def parse_entry(
     return parsed
 
 
+def _uses(framework: Framework[Any], job: Any, definition: Any) -> bool:
+    """Whether ``job`` refers to the declared ``definition`` (its framework's
+    ``Definitions`` capability says)."""
+    return framework.definitions is not None and framework.definitions.uses(job, definition)
+
+
 def _parse_definition(
     body: dict[str, Any], framework: Framework[Any], path: str, source: str
 ) -> Parsed:
-    model = framework.definition_model(str(body.get("kind")))
+    definitions = framework.definitions
+    if definitions is None:
+        # The registry names a framework defining a kind only by its definition_kinds.
+        raise ValueError(f"{framework.name} declares no definitions")
+    model = definitions.model(str(body.get("kind")))
     try:
         resource = model.model_validate(body)
     except ValidationError as exc:
         return Parsed(findings=_located(findings_from_validation_error(exc, model), source, path))
-    findings = _located(framework.definition_findings(resource), source, path)
+    findings = _located(definitions.findings(resource), source, path)
     if any(f.severity is Severity.ERROR for f in findings):
         return Parsed(findings=findings)
     entry = DefinitionEntry(resource, framework, path, source)
@@ -438,7 +447,7 @@ def _parse_job_document(
         invalid = _located(findings_from_validation_error(exc, framework.model), source, path)
         # Attributed here, where the job's kind is known: no job is built to say it later.
         for finding in invalid:
-            stage = framework.loading_stage(finding)
+            stage = loading_stage(framework, finding)
             findings.append(finding.staged(*stage) if stage else finding)
         return [], findings
     entry = JobEntry(job=job, framework=framework, options=options, path=path, source=source)

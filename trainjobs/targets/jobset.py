@@ -2,7 +2,7 @@
 
 For a TrainJob that is the JobSet (and, by ML policy, the MPI ssh Secret and hostfile
 ConfigMap, the PodGroup): only the JobSet controller is needed on the cluster, not the
-Trainer. The framework works out the :class:`JobSetPlan` (``TargetSource.jobset``);
+Trainer. The framework states the :class:`JobSetPlan` (``TargetInput.jobset``, on the plan);
 this module writes its objects, and adds the plan's admission (a queue's label, or the
 one the TrainJob carries) to the JobSet when that owns the pods.
 """
@@ -16,7 +16,7 @@ from trainjobs.plan import JobPlan
 from trainjobs.plan.gang import POD_GROUP_API_VERSIONS
 from trainjobs.plan.jobset import JobSetPlan, MpiFiles, PodGroupPlan
 from trainjobs.plan.objects import ConfigMapPlan, SshKeySecretPlan
-from trainjobs.targets.base import Rendered, TargetPlugin, TargetSource
+from trainjobs.targets.base import Rendered, TargetPlugin, stated
 from trainjobs.targets.objects import object_manifest
 
 __all__ = ["JOBSET_API_VERSION", "JobSetTarget", "jobset_manifest", "jobset_objects"]
@@ -72,8 +72,9 @@ class JobSetTarget(TargetPlugin):
     description = "the JobSet (and its Secret, ConfigMap, PodGroup) the Trainer controller makes"
     takes_over = True
 
-    def render(self, source: TargetSource, plan: JobPlan) -> Rendered:
-        jobset, findings = source.jobset(plan.resource)
+    def render(self, plan: JobPlan) -> Rendered:
+        given = stated(plan, self.name)
+        jobset, findings = given.jobset, list(given.findings)
         if jobset is None:
             return [], findings
         owner = plan.pod_owner(self.name)

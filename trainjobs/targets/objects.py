@@ -56,11 +56,8 @@ def _role_binding(plan: RoleBindingPlan, metadata: dict[str, Any], namespace: st
     return binding
 
 
-def object_manifest(plan: ObjectPlan | Manifest, namespace: str) -> Manifest:
-    """The object of ``plan`` in ``namespace``; an object given finished (a framework's
-    not yet stated as a plan) as it is."""
-    if isinstance(plan, dict):
-        return plan
+def object_manifest(plan: ObjectPlan, namespace: str) -> Manifest:
+    """The object of ``plan`` in ``namespace``."""
     metadata = _metadata(plan.name, namespace, plan.labels)
     if isinstance(plan, ConfigMapPlan):
         data = dict(plan.data)

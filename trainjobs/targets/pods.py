@@ -1,10 +1,11 @@
 """The ``pods`` target: the objects the operator would create, so none is needed.
 
 The job's framework states what its operator creates (:class:`Expansion`: which
-Services and Pods, with what identity and env); this module builds the Pod and
-Service objects from the plan's pod templates — the only place that knows their
-shape. Objects an operator makes otherwise (a launcher Job, ReplicaSets, a
-hostfile ConfigMap) come finished from the framework.
+Services and Pods, with what identity and env), on the plan (``TargetInput``); this
+module builds the Pod and Service objects from the plan's pod templates — the only
+place that knows their shape. Objects an operator makes otherwise (a launcher Job,
+ReplicaSets, a hostfile ConfigMap) are plans too (``plan.objects``), written by
+``targets.objects``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
 from trainjobs.plan import JobPlan
 from trainjobs.plan.expansion import Expansion, PodPlan, ServicePlan
 from trainjobs.plan.jobset import JobSetPlan
-from trainjobs.targets.base import Rendered, TargetPlugin, TargetSource
+from trainjobs.targets.base import Rendered, TargetPlugin, stated
 from trainjobs.targets.jobset import jobset_manifest, jobset_objects
 from trainjobs.targets.jobset_pods import pods_findings, pods_manifests
 from trainjobs.targets.objects import object_manifest
@@ -31,15 +32,14 @@ class PodsTarget(TargetPlugin):
     description = "the Pods and Services the operator would create; no operator needed"
     takes_over = True
 
-    def render(self, source: TargetSource, plan: JobPlan) -> Rendered:
+    def render(self, plan: JobPlan) -> Rendered:
         # What the operator would refuse to run (suspended, managed elsewhere) renders
-        # nothing rather than pods no controller would have made.
-        findings = source.pods_findings(plan.resource)
-        expansion = None
-        if not any(f.severity is Severity.ERROR for f in findings):
-            expansion = source.expansion(plan.resource)
-            if expansion.jobset is not None:
-                findings = [*findings, *_jobset_findings(expansion.jobset)]
+        # nothing rather than pods no controller would have made: the framework states
+        # no expansion then.
+        given = stated(plan, self.name)
+        findings, expansion = list(given.findings), given.expansion
+        if expansion is not None and expansion.jobset is not None:
+            findings = [*findings, *_jobset_findings(expansion.jobset)]
         if plan.unadmitted_warning is not None and not plan.admission.queued:
             findings = [*findings, plan.unadmitted_warning]
         if expansion is None or any(f.severity is Severity.ERROR for f in findings):
@@ -59,12 +59,12 @@ def _jobset_findings(jobset: JobSetPlan) -> list[Finding]:
     ]
 
 
-def pod_objects(source: TargetSource, plan: JobPlan) -> list[Manifest]:
-    """Every object the operator would create for the job of ``plan``: its Services,
-    then its Pods, then the rest, each group in the operator's order; the objects that
-    own pods there (batch Jobs: a TrainJob's, an MPIJob's launcher) carry the plan's
-    admission."""
-    return _objects(source.expansion(plan.resource), plan)
+def pod_objects(expansion: Expansion, plan: JobPlan) -> list[Manifest]:
+    """Every object the operator would create (``expansion``) for the job of ``plan``:
+    its Services, then its Pods, then the rest, each group in the operator's order; the
+    objects that own pods there (batch Jobs: a TrainJob's, an MPIJob's launcher) carry
+    the plan's admission."""
+    return _objects(expansion, plan)
 
 
 def _objects(expansion: Expansion, plan: JobPlan) -> list[Manifest]:

@@ -35,7 +35,7 @@ from trainjobs.plan.trainer import (
     VOLCANO_QUEUE_ANNOTATION,
     TrainerPlan,
 )
-from trainjobs.targets.base import Rendered, TargetPlugin, TargetSource
+from trainjobs.targets.base import Rendered, TargetPlugin, stated
 
 __all__ = ["TrainerTarget", "runtime_name", "trainer_manifests"]
 
@@ -133,8 +133,9 @@ class TrainerTarget(TargetPlugin):
     name = "trainer"
     description = "a Kubeflow Trainer v2 TrainJob and the ClusterTrainingRuntime it uses"
 
-    def render(self, source: TargetSource, plan: JobPlan) -> Rendered:
-        trainer, findings = source.trainer_plan(plan.resource)
+    def render(self, plan: JobPlan) -> Rendered:
+        given = stated(plan, self.name)
+        trainer, findings = given.trainer, list(given.findings)
         if trainer is None:
             return [], findings
         objects = trainer_manifests(plan, trainer, gang=plan.gang_mechanism)

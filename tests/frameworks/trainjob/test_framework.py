@@ -41,7 +41,7 @@ def test_targets_through_the_contract() -> None:
     assert [o["kind"] for o in jobset_objects(plan)] == ["JobSet"]
     # The framework hands the pods target the JobSet; the target expands it (a chain).
     assert not FRAMEWORK.expansion(job).objects
-    made = pod_objects(FRAMEWORK, FRAMEWORK.plan(job))
+    made = pod_objects(FRAMEWORK.expansion(job), FRAMEWORK.plan(job))
     assert [(o["kind"], o["metadata"]["name"]) for o in made] == [
         ("Service", "tj"),
         ("Job", "tj-node-0"),
@@ -95,7 +95,8 @@ def test_pods_findings_point_at_the_runtime_ref() -> None:
     )
     # The pods target says what it cannot do as JobSet would, where the plan points.
     assert FRAMEWORK.pods_findings(job) == []
-    _, (finding,) = PodsTarget().render(FRAMEWORK, FRAMEWORK.plan(job))
+    plan = FRAMEWORK.plan(job).for_target(FRAMEWORK.target_input(job, "pods"))
+    _, (finding,) = PodsTarget().render(plan)
     assert finding.code == "trainjob.pods_depends_on" and finding.path == "spec.runtimeRef"
     assert finding.message.startswith(
         "runtime 'torchtune-llama3.2-1b' spec.template.spec.replicatedJobs[2].dependsOn: "

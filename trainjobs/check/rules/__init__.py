@@ -13,8 +13,9 @@ from trainjobs.check.rules.engine import (
     owner_title,
     rule_findings,
 )
-from trainjobs.check.rules.model import Rule, RuleContext, Violation, silenced
+from trainjobs.check.rules.model import RuleContext, Violation, silenced
 from trainjobs.check.rules.registry import RULES, RuleRegistry, rules_table
+from trainjobs.check.rules.rule import Rule
 
 __all__ = [
     "RULES",

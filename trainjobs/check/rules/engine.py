@@ -13,8 +13,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 from trainjobs.check.rules.locate import JobOrigins
-from trainjobs.check.rules.model import Rule, RuleContext, Violation, silenced
+from trainjobs.check.rules.model import RuleContext, Violation, silenced
 from trainjobs.check.rules.registry import RULES, RuleRegistry
+from trainjobs.check.rules.rule import Rule
 from trainjobs.check.rules.sites import pod_sites
 from trainjobs.errors import Finding
 from trainjobs.render import IGNORE_ANNOTATION, RenderedJob, RenderedUnit, Rendering

@@ -33,7 +33,7 @@ from trainjobs.k8s import pods
 from trainjobs.k8s.data import PodTemplate, deep_copy
 from trainjobs.plan import PodSet
 from trainjobs.render import RenderedJob
-from trainjobs.targets import expand
+from trainjobs.render.jobs import expand_job
 
 __all__ = ["PROBE_LABEL", "JobOrigins", "identity"]
 
@@ -106,7 +106,7 @@ class JobOrigins:
         refs = self.job.plan.pod_sets
         marked = {ref.role: _probed(ref.template, str(i)) for i, ref in enumerate(refs)}
         probe = self.job.plan.with_templates(marked)
-        manifests, _ = expand(self.job.entry.framework, probe, self.job.target)
+        manifests, _ = expand_job(self.job.entry.framework, probe, self.job.target)
         found: dict[Identity, list[tuple[str, PodSet]]] = {}
         for manifest in manifests:
             for site in pod_sites(manifest):

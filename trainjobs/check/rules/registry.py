@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from trainjobs.check.rules import lifecycle, pss_baseline, pss_restricted, resources
-from trainjobs.check.rules.model import PodCheck, Rule, silenced
-from trainjobs.check.rules.sites import per_pod
+from trainjobs.check.rules.model import silenced
+from trainjobs.check.rules.rule import Rule
+from trainjobs.check.rules.sites import PodCheck, per_pod
 from trainjobs.errors import Severity
 from trainjobs.spec.stack import Profile
 

@@ -10,13 +10,13 @@ custom resource has one template per replica type, found through its framework's
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
-from trainjobs.check.rules.model import Check, PodCheck, RuleContext, Violation
+from trainjobs.check.rules.model import Check, RuleContext, Violation
 from trainjobs.errors import format_path
 from trainjobs.frameworks.base import Framework
 from trainjobs.frameworks.registry import REGISTRY
@@ -96,6 +96,10 @@ class PodSite:
     def is_linux(self) -> bool:
         """False only for pods that declare ``spec.os.name: windows``."""
         return (self.spec.get("os") or {}).get("name") != "windows"
+
+
+PodCheck = Callable[[PodSite, RuleContext], Iterable[Violation]]
+"""A rule over one pod site; its violations carry paths inside the whole object."""
 
 
 def join(*parts: str) -> str:

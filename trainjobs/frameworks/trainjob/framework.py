@@ -22,6 +22,7 @@ from typing import Any, ClassVar, Final
 
 from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks.base import Framework
+from trainjobs.frameworks.capabilities import Definitions
 from trainjobs.frameworks.trainjob.builtins import builtin_runtimes, resolve_runtime
 from trainjobs.frameworks.trainjob.jobset import (
     DATASET,
@@ -86,6 +87,26 @@ _POD_OWNERS: Final[Mapping[str, PodOwner]] = MappingProxyType(
 the rest), on the jobset target the JobSet, on the pods target the JobSet's batch Jobs."""
 
 
+class TrainerRuntimes(Definitions):
+    """The runtimes a TrainJob names (``runtimeRef``), declared beside it or shipped."""
+
+    def model(self, kind: str) -> type[TrainingRuntime | ClusterTrainingRuntime]:
+        return TrainingRuntime if kind == RUNTIME_KIND_REF.kind else ClusterTrainingRuntime
+
+    def findings(self, definition: Any) -> list[Finding]:
+        return runtime_findings(definition) if isinstance(definition, _RUNTIME_TYPES) else []
+
+    def uses(self, job: Any, definition: Any) -> bool:
+        if not isinstance(job, TrainJob) or not isinstance(definition, _RUNTIME_TYPES):
+            return False
+        found, _ = resolve_runtime(job, (definition,))
+        return found is definition
+
+    def shipped(self) -> list[Manifest]:
+        """The eight ClusterTrainingRuntimes Trainer v2.3.0's install ships."""
+        return [runtime.to_manifest() for runtime in builtin_runtimes()]
+
+
 class TrainJobFramework(Framework[TrainJob]):
     """Kubeflow Trainer v2.3.0's TrainJob."""
 
@@ -101,6 +122,7 @@ class TrainJobFramework(Framework[TrainJob]):
     success_rule = "when the JobSet's success policy is met (default: every Job completes)"
     reconciled_managed_by = DEFAULT_MANAGED_BY
     definition_kinds: ClassVar[tuple[KindRef, ...]] = (CLUSTER_RUNTIME_KIND, RUNTIME_KIND_REF)
+    definitions: ClassVar[Definitions | None] = TrainerRuntimes()
     # Trainer v2.3.0 pkg/webhooks/trainjob_webhook.go runs each ML-policy plugin's
     # Validate (pkg/runtime/framework/plugins/{torch,mpi,jobset}) against the runtime;
     # trainingruntime_webhook.go checks a runtime's replicated jobs.
@@ -164,22 +186,6 @@ class TrainJobFramework(Framework[TrainJob]):
             (d for d in definitions if isinstance(d, _RUNTIME_TYPES)),
             (d for d in carried if isinstance(d, _RUNTIME_TYPES)),
         )
-
-    def shipped_definitions(self) -> list[Manifest]:
-        """The eight ClusterTrainingRuntimes Trainer v2.3.0's install ships."""
-        return [runtime.to_manifest() for runtime in builtin_runtimes()]
-
-    def definition_model(self, kind: str) -> type[TrainingRuntime | ClusterTrainingRuntime]:
-        return TrainingRuntime if kind == RUNTIME_KIND_REF.kind else ClusterTrainingRuntime
-
-    def definition_findings(self, definition: Any) -> list[Finding]:
-        return runtime_findings(definition) if isinstance(definition, _RUNTIME_TYPES) else []
-
-    def uses_definition(self, job: TrainJob, definition: Any) -> bool:
-        if not isinstance(definition, _RUNTIME_TYPES):
-            return False
-        found, _ = resolve_runtime(job, (definition,))
-        return found is definition
 
     def definition_manifests(self, job: TrainJob) -> list[Manifest]:
         out = []
