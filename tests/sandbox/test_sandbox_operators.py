@@ -54,7 +54,11 @@ def _proc(pid: int, what: str) -> list[str]:
 def test_up_names_the_stacks_operator_and_the_built_in_ones(up: tuple[Path, str]) -> None:
     _, out = up
     assert "training-operator in namespace ml-ops (operators[0] TrainingOperator" in out, out
-    assert "mpi-operator in namespace mpi-operator (built-in)" in out, out
+    # The MPI Operator binds port 8080 on every address: when the test session's own
+    # control plane runs one, the sandbox says why it has none instead of naming it.
+    built_in = "mpi-operator in namespace mpi-operator (built-in)" in out
+    port_taken = "the MPI Operator is not running: port 8080" in out
+    assert built_in != port_taken, out
     assert "trainer-controller-manager in namespace kubeflow-system (built-in)" in out, out
 
 
