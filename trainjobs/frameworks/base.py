@@ -11,12 +11,17 @@ Plugins subclass :class:`Framework` (or the shared Kubeflow v1 engine in
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar, Generic, TypeVar
 
 from trainjobs.errors import Finding, Severity, Stage
 from trainjobs.frameworks import pods_refusals
-from trainjobs.frameworks.capabilities import Definitions
+from trainjobs.frameworks.capabilities import (
+    CarriesDefinitions,
+    Definitions,
+    JobSetConversion,
+    TrainerConversion,
+)
 from trainjobs.k8s.data import Manifest, PodTemplate
 from trainjobs.k8s.kinds import KindRef
 from trainjobs.k8s.model import JobResource, K8sModel, model_from_generic
@@ -35,10 +40,6 @@ from trainjobs.plan.expansion import Expansion
 from trainjobs.plan.listeners import Listener
 from trainjobs.plan.target_input import TargetInput
 
-if TYPE_CHECKING:
-    from trainjobs.plan.jobset import JobSetPlan
-    from trainjobs.plan.trainer import TrainerPlan
-
 __all__ = ["Framework", "JobT", "loading_stage"]
 
 GENERATED_DIR = "generated"
@@ -49,6 +50,12 @@ GENERATED_DIR = "generated"
 # those of a value outside a closed set or a bound.
 _SCHEMA_ERRORS = ("missing", "extra_forbidden", "_type", "_parsing")
 _CLOSED_SETS = ("literal_error", "enum", "greater_than", "less_than")
+
+_TARGET_CAPABILITIES: dict[str, type] = {
+    "trainer": TrainerConversion,
+    "jobset": JobSetConversion,
+}
+"""The capability a framework implements to list a target in its ``targets``."""
 
 JobT = TypeVar("JobT", bound=JobResource)
 """The custom resource model a framework reads."""
@@ -118,6 +125,11 @@ class Framework(ABC, Generic[JobT]):
         model = model_from_generic(cls, Framework)
         if bool(cls.definition_kinds) != (cls.definitions is not None):
             raise TypeError(f"{cls.__name__}: definition_kinds and definitions go together")
+        if bool(cls.definition_kinds) != issubclass(cls, CarriesDefinitions):
+            raise TypeError(f"{cls.__name__}: definition_kinds needs CarriesDefinitions")
+        for target, capability in _TARGET_CAPABILITIES.items():
+            if target in cls.targets and not issubclass(cls, capability):
+                raise TypeError(f"{cls.__name__}: the {target} target needs {capability.__name__}")
         if model is None:
             return
         if "kind" not in cls.__dict__:
@@ -133,7 +145,7 @@ class Framework(ABC, Generic[JobT]):
     """Kinds of the documents a job of this kind refers to by name and a job file or
     stack may declare beside it (Trainer v2's TrainingRuntime and
     ClusterTrainingRuntime); ``spec.load`` accepts them and hands them to
-    :meth:`with_definitions`. Default none."""
+    ``CarriesDefinitions.with_definitions``. Default none."""
     definitions: ClassVar[Definitions | None] = None
     """The capability that parses, checks and ships those documents; set exactly when
     ``definition_kinds`` is. Default None."""
@@ -206,34 +218,6 @@ class Framework(ABC, Generic[JobT]):
     def operator_manifest(self, job: JobT) -> Manifest:
         """The custom resource the operator consumes (the defaulted job)."""
         return job.to_manifest()
-
-    def trainer_plan(self, job: JobT) -> tuple[TrainerPlan | None, list[Finding]]:
-        """The (defaulted) job for Kubeflow Trainer v2, the ``trainer`` target: its
-        runtime's ML policy and pod templates, and the node count; or None and findings
-        saying why it cannot be. Frameworks listing ``trainer`` in ``targets`` override it.
-        """
-        raise NotImplementedError(f"{self.name} has no trainer target")
-
-    def jobset(self, job: JobT) -> tuple[JobSetPlan | None, list[Finding]]:
-        """What the (defaulted) job's operator creates on a JobSet cluster, the ``jobset``
-        target writes (and the ``pods`` target expands); or None and findings saying why
-        it cannot be. Frameworks listing ``jobset`` in ``targets`` override it.
-        """
-        raise NotImplementedError(f"{self.name} has no jobset target")
-
-    def with_definitions(
-        self, definitions: Sequence[Any], carried: Sequence[Any] = ()
-    ) -> Framework[JobT]:
-        """The framework that resolves a job's references among ``definitions`` (models
-        of :attr:`definition_kinds` declared in the same render) first, and whose
-        operator target emits ``carried`` beside the job (each declared definition is
-        carried by one job only). Default: itself."""
-        return self
-
-    def definition_manifests(self, job: JobT) -> list[Manifest]:
-        """The declared definitions the operator target emits with ``job`` (those
-        :meth:`with_definitions` was given as carried). Default none."""
-        return []
 
     def run_policy(self, job: JobT) -> RunPolicyFacts:
         """Suspend, deadlines and retries of the (defaulted) job; default: Kubeflow's
@@ -314,7 +298,8 @@ class Framework(ABC, Generic[JobT]):
         (``pods``; nothing when :meth:`pods_findings` refuses it), the Trainer or JobSet
         form (``trainer``, ``jobset``). The target takes it from the plan."""
         if target == "operator":
-            definitions = tuple(self.definition_manifests(job))
+            carried = self.definition_manifests(job) if isinstance(self, CarriesDefinitions) else []
+            definitions = tuple(carried)
             return TargetInput(
                 target, resource=self.operator_manifest(job), definitions=definitions
             )
@@ -324,9 +309,13 @@ class Framework(ABC, Generic[JobT]):
                 return TargetInput(target, findings)
             return TargetInput(target, findings, expansion=self.expansion(job))
         if target == "trainer":
+            if not isinstance(self, TrainerConversion):
+                raise NotImplementedError(f"{self.name} has no trainer target")
             trainer, found = self.trainer_plan(job)
             return TargetInput(target, tuple(found), trainer=trainer)
         if target == "jobset":
+            if not isinstance(self, JobSetConversion):
+                raise NotImplementedError(f"{self.name} has no jobset target")
             jobset, found = self.jobset(job)
             return TargetInput(target, tuple(found), jobset=jobset)
         raise ValueError(f"no target {target!r}")
