@@ -19,21 +19,20 @@ from trainjobs.frameworks import pods_refusals
 from trainjobs.frameworks.capabilities import (
     CarriesDefinitions,
     Definitions,
+    Gang,
     JobSetConversion,
     TrainerConversion,
+    run_policy_scheduling,
 )
 from trainjobs.k8s.data import Manifest, PodTemplate
 from trainjobs.k8s.kinds import KindRef
-from trainjobs.k8s.model import JobResource, K8sModel, model_from_generic
+from trainjobs.k8s.model import JobResource, model_from_generic
 from trainjobs.plan import (
     BackendBinding,
-    GangFacts,
-    GangMember,
     JobPlan,
     PodSet,
     RunPolicyFacts,
     RunRules,
-    SuccessPolicy,
     with_backend,
 )
 from trainjobs.plan.expansion import Expansion
@@ -230,36 +229,6 @@ class Framework(ABC, Generic[JobT]):
             ttl_seconds_after_finished=getattr(policy, "ttl_seconds_after_finished", None),
         )
 
-    def scheduling_policy(self, job: JobT) -> dict[str, Any] | None:
-        """``spec.runPolicy.schedulingPolicy`` as plain data, or None when unset.
-
-        Every Kubeflow kind keeps it there; a framework whose custom resource has no
-        gang inputs returns None.
-        """
-        run_policy = getattr(getattr(job, "spec", None), "run_policy", None)
-        policy = getattr(run_policy, "scheduling_policy", None)
-        return policy.to_manifest() if isinstance(policy, K8sModel) else None
-
-    def gang_facts(self, job: JobT) -> GangFacts:
-        """How the operator gang-schedules the (defaulted) job.
-
-        Default, the Training Operator's rule (§5.1): every replica type joins, named
-        by its lowercase type; ``minMember`` is the sum of all replicas.
-        """
-        members = tuple(
-            GangMember(ref.role, ref.replicas, ref.role.lower()) for ref in self.pod_templates(job)
-        )
-        return GangFacts(members, sum(m.pods for m in members))
-
-    def success_policy(self, job: JobT) -> SuccessPolicy:
-        """Which replicas decide that the (defaulted) job succeeded.
-
-        The default, every replica succeeds, is what a plain Kubernetes Job does;
-        frameworks whose operator decides on a chief, master, launcher or worker 0
-        override it.
-        """
-        return SuccessPolicy()
-
     def run_rules(self, job: JobT) -> RunRules | None:
         """The (defaulted) job's replicas, restart rules and success policy.
 
@@ -268,20 +237,20 @@ class Framework(ABC, Generic[JobT]):
         """
         return None
 
-    def addresses(self, job: JobT) -> dict[str, str]:
-        """Addresses a user needs from outside, e.g. ``{"master": "mnist-master-0:23456"}``."""
-        return {}
-
     def plan(self, job: JobT) -> JobPlan:
         """The typed plan of the (defaulted) job, which every capability, target and
         check reads; edits to it reach the custom resource through this framework."""
+        if isinstance(self, Gang):
+            scheduling = self.scheduling_policy(job)
+        else:
+            scheduling = run_policy_scheduling(job)
         return JobPlan(
             kind=self.kind,
             name=job.name,
             namespace=job.namespace,
             resource=job,
             pod_sets=tuple(self.pod_templates(job)),
-            scheduling_policy=self.scheduling_policy(job),
+            scheduling_policy=scheduling,
             run_policy=self.run_policy(job),
             labels=dict(job.metadata.labels or {}),
             annotations=dict(job.metadata.annotations or {}),

@@ -1,9 +1,13 @@
 """Capabilities a framework opts into beyond reading and planning its jobs.
 
 A framework is its reader (``frameworks.base.Framework``: default, validate, plan, what
-each target needs) plus the small capabilities it names; a consumer asks the framework
-for one and finds None where it has not opted in. Trainer v2's runtime plugins are the
-model: one narrow interface per concern.
+each target needs) plus the small capabilities it subclasses; a consumer asks
+``isinstance(framework, Capability)`` and, where it has not opted in, applies the default
+the capability's docstring states (``Definitions`` is the one held as an attribute:
+``framework.definitions`` is None without it). The operator's rules a plan reads when
+asked (``Gang``, ``SuccessRule``, ``Addresses``) are declared in ``plan.operator_rules``
+and re-exported here. Trainer v2's runtime plugins are the model: one narrow interface
+per concern.
 """
 
 from __future__ import annotations
@@ -15,12 +19,29 @@ from typing import TYPE_CHECKING, Any, Self
 from trainjobs.errors import Finding
 from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.model import K8sModel
+from trainjobs.plan.operator_rules import (
+    Addresses,
+    Gang,
+    SuccessRule,
+    run_policy_scheduling,
+    training_operator_gang,
+)
 
 if TYPE_CHECKING:
     from trainjobs.plan.jobset import JobSetPlan
     from trainjobs.plan.trainer import TrainerPlan
 
-__all__ = ["CarriesDefinitions", "Definitions", "JobSetConversion", "TrainerConversion"]
+__all__ = [
+    "Addresses",
+    "CarriesDefinitions",
+    "Definitions",
+    "Gang",
+    "JobSetConversion",
+    "SuccessRule",
+    "TrainerConversion",
+    "run_policy_scheduling",
+    "training_operator_gang",
+]
 
 
 class Definitions(ABC):
