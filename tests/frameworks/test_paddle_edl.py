@@ -453,4 +453,4 @@ def test_framework_facts() -> None:
     assert list(EDL.pod_templates(TrainingJob.model_validate(upstream_doc()))) == []
     job = TrainingJob.model_validate(upstream_doc())
     assert EDL.with_templates(job, {}) is job
-    assert EDL.addresses(job) == {}
+    assert EDL.plan(job).addresses == {}

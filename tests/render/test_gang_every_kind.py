@@ -44,7 +44,7 @@ def _with_gang(entry: JobEntry) -> StackSpec:
 
 
 def _ganged(entry: JobEntry) -> bool:
-    facts = entry.framework.gang_facts(entry.framework.default(entry.job))
+    facts = entry.framework.plan(entry.framework.default(entry.job)).gang
     return bool(facts.members) and not facts.unsupported
 
 
@@ -61,8 +61,8 @@ def test_every_kind_is_gang_scheduled_on_the_pods_target(entry: JobEntry) -> Non
     manifests = [o.manifest for o in rendering.jobs[0].objects]
     (group,) = [m for m in manifests if m["kind"] == "PodGroup"]
     job = rendering.jobs[0].job
-    facts = entry.framework.gang_facts(job)
-    policy = entry.framework.scheduling_policy(job) or {}
+    plan = entry.framework.plan(job)
+    facts, policy = plan.gang, plan.scheduling_policy or {}
     assert group["spec"]["minMember"] == policy.get("minAvailable", facts.min_member)
     pods = _pods(manifests)
     assert pods
@@ -74,7 +74,7 @@ def test_every_kind_is_gang_scheduled_on_the_pods_target(entry: JobEntry) -> Non
 
 @pytest.mark.parametrize("entry", _cases(), ids=lambda e: f"{e.framework.name}-{e.job.name}")
 def test_on_the_operator_target_the_operator_does_it(entry: JobEntry) -> None:
-    facts = entry.framework.gang_facts(entry.framework.default(entry.job))
+    facts = entry.framework.plan(entry.framework.default(entry.job)).gang
     if not facts.members or facts.unsupported or facts.started_late:
         # No templates to mark (EDL), or a launcher the operator holds back until the
         # workers are Ready (MPI WaitForWorkersReady): refused with a finding.

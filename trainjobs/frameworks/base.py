@@ -11,33 +11,33 @@ Plugins subclass :class:`Framework` (or the shared Kubeflow v1 engine in
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar, Generic, TypeVar
 
 from trainjobs.errors import Finding, Severity, Stage
 from trainjobs.frameworks import pods_refusals
-from trainjobs.frameworks.capabilities import Definitions
+from trainjobs.frameworks.capabilities import (
+    CarriesDefinitions,
+    Definitions,
+    Gang,
+    JobSetConversion,
+    TrainerConversion,
+    run_policy_scheduling,
+)
 from trainjobs.k8s.data import Manifest, PodTemplate
 from trainjobs.k8s.kinds import KindRef
-from trainjobs.k8s.model import JobResource, K8sModel, model_from_generic
+from trainjobs.k8s.model import JobResource, model_from_generic
 from trainjobs.plan import (
     BackendBinding,
-    GangFacts,
-    GangMember,
     JobPlan,
     PodSet,
     RunPolicyFacts,
     RunRules,
-    SuccessPolicy,
     with_backend,
 )
 from trainjobs.plan.expansion import Expansion
 from trainjobs.plan.listeners import Listener
 from trainjobs.plan.target_input import TargetInput
-
-if TYPE_CHECKING:
-    from trainjobs.plan.jobset import JobSetPlan
-    from trainjobs.plan.trainer import TrainerPlan
 
 __all__ = ["Framework", "JobT", "loading_stage"]
 
@@ -49,6 +49,12 @@ GENERATED_DIR = "generated"
 # those of a value outside a closed set or a bound.
 _SCHEMA_ERRORS = ("missing", "extra_forbidden", "_type", "_parsing")
 _CLOSED_SETS = ("literal_error", "enum", "greater_than", "less_than")
+
+_TARGET_CAPABILITIES: dict[str, type] = {
+    "trainer": TrainerConversion,
+    "jobset": JobSetConversion,
+}
+"""The capability a framework implements to list a target in its ``targets``."""
 
 JobT = TypeVar("JobT", bound=JobResource)
 """The custom resource model a framework reads."""
@@ -118,6 +124,11 @@ class Framework(ABC, Generic[JobT]):
         model = model_from_generic(cls, Framework)
         if bool(cls.definition_kinds) != (cls.definitions is not None):
             raise TypeError(f"{cls.__name__}: definition_kinds and definitions go together")
+        if bool(cls.definition_kinds) != issubclass(cls, CarriesDefinitions):
+            raise TypeError(f"{cls.__name__}: definition_kinds needs CarriesDefinitions")
+        for target, capability in _TARGET_CAPABILITIES.items():
+            if target in cls.targets and not issubclass(cls, capability):
+                raise TypeError(f"{cls.__name__}: the {target} target needs {capability.__name__}")
         if model is None:
             return
         if "kind" not in cls.__dict__:
@@ -133,7 +144,7 @@ class Framework(ABC, Generic[JobT]):
     """Kinds of the documents a job of this kind refers to by name and a job file or
     stack may declare beside it (Trainer v2's TrainingRuntime and
     ClusterTrainingRuntime); ``spec.load`` accepts them and hands them to
-    :meth:`with_definitions`. Default none."""
+    ``CarriesDefinitions.with_definitions``. Default none."""
     definitions: ClassVar[Definitions | None] = None
     """The capability that parses, checks and ships those documents; set exactly when
     ``definition_kinds`` is. Default None."""
@@ -207,34 +218,6 @@ class Framework(ABC, Generic[JobT]):
         """The custom resource the operator consumes (the defaulted job)."""
         return job.to_manifest()
 
-    def trainer_plan(self, job: JobT) -> tuple[TrainerPlan | None, list[Finding]]:
-        """The (defaulted) job for Kubeflow Trainer v2, the ``trainer`` target: its
-        runtime's ML policy and pod templates, and the node count; or None and findings
-        saying why it cannot be. Frameworks listing ``trainer`` in ``targets`` override it.
-        """
-        raise NotImplementedError(f"{self.name} has no trainer target")
-
-    def jobset(self, job: JobT) -> tuple[JobSetPlan | None, list[Finding]]:
-        """What the (defaulted) job's operator creates on a JobSet cluster, the ``jobset``
-        target writes (and the ``pods`` target expands); or None and findings saying why
-        it cannot be. Frameworks listing ``jobset`` in ``targets`` override it.
-        """
-        raise NotImplementedError(f"{self.name} has no jobset target")
-
-    def with_definitions(
-        self, definitions: Sequence[Any], carried: Sequence[Any] = ()
-    ) -> Framework[JobT]:
-        """The framework that resolves a job's references among ``definitions`` (models
-        of :attr:`definition_kinds` declared in the same render) first, and whose
-        operator target emits ``carried`` beside the job (each declared definition is
-        carried by one job only). Default: itself."""
-        return self
-
-    def definition_manifests(self, job: JobT) -> list[Manifest]:
-        """The declared definitions the operator target emits with ``job`` (those
-        :meth:`with_definitions` was given as carried). Default none."""
-        return []
-
     def run_policy(self, job: JobT) -> RunPolicyFacts:
         """Suspend, deadlines and retries of the (defaulted) job; default: Kubeflow's
         ``spec.runPolicy`` (every Kubeflow kind and the MPIJob keep them there)."""
@@ -246,36 +229,6 @@ class Framework(ABC, Generic[JobT]):
             ttl_seconds_after_finished=getattr(policy, "ttl_seconds_after_finished", None),
         )
 
-    def scheduling_policy(self, job: JobT) -> dict[str, Any] | None:
-        """``spec.runPolicy.schedulingPolicy`` as plain data, or None when unset.
-
-        Every Kubeflow kind keeps it there; a framework whose custom resource has no
-        gang inputs returns None.
-        """
-        run_policy = getattr(getattr(job, "spec", None), "run_policy", None)
-        policy = getattr(run_policy, "scheduling_policy", None)
-        return policy.to_manifest() if isinstance(policy, K8sModel) else None
-
-    def gang_facts(self, job: JobT) -> GangFacts:
-        """How the operator gang-schedules the (defaulted) job.
-
-        Default, the Training Operator's rule (§5.1): every replica type joins, named
-        by its lowercase type; ``minMember`` is the sum of all replicas.
-        """
-        members = tuple(
-            GangMember(ref.role, ref.replicas, ref.role.lower()) for ref in self.pod_templates(job)
-        )
-        return GangFacts(members, sum(m.pods for m in members))
-
-    def success_policy(self, job: JobT) -> SuccessPolicy:
-        """Which replicas decide that the (defaulted) job succeeded.
-
-        The default, every replica succeeds, is what a plain Kubernetes Job does;
-        frameworks whose operator decides on a chief, master, launcher or worker 0
-        override it.
-        """
-        return SuccessPolicy()
-
     def run_rules(self, job: JobT) -> RunRules | None:
         """The (defaulted) job's replicas, restart rules and success policy.
 
@@ -284,20 +237,20 @@ class Framework(ABC, Generic[JobT]):
         """
         return None
 
-    def addresses(self, job: JobT) -> dict[str, str]:
-        """Addresses a user needs from outside, e.g. ``{"master": "mnist-master-0:23456"}``."""
-        return {}
-
     def plan(self, job: JobT) -> JobPlan:
         """The typed plan of the (defaulted) job, which every capability, target and
         check reads; edits to it reach the custom resource through this framework."""
+        if isinstance(self, Gang):
+            scheduling = self.scheduling_policy(job)
+        else:
+            scheduling = run_policy_scheduling(job)
         return JobPlan(
             kind=self.kind,
             name=job.name,
             namespace=job.namespace,
             resource=job,
             pod_sets=tuple(self.pod_templates(job)),
-            scheduling_policy=self.scheduling_policy(job),
+            scheduling_policy=scheduling,
             run_policy=self.run_policy(job),
             labels=dict(job.metadata.labels or {}),
             annotations=dict(job.metadata.annotations or {}),
@@ -314,7 +267,8 @@ class Framework(ABC, Generic[JobT]):
         (``pods``; nothing when :meth:`pods_findings` refuses it), the Trainer or JobSet
         form (``trainer``, ``jobset``). The target takes it from the plan."""
         if target == "operator":
-            definitions = tuple(self.definition_manifests(job))
+            carried = self.definition_manifests(job) if isinstance(self, CarriesDefinitions) else []
+            definitions = tuple(carried)
             return TargetInput(
                 target, resource=self.operator_manifest(job), definitions=definitions
             )
@@ -324,9 +278,13 @@ class Framework(ABC, Generic[JobT]):
                 return TargetInput(target, findings)
             return TargetInput(target, findings, expansion=self.expansion(job))
         if target == "trainer":
+            if not isinstance(self, TrainerConversion):
+                raise NotImplementedError(f"{self.name} has no trainer target")
             trainer, found = self.trainer_plan(job)
             return TargetInput(target, tuple(found), trainer=trainer)
         if target == "jobset":
+            if not isinstance(self, JobSetConversion):
+                raise NotImplementedError(f"{self.name} has no jobset target")
             jobset, found = self.jobset(job)
             return TargetInput(target, tuple(found), jobset=jobset)
         raise ValueError(f"no target {target!r}")

@@ -63,6 +63,7 @@ from trainjobs.frameworks._caffe2_model import (
 from trainjobs.frameworks._caffe2_rules import TEMPLATE_PATH, backend_findings, template_findings
 from trainjobs.frameworks._seed import compact_json, stable_digits
 from trainjobs.frameworks.base import Framework
+from trainjobs.frameworks.capabilities import Addresses, SuccessRule
 from trainjobs.k8s.data import PodTemplate, deep_copy
 from trainjobs.k8s.names import shorten
 from trainjobs.plan import (
@@ -127,7 +128,7 @@ def _is_set(value: str | int | None) -> bool:
     return value not in (None, "", 0)
 
 
-class Caffe2(Framework[Caffe2Job]):
+class Caffe2(Framework[Caffe2Job], SuccessRule, Addresses):
     """Caffe2 data-parallel training with a Redis or NFS rendezvous."""
 
     reports_mounts = True  # its rules call _seed.mount_findings

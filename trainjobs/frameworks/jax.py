@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from trainjobs.frameworks.capabilities import Addresses
 from trainjobs.frameworks.kubeflow_v1 import (
     V1_WEBHOOK_RULES,
     KubeflowV1Framework,
@@ -42,7 +43,7 @@ class JAXJob(V1Job):
     spec: JAXJobSpec
 
 
-class JAX(KubeflowV1Framework[JAXJob]):
+class JAX(KubeflowV1Framework[JAXJob], Addresses):
     """Multi-process JAX: one process per Worker pod, coordinated by worker 0."""
 
     name = "jax"

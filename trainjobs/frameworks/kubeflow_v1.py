@@ -29,6 +29,7 @@ from trainjobs.frameworks._container_rules import (
     template_restart_policy,
 )
 from trainjobs.frameworks.base import Framework
+from trainjobs.frameworks.capabilities import SuccessRule
 from trainjobs.k8s.data import PodTemplate, deep_copy
 from trainjobs.k8s.model import JobResource, K8sModel
 from trainjobs.k8s.names import LABEL_MAX, dns1035_label_problem
@@ -310,7 +311,7 @@ V1JobT = TypeVar("V1JobT", bound=ReplicaJob)
 """The kind a framework of this engine reads."""
 
 
-class KubeflowV1Framework(Framework[V1JobT]):
+class KubeflowV1Framework(Framework[V1JobT], SuccessRule):
     """Shared engine for the Training Operator v1 kinds.
 
     Subclasses set the class attributes and override :meth:`cluster_env`

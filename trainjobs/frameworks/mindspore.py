@@ -71,6 +71,7 @@ from trainjobs.frameworks._mindspore_rules import (
 )
 from trainjobs.frameworks._seed import compact_json, stable_base36
 from trainjobs.frameworks.base import Framework
+from trainjobs.frameworks.capabilities import Addresses, Gang
 from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
 from trainjobs.plan import GangFacts, PodSet
 from trainjobs.plan.expansion import Expansion, PodPlan, ServicePlan
@@ -104,7 +105,7 @@ def _cluster_json(name: str, runtime_id: str, layout: tuple[tuple[str, int, int]
     return compact_json(dict(sorted(cluster.items())))
 
 
-class MindSpore(Framework[MSJob]):
+class MindSpore(Framework[MSJob], Gang, Addresses):
     """MindSpore 0.x distributed training with a TCP master (ms-operator, 2020)."""
 
     reports_mounts = True  # its rules call _seed.mount_findings

@@ -33,6 +33,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Rule
+from trainjobs.frameworks.capabilities import Addresses
 from trainjobs.frameworks.kubeflow_v1 import (
     LABEL_JOB_NAME,
     LABEL_OPERATOR_NAME,
@@ -104,7 +105,7 @@ def service_host_var(service: str) -> str:
     return service.upper().replace("-", "_") + "_SERVICE_HOST"
 
 
-class MindSporeV2(KubeflowV1Framework[MSJobV2]):
+class MindSporeV2(KubeflowV1Framework[MSJobV2], Addresses):
     """MindSpore parameter-server and data-parallel training (ms-operator v1.0.0, 2022)."""
 
     name = "mindspore-v2"

@@ -61,6 +61,7 @@ from trainjobs.frameworks._mpi_model import (
     MPIRunPolicy,
 )
 from trainjobs.frameworks.base import Framework
+from trainjobs.frameworks.capabilities import Gang, SuccessRule, TrainerConversion
 from trainjobs.frameworks.kubeflow_v1 import ReplicaSpec
 from trainjobs.k8s.data import PodTemplate
 from trainjobs.k8s.names import DNS1035_LABEL, LABEL_MAX
@@ -116,7 +117,7 @@ TRAINER_IMPLEMENTATION = Rule(
 )
 
 
-class MPI(Framework[MPIJob]):
+class MPI(Framework[MPIJob], TrainerConversion, Gang, SuccessRule):
     """MPI programs (Horovod, OpenMPI, Intel MPI, MPICH) launched over SSH."""
 
     name = "mpi"

@@ -22,6 +22,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Rule, Severity
+from trainjobs.frameworks.capabilities import Addresses
 from trainjobs.frameworks.kubeflow_v1 import (
     V1_CONTROLLER_RULES,
     KubeflowV1Framework,
@@ -132,7 +133,7 @@ class MXJob(V1Job):
     spec: MXJobSpec
 
 
-class MXNet(KubeflowV1Framework[MXJob]):
+class MXNet(KubeflowV1Framework[MXJob], Addresses):
     """MXNet parameter-server training (ps-lite) and TVM auto-tuning."""
 
     name = "mxnet"

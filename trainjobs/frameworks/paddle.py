@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Rule, Severity
+from trainjobs.frameworks.capabilities import Addresses
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     ReplicaSpec,
@@ -82,7 +83,7 @@ class PaddleJob(V1Job):
     spec: PaddleJobSpec
 
 
-class Paddle(KubeflowV1Framework[PaddleJob]):
+class Paddle(KubeflowV1Framework[PaddleJob], Addresses):
     """PaddlePaddle distributed training, collective or parameter-server."""
 
     name = "paddle"

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Rule, Severity
+from trainjobs.frameworks.capabilities import Addresses, TrainerConversion
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     ReplicaSpec,
@@ -179,7 +180,7 @@ class PyTorchJob(V1Job):
     spec: PyTorchJobSpec
 
 
-class PyTorch(KubeflowV1Framework[PyTorchJob]):
+class PyTorch(KubeflowV1Framework[PyTorchJob], TrainerConversion, Addresses):
     """PyTorch DistributedDataParallel via torchrun, fixed-size or elastic."""
 
     name = "pytorch"

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Rule
+from trainjobs.frameworks.capabilities import Addresses
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     ReplicaSpec,
@@ -78,7 +79,7 @@ def _cluster_json(name: str, namespace: str, layout: tuple[tuple[str, int, int],
     return _compact(dict(sorted(cluster.items())))
 
 
-class TensorFlow(KubeflowV1Framework[TFJob]):
+class TensorFlow(KubeflowV1Framework[TFJob], Addresses):
     """TensorFlow distributed training (parameter servers or multi-worker)."""
 
     name = "tensorflow"

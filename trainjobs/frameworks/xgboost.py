@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from trainjobs.errors import Finding, Rule
+from trainjobs.frameworks.capabilities import Addresses
 from trainjobs.frameworks.kubeflow_v1 import (
     KubeflowV1Framework,
     ReplicaSpec,
@@ -61,7 +62,7 @@ class XGBoostJob(V1Job):
     spec: XGBoostJobSpec
 
 
-class XGBoost(KubeflowV1Framework[XGBoostJob]):
+class XGBoost(KubeflowV1Framework[XGBoostJob], Addresses):
     """Distributed XGBoost (Rabit) or LightGBM: one Master, any number of Workers."""
 
     name = "xgboost"

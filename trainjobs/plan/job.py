@@ -22,6 +22,7 @@ from trainjobs.k8s.data import PodTemplate
 from trainjobs.k8s.kinds import KindRef
 from trainjobs.plan.admission import DEFAULT_POD_OWNERS, Admission, PodOwner
 from trainjobs.plan.gang import GangFacts
+from trainjobs.plan.operator_rules import Addresses, Gang, SuccessRule, training_operator_gang
 from trainjobs.plan.pod_set import BackendBinding, PodSet
 from trainjobs.plan.run_rules import RunRules, SuccessPolicy
 from trainjobs.plan.target_input import TargetInput
@@ -46,18 +47,6 @@ class ResourceEditor(Protocol):
 
     def run_rules(self, job: Any, /) -> RunRules | None:
         """The resource's replicas and their restart and success rules."""
-        ...
-
-    def gang_facts(self, job: Any, /) -> GangFacts:
-        """How the operator gang-schedules the resource."""
-        ...
-
-    def success_policy(self, job: Any, /) -> SuccessPolicy:
-        """Which replicas decide the resource's success."""
-        ...
-
-    def addresses(self, job: Any, /) -> dict[str, str]:
-        """Addresses a user needs from outside."""
         ...
 
 
@@ -164,18 +153,28 @@ class JobPlan:
 
     @property
     def gang(self) -> GangFacts:
-        """How the operator gang-schedules the job."""
-        return self._editor.gang_facts(self.resource)
+        """How the operator gang-schedules the job: the framework's :class:`Gang`, else
+        the Training Operator's rule."""
+        editor = self._editor
+        if isinstance(editor, Gang):
+            return editor.gang_facts(self.resource)
+        return training_operator_gang(self.pod_sets)
 
     @property
     def success(self) -> SuccessPolicy:
-        """Which replicas decide that the job succeeded."""
-        return self._editor.success_policy(self.resource)
+        """Which replicas decide that the job succeeded: the framework's
+        :class:`SuccessRule`, else every replica."""
+        editor = self._editor
+        if isinstance(editor, SuccessRule):
+            return editor.success_policy(self.resource)
+        return SuccessPolicy()
 
     @property
     def addresses(self) -> Mapping[str, str]:
-        """Addresses a user needs from outside (``{"master": "mnist-master-0:23456"}``)."""
-        return self._editor.addresses(self.resource)
+        """Addresses a user needs from outside (``{"master": "mnist-master-0:23456"}``):
+        the framework's :class:`Addresses`, else none."""
+        editor = self._editor
+        return editor.addresses(self.resource) if isinstance(editor, Addresses) else {}
 
     @property
     def run_rules(self) -> RunRules | None:

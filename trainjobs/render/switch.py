@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from trainjobs.frameworks.capabilities import TrainerConversion
 from trainjobs.render.model import RenderedJob, RenderedObject
 from trainjobs.targets.registry import PLUGINS
 
@@ -74,7 +75,7 @@ def _trainer_names(job: RenderedJob) -> set[tuple[str, str, str]]:
     for kind, suffixes in _TRAINER_SUFFIXED.items():
         names.update((kind, namespace, name + s) for s in suffixes)
     framework = job.entry.framework
-    if "trainer" in framework.targets:
+    if isinstance(framework, TrainerConversion):
         trainer, _ = framework.trainer_plan(job.plan.resource)
         for replicated in trainer.jobs if trainer is not None else ():
             names.add(("Job", namespace, f"{name}-{replicated.name}-0"))

@@ -31,6 +31,7 @@ from pydantic import ValidationError
 from trainjobs import limits
 from trainjobs.errors import NO_VALUE, Finding, Rule, Severity, SpecError
 from trainjobs.frameworks.base import Framework, loading_stage
+from trainjobs.frameworks.capabilities import CarriesDefinitions
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.k8s.ownership import ADOPT_KEY, parse_adopt
 from trainjobs.k8s.yamlio import InputError, YamlSyntaxError, load_all, read_bounded
@@ -243,7 +244,9 @@ class Parsed:
         jobs = []
         for i, entry in enumerate(self.jobs):
             mine = [d.resource for d in unique if d.framework.name == entry.framework.name]
-            if mine:
+            # Only a framework with definition kinds carries them (``Framework`` checks at
+            # class creation), and only definitions of those kinds are ``mine``.
+            if mine and isinstance(entry.framework, CarriesDefinitions):
                 framework = entry.framework.with_definitions(mine, carriers.get(i, []))
                 # Applied after the job whose unit carries a definition it uses.
                 after = [

@@ -22,7 +22,13 @@ from typing import Any, ClassVar, Final
 
 from trainjobs.errors import Finding, Severity
 from trainjobs.frameworks.base import Framework
-from trainjobs.frameworks.capabilities import Definitions
+from trainjobs.frameworks.capabilities import (
+    Addresses,
+    CarriesDefinitions,
+    Definitions,
+    Gang,
+    JobSetConversion,
+)
 from trainjobs.frameworks.trainjob.builtins import builtin_runtimes, resolve_runtime
 from trainjobs.frameworks.trainjob.jobset import (
     DATASET,
@@ -107,7 +113,7 @@ class TrainerRuntimes(Definitions):
         return [runtime.to_manifest() for runtime in builtin_runtimes()]
 
 
-class TrainJobFramework(Framework[TrainJob]):
+class TrainJobFramework(Framework[TrainJob], CarriesDefinitions, JobSetConversion, Gang, Addresses):
     """Kubeflow Trainer v2.3.0's TrainJob."""
 
     name = "trainjob"
