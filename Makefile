@@ -112,10 +112,18 @@ sdk:
 	$(CODEGEN) nodejs schema/provider.schema.json sdk/nodejs
 	$(CODEGEN) go schema/provider.schema.json sdk/go
 
-# Two workers: the tests that start a control plane (or run replicas on loopback ports)
-# keep to one of them in turn, the rest run beside (tests/conftest.py).
+# Two pytest runs side by side: the tests that start a control plane (its MPI Operator
+# binds :8080, so they run one after another), and every other test (run-local's
+# replicas use fixed loopback ports, so those run one after another too). The first
+# run's output follows the second's; either failing fails the target.
+CLUSTER_TESTS := tests/cluster tests/sandbox
 unit: $(STAMP) graphviz proof-deps cluster node-deps go-deps
-	$(BIN)/pytest -n 2 --dist loadgroup
+	@log=$$(mktemp); \
+	$(BIN)/pytest $(CLUSTER_TESTS) >"$$log" 2>&1 & cluster=$$!; \
+	$(BIN)/pytest $(foreach d,$(CLUSTER_TESTS),--ignore=$(d)); rest=$$?; \
+	wait $$cluster; clusters=$$?; \
+	echo "--- $(CLUSTER_TESTS) ---"; cat "$$log"; rm -f "$$log"; \
+	test $$rest -eq 0 && test $$clusters -eq 0
 
 ## docs: redraw the pictures the README shows (a test fails when they are stale)
 docs: $(VENV)/.installed graphviz

@@ -23,17 +23,3 @@ def _schema_cache_of_this_session(tmp_path_factory: pytest.TempPathFactory) -> I
         patch.delenv("TRAINJOBS_NO_CACHE", raising=False)
         yield
 
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (``make test`` runs ``-n 2 --dist loadgroup``) the suite is two
-    queues, each run in order on a worker of its own: the tests that start a control
-    plane (the MPI Operator's fixed :8080 and a sandbox's programs cannot be shared), and
-    every other test (run-local's replicas use fixed ports on 127.0.0.2 and up, so those
-    tests must not overlap either). The two queues share nothing but the CPUs."""
-    for item in items:
-        path = item.path.as_posix()
-        cluster = "/tests/cluster/" in path or "/tests/sandbox/" in path
-        if cluster or item.get_closest_marker("cluster"):
-            item.add_marker(pytest.mark.xdist_group("control-plane"))
-        else:
-            item.add_marker(pytest.mark.xdist_group("the-rest"))
