@@ -22,4 +22,3 @@ def _schema_cache_of_this_session(tmp_path_factory: pytest.TempPathFactory) -> I
         patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
         patch.delenv("TRAINJOBS_NO_CACHE", raising=False)
         yield
-
