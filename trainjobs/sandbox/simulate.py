@@ -383,12 +383,13 @@ def _foreign_scheduler(pod: Mapping[str, Any]) -> str:
 
 
 def _pod_settled(pod: Mapping[str, Any]) -> bool:
-    """Bound, refused by the scheduler, or naming a scheduler that does not run here."""
-    return bool(
-        (pod.get("spec") or {}).get("nodeName")
-        or _scheduled_message(pod)[0] == "Unschedulable"
-        or _foreign_scheduler(pod)
-    )
+    """Bound and run by its kwok node (its phase past Pending), refused by the scheduler,
+    or naming a scheduler that does not run here. A bound pod is not settled until kwok
+    has answered for it: on a busy machine the binding and the node's first status are
+    seconds apart, and the report would show a placed pod as Pending."""
+    if (pod.get("spec") or {}).get("nodeName"):
+        return ((pod.get("status") or {}).get("phase") or "Pending") != "Pending"
+    return bool(_scheduled_message(pod)[0] == "Unschedulable" or _foreign_scheduler(pod))
 
 
 def _held(workloads: Sequence[Mapping[str, Any]]) -> str:
