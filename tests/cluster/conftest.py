@@ -41,7 +41,15 @@ def kwok_node(cluster: ControlPlane) -> Iterator[str]:
     only the nodes of its pools.
     """
     name = "kwok-any"
-    capacity = {"cpu": "1000", "memory": "4Ti", "nvidia.com/gpu": "64", "pods": "500"}
+    # Ephemeral storage as every real node reports it: the MPIJob v1 launcher's
+    # kubectl-delivery init container requests 5Gi of it.
+    capacity = {
+        "cpu": "1000",
+        "memory": "4Ti",
+        "ephemeral-storage": "1Ti",
+        "nvidia.com/gpu": "64",
+        "pods": "500",
+    }
     cluster.client.create(
         "/api/v1/nodes",
         {

@@ -28,6 +28,9 @@ LIST_PATHS = {
     "JobSet": "/apis/jobset.x-k8s.io/v1alpha2/namespaces/{ns}/jobsets",
     "PodGroup": "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/{ns}/podgroups",
     "PersistentVolumeClaim": "/api/v1/namespaces/{ns}/persistentvolumeclaims",
+    "ServiceAccount": "/api/v1/namespaces/{ns}/serviceaccounts",
+    "Role": "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles",
+    "RoleBinding": "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings",
 }
 
 
@@ -98,6 +101,13 @@ def projection(obj: Manifest) -> Manifest:
             del meta["annotations"]
     elif kind == "ConfigMap":
         out["data"] = obj.get("data", {})
+    elif kind == "Role":
+        out["rules"] = obj.get("rules", [])
+    elif kind == "RoleBinding":
+        out["roleRef"] = obj["roleRef"]
+        out["subjects"] = obj.get("subjects", [])
+    elif kind == "ServiceAccount" and "automountServiceAccountToken" in obj:
+        out["automountServiceAccountToken"] = obj["automountServiceAccountToken"]
     elif kind == "Secret":
         # The operator generates a fresh SSH key; trainjobs a placeholder Pulumi fills.
         out["type"] = obj.get("type")
@@ -144,6 +154,8 @@ def live_objects(cluster: ControlPlane, namespace: str, kinds: set[str]) -> list
             if kind == "Service" and item["metadata"]["name"] == "kubernetes":
                 continue
             if kind == "ConfigMap" and item["metadata"]["name"] == "kube-root-ca.crt":
+                continue
+            if kind == "ServiceAccount" and item["metadata"]["name"] == "default":
                 continue
             if kind == "ConfigMap" and is_runtime_snapshot(item):
                 continue  # the Trainer's own reconcile state (test_trainer_expansion reads it)

@@ -60,9 +60,17 @@ def test_pods_target_equals_operator_expansion(
     value or order (TF_CONFIG, MASTER_ADDR, WORLD_SIZE, PET_*, PADDLE_*, the MPI
     hostfile), a port, hostname/subdomain, restartPolicy, an init container.
     """
+    assert_pods_target_is_the_operators(cluster, relative)
+
+
+def assert_pods_target_is_the_operators(
+    cluster: ControlPlane, relative: str, kinds: tuple[str, ...] = COMPARED_KINDS
+) -> None:
+    """The example's pods-target render (of ``kinds``) equals what its operator makes on
+    ``cluster``, both as the API server stores them."""
     namespace = "expansion-" + relative.split("/")[0]
     doc = _job_doc(relative, namespace)
-    expected_objects = [m for m in render_doc(doc, "pods") if m["kind"] in COMPARED_KINDS]
+    expected_objects = [m for m in render_doc(doc, "pods") if m["kind"] in kinds]
     cluster.ensure_namespace(namespace)
     expected = stored(cluster, expected_objects)
 

@@ -14,6 +14,7 @@ import pytest
 
 from tests.support.paths import DATA
 from trainjobs.k8s.crds import crd_dir, crd_files, load_crd
+from trainjobs.k8s.images import KUBECTL_DELIVERY_IMAGE
 from trainjobs.k8s.yamlio import load_all
 from trainjobs.platform import API_VERSION, PLATFORM
 
@@ -78,13 +79,27 @@ def _parse_config(objects: dict[Key, Any], key: Key) -> None:
     data["controller_manager_config.yaml"] = load_all(data["controller_manager_config.yaml"])
 
 
+def _pin_kubectl_delivery(upstream: dict[Key, Any]) -> None:
+    # Deviation: with MPIJob v1 enabled, the operator is given the kubectl-delivery image
+    # the pods target renders (its default is :latest, a moving target; k8s/images.py),
+    # so the launcher it makes is the one trainjobs renders.
+    (deployment,) = [obj for key, obj in upstream.items() if key[0] == "Deployment"]
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    container["args"] = [
+        *container.get("args", []),
+        f"--mpi-kubectl-delivery-image={KUBECTL_DELIVERY_IMAGE}",
+    ]
+
+
 @pytest.mark.parametrize("version", ["v1.9.4", "v1.8.1"])
 def test_training_operator_is_the_standalone_overlay(version: str) -> None:
+    upstream = _upstream(f"training-operator-{version}")
+    _pin_kubectl_delivery(upstream)
     _assert_same(
         _render(
             "TrainingOperator", {"version": version, "rbac": "upstream", "podSecurity": "upstream"}
         ),
-        _upstream(f"training-operator-{version}"),
+        upstream,
     )
 
 

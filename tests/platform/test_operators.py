@@ -88,7 +88,9 @@ def test_gang_scheduler_flag() -> None:
     resource = kind.model.model_validate(_doc("TrainingOperator", {"gangScheduler": "volcano"}))
     (deployment,) = _by_kind(kind.manifests(resource), "Deployment")
     assert deployment["spec"]["template"]["spec"]["containers"][0]["args"] == [
-        "--gang-scheduler-name=volcano"
+        "--gang-scheduler-name=volcano",
+        # Every kind is enabled, MPIJob v1 among them: its launcher's helper image, pinned.
+        "--mpi-kubectl-delivery-image=ghcr.io/kubeflow/training-v1/kubectl-delivery:v1-4445c12",
     ]
     assert kind.gang(resource) == GangScheduler("volcano", "volcano")
     mpi = MPIOperatorKind()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from trainjobs.render import render
 from trainjobs.sandbox.installs import TRAINING_OPERATOR_SCHEMES
 from trainjobs.sandbox.operators import PINNED, OperatorRun, Operators, operators_from
@@ -67,12 +69,43 @@ def test_other_versions_gang_flags_and_unbuilt_operators_are_said() -> None:
     assert "Caffe2Operator 'op': the sandbox has no program of it" in notes
 
 
-def test_a_training_operator_of_mpijob_only_is_not_run() -> None:
-    """Its only kind is the MPI Operator's here; running it without a scheme would run all."""
-    docs = [_operator("TrainingOperator", {"enabledSchemes": ["MPIJob"]})]
+def test_a_training_operator_of_mpijob_only_beside_an_mpi_operator_is_not_run() -> None:
+    """Its only kind is served by the stack's MPI Operator; running it without a scheme
+    would run all."""
+    docs = [
+        _operator("TrainingOperator", {"enabledSchemes": ["MPIJob"]}),
+        _operator("MPIOperator", {}),
+    ]
     operators = operators_from(parse_documents(docs, source="<test>").platform)
     assert operators.training_operator is None
+    assert operators.mpi_operator is not None
+    assert operators.mpijob_crd == "mpi-operator-v0.8/kubeflow.org_mpijobs.yaml"
     assert any("runs no other kind" in n for n in operators.notes), operators.notes
+
+
+@pytest.mark.parametrize("schemes", [["MPIJob"], ["TFJob", "MPIJob"], None])
+def test_a_training_operator_running_mpijob_v1_without_an_mpi_operator(
+    schemes: list[str] | None,
+) -> None:
+    """As in the cluster the stack describes: MPIJob v1 from the Training Operator, its
+    v1 CRD for mpijobs.kubeflow.org, and no MPI Operator (the same CRD name)."""
+    spec: dict[str, object] = {} if schemes is None else {"enabledSchemes": schemes}
+    operators = operators_from(
+        parse_documents([_operator("TrainingOperator", spec)], source="<test>").platform
+    )
+    run = operators.training_operator
+    assert run is not None and run.runs_mpijob_v1
+    assert "--enable-scheme=mpijob" in run.args
+    assert operators.mpi_operator is None
+    assert operators.mpijob_crd == "training-operator-v1.9.4/kubeflow.org_mpijobs.yaml"
+    assert any("runs MPIJob v1 (kubeflow.org/v1)" in n for n in operators.notes)
+
+
+def test_the_built_in_operators_serve_mpijob_v2beta1() -> None:
+    built_in = Operators()
+    assert built_in.mpijob_crd == "mpi-operator-v0.8/kubeflow.org_mpijobs.yaml"
+    assert built_in.training_operator is not None
+    assert not built_in.training_operator.runs_mpijob_v1
 
 
 def test_pinned_operator_releases_are_the_builds() -> None:

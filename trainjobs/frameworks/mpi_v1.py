@@ -10,9 +10,10 @@ launcher exec into exactly its workers, and an init container copies
 
 * ``discover_hosts.sh`` lists every worker; the operator lists only *running*
   ones and rewrites it as they change. A render is static.
-* The ``kubectl-delivery`` image is pinned (:data:`KUBECTL_DELIVERY_IMAGE`);
+* The ``kubectl-delivery`` image is pinned (``k8s.images.KUBECTL_DELIVERY_IMAGE``);
   the operator's default is ``:latest``, which would make renders name a
-  moving target.
+  moving target. trainjobs' ``TrainingOperator`` install passes the same image
+  (``--mpi-kubectl-delivery-image``), so the operator makes the same launcher.
 * A ``serviceAccountName`` in the Launcher template must already exist: the
   operator would create it if missing, a render cannot know whether it is.
   Without one, trainjobs renders the ServiceAccount ``<job>-launcher``.
@@ -51,12 +52,11 @@ from trainjobs.frameworks.kubeflow_v1 import (
     ReplicaSpec,
     RunPolicy,
 )
-from trainjobs.frameworks.mpi_v1_pods import KUBECTL_DELIVERY_IMAGE
 from trainjobs.k8s.pods import spec_containers as containers
 from trainjobs.plan import PodSet, Replica, RunRules, SuccessPolicy
 from trainjobs.plan.expansion import Expansion
 
-__all__ = ["FRAMEWORK", "KUBECTL_DELIVERY_IMAGE", "MPIJobV1", "MPIJobV1Spec", "MPIv1"]
+__all__ = ["FRAMEWORK", "MPIJobV1", "MPIJobV1Spec", "MPIv1"]
 
 _DEFAULT_REPLICAS = {"Launcher": 1, "Worker": 0}
 

@@ -29,6 +29,7 @@ from trainjobs.frameworks.kubeflow_v1 import (
     LABEL_REPLICA_INDEX,
     env_var,
 )
+from trainjobs.k8s.images import KUBECTL_DELIVERY_IMAGE
 from trainjobs.k8s.pods import spec_containers as containers
 from trainjobs.plan.expansion import Expansion, PodPlan
 from trainjobs.plan.objects import (
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
     from trainjobs.frameworks._mpi_v1_model import MPIJobV1
 
 __all__ = [
-    "KUBECTL_DELIVERY_IMAGE",
     "KUBEXEC",
     "discover_hosts",
     "expand",
@@ -52,13 +52,6 @@ __all__ = [
     "launcher_is_gpu",
 ]
 
-KUBECTL_DELIVERY_IMAGE = "ghcr.io/kubeflow/training-v1/kubectl-delivery:v1-4445c12"
-"""The launcher's ``kubectl-delivery`` init container image.
-
-The operator's ``--mpi-kubectl-delivery-image`` default is ``…/kubectl-delivery:latest``
-(v1.9.1 to v1.9.4). Its release CI also tags every build ``v1-<short commit>``; this
-is the build of the v1.9.4 tag's commit (``4445c12``), so a render names one image.
-"""
 KUBEXEC = "kubexec.sh"
 KUBECTL_VOLUME = "mpi-job-kubectl"
 KUBECTL_MOUNT_PATH = "/opt/kube"

@@ -34,6 +34,7 @@ from pydantic import Field
 from trainjobs import errors
 from trainjobs.errors import Finding
 from trainjobs.k8s.data import Manifest
+from trainjobs.k8s.images import KUBECTL_DELIVERY_IMAGE
 from trainjobs.platform import install
 from trainjobs.platform.base import PlatformResource
 from trainjobs.platform.install import PolicyRule, Webhook
@@ -291,6 +292,9 @@ class TrainingOperatorKind(OperatorKind[TrainingOperator]):
             args += [f"--enable-scheme={s.kind.lower()}" for s in self.schemes(resource)]
         if spec.gang_scheduler:
             args.append(f"--gang-scheduler-name={spec.gang_scheduler}")
+        if any(s.kind == "MPIJob" for s in self.schemes(resource)):
+            # Its default is :latest; pinned, the launcher is the pods target's.
+            args.append(f"--mpi-kubectl-delivery-image={KUBECTL_DELIVERY_IMAGE}")
         return args
 
     def _pod_spec(self, resource: PlatformResource) -> dict[str, Any]:

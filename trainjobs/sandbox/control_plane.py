@@ -481,12 +481,13 @@ class ControlPlane:
     def shipped_crds(self) -> dict[str, dict[str, Any]]:
         """Every CRD trainjobs ships, by name (one file per name: see CRD_PREFERRED)."""
         chosen: dict[str, dict[str, Any]] = {}
+        preferred_files = {**CRD_PREFERRED, "mpijobs.kubeflow.org": self.operators.mpijob_crd}
         for path in crd_files():
             crd = yaml.safe_load(path.read_text())
             if not isinstance(crd, dict) or crd.get("kind") != "CustomResourceDefinition":
                 continue
             name = crd["metadata"]["name"]
-            preferred = CRD_PREFERRED.get(name)
+            preferred = preferred_files.get(name)
             if preferred is None or str(path).endswith(preferred):
                 chosen[name] = crd
         return dict(sorted(chosen.items()))

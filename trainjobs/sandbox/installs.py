@@ -10,6 +10,7 @@ from typing import Any
 
 __all__ = [
     "CRD_PREFERRED",
+    "MPIJOB_V1_CRD",
     "MPI_OPERATOR_LOCK_NAMESPACE",
     "OPERATOR_GROUPS",
     "TRAINER_NAMESPACE",
@@ -34,6 +35,9 @@ TRAINER_NAMESPACE = "kubeflow-system"
 """Where the Trainer and JobSet installs run (upstream's namespace for both)."""
 
 CRD_PREFERRED = {"mpijobs.kubeflow.org": "mpi-operator-v0.8/kubeflow.org_mpijobs.yaml"}
+MPIJOB_V1_CRD = "training-operator-v1.9.4/kubeflow.org_mpijobs.yaml"
+"""The Training Operator's MPIJob v1 CRD, served instead when a stack's Training Operator
+runs MPIJob v1 (``Operators.mpijob_crd``)."""
 """CRD names that two shipped files declare, and the file installed here. Otherwise the
 last file in sorted order wins (training-operator-v1.9.4 over v1.8.1)."""
 

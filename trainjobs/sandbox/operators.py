@@ -20,8 +20,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trainjobs.k8s.images import KUBECTL_DELIVERY_IMAGE
 from trainjobs.sandbox.installs import (
+    CRD_PREFERRED,
     MPI_OPERATOR_LOCK_NAMESPACE,
+    MPIJOB_V1_CRD,
     TRAINER_NAMESPACE,
     TRAINING_OPERATOR_NAMESPACE,
     TRAINING_OPERATOR_SCHEMES,
@@ -58,6 +61,11 @@ class OperatorRun:
     source: str = "built-in"
     """``built-in``, or the stack's install: ``operators[0] TrainingOperator 'x'``."""
 
+    @property
+    def runs_mpijob_v1(self) -> bool:
+        """Whether this Training Operator run reconciles MPIJob v1 (``--enable-scheme=mpijob``)."""
+        return "--enable-scheme=mpijob" in self.args
+
 
 @dataclass(frozen=True)
 class Operators:
@@ -72,6 +80,15 @@ class Operators:
     trainer: OperatorRun | None = OperatorRun(TRAINER_NAMESPACE)
     notes: tuple[str, ...] = field(default=())
     """What differs from what the stack declares, for people."""
+
+    @property
+    def mpijob_crd(self) -> str:
+        """The shipped CRD file to serve ``mpijobs.kubeflow.org`` from: the Training
+        Operator's (v1) when it runs MPIJob v1, else the MPI Operator's (v2beta1)."""
+        run = self.training_operator
+        if run is not None and run.runs_mpijob_v1:
+            return MPIJOB_V1_CRD
+        return CRD_PREFERRED["mpijobs.kubeflow.org"]
 
     @property
     def webhook_names(self) -> set[str]:
@@ -95,19 +112,21 @@ class Operators:
         ]
 
 
-def _training_operator(entry: PlatformEntry, source: str, notes: list[str]) -> OperatorRun | None:
+def _training_operator(
+    entry: PlatformEntry, source: str, notes: list[str], *, with_mpi_operator: bool
+) -> OperatorRun | None:
     from trainjobs.platform.training_operator import TrainingOperatorKind
 
     kind = entry.plugin
     assert isinstance(kind, TrainingOperatorKind)
     spec = kind.document(entry.resource).spec
     schemes = [s.kind.lower() for s in kind.schemes(entry.resource)]
-    if "mpijob" in schemes:
-        # The MPI Operator's v2beta1 MPIJob holds the CRD name mpijobs.kubeflow.org here.
+    if "mpijob" in schemes and with_mpi_operator:
+        # Both serve mpijobs.kubeflow.org (v1 here, v2beta1 there): one CRD, one owner.
         schemes.remove("mpijob")
         notes.append(
-            f"{source}: MPIJob v1 is not run by the Training Operator here (the sandbox's "
-            "mpijobs.kubeflow.org is the MPI Operator's v2beta1)"
+            f"{source}: MPIJob v1 is not run by the Training Operator here: the stack's "
+            "MPIOperator serves mpijobs.kubeflow.org (v2beta1)"
         )
     if not schemes:
         notes.append(f"{source}: runs no other kind, so the sandbox runs no Training Operator")
@@ -115,6 +134,8 @@ def _training_operator(entry: PlatformEntry, source: str, notes: list[str]) -> O
     args = [f"--enable-scheme={s}" for s in schemes]
     if spec.gang_scheduler:
         args.append(f"--gang-scheduler-name={spec.gang_scheduler}")
+    if "mpijob" in schemes:
+        args.append(f"--mpi-kubectl-delivery-image={KUBECTL_DELIVERY_IMAGE}")
     return OperatorRun(kind.required_namespace(entry.resource), tuple(args), source=source)
 
 
@@ -171,7 +192,9 @@ def operators_from(
             )
         run: OperatorRun | None
         if kind == "TrainingOperator":
-            run = _training_operator(entry, source, notes)
+            run = _training_operator(
+                entry, source, notes, with_mpi_operator=_installs(platform, "MPIOperator")
+            )
         elif kind == "MPIOperator":
             run = _mpi_operator(entry, source)
         else:
@@ -185,7 +208,20 @@ def operators_from(
         if kind == "Trainer" and "jobset" not in chosen and _installs_jobset(entry):
             hooks = _webhooks_of(rendering, entry.path, "JobSet") if rendering else ()
             chosen["jobset"] = OperatorRun(run.namespace, webhooks=hooks, source=source)
+    training = chosen.get("training_operator")
+    if training is not None and training.runs_mpijob_v1 and "mpi_operator" not in chosen:
+        # The cluster the stack describes has MPIJob v1 from its Training Operator, so
+        # mpijobs.kubeflow.org is v1 there: no built-in MPI Operator beside it.
+        chosen["mpi_operator"] = None
+        notes.append(
+            f"{training.source}: runs MPIJob v1 (kubeflow.org/v1), so the sandbox installs "
+            "the Training Operator's mpijobs.kubeflow.org and runs no MPI Operator"
+        )
     return replace(Operators(), **chosen, notes=tuple(notes))
+
+
+def _installs(platform: Sequence[PlatformEntry], kind: str) -> bool:
+    return any(e.plugin.category == "operator" and e.resource.kind == kind for e in platform)
 
 
 def _installs_jobset(entry: PlatformEntry) -> bool:
