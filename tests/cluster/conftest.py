@@ -9,6 +9,7 @@ failing test that used it.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Generator, Iterator
 
 import pytest
@@ -85,6 +86,12 @@ _STARTED: list[float] = []
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     for seconds in _STARTED:
         terminalreporter.write_line(f"tests/cluster: control plane started in {seconds:.1f}s")
+    # The Kueue proof's agreement table, when it ran (a fixture's teardown output is lost).
+    # (pytest imports test modules of this folder, which has no __init__.py, by basename.)
+    for name, module in list(sys.modules.items()):
+        if name.rsplit(".", 1)[-1] == "test_kueue_admission":
+            for line in module.agreement():
+                terminalreporter.write_line(line)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -2,8 +2,9 @@
 quota fits and held, suspended, with Kueue's reason when it does not — and ``trainjobs
 check`` said so first.
 
-One GpuNodePool (static, two kwok nodes of 4 GPUs) and two GpuQueues on it: ``roomy``
-(8 GPUs) and ``tight`` (1 GPU). Each case renders a job of 2 GPUs with trainjobs on a
+One GpuNodePool (static, two kwok nodes of 4 GPUs) and three GpuQueues on it: ``roomy``
+(8 GPUs, 100Gi of ephemeral storage), ``tight`` (1 GPU, 1Gi) and ``bare`` (8 GPUs and no
+ephemeral-storage quota at all). Each case renders a job of 2 GPUs with trainjobs on a
 target and applies it to one queue:
 
 * on ``roomy`` check passes; Kueue must admit every Workload of the job, unsuspend what
@@ -11,7 +12,10 @@ target and applies it to one queue:
   of the pool (Kueue adds the flavor's node labels);
 * on ``tight`` check refuses (``queue.quota``); the same job rendered for ``roomy`` and
   relabelled for ``tight`` must stay suspended (or gated), its Workload not admitted,
-  with Kueue's "insufficient quota" message.
+  with Kueue's "insufficient quota" message;
+* on ``bare``, an MPIJob v1 on the pods target (its launcher's kubectl-delivery init
+  container requests ephemeral storage): check refuses (``queue.resource``) and Kueue
+  holds it, the resource "unavailable in ClusterQueue".
 
 The agreement table (case, check, Kueue) is printed; "only Kueue refuses" must be empty.
 The labels and annotations are the ones each target writes: a case passes only when
@@ -42,7 +46,7 @@ pytestmark = pytest.mark.cluster
 Doc = dict[str, Any]
 NAMESPACE = "kueue-proof"
 POOL = "kq-t4"
-ROOMY, TIGHT = "roomy", "tight"
+ROOMY, TIGHT, BARE = "roomy", "tight", "bare"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 KUEUE_KINDS = {"ResourceFlavor", "ClusterQueue", "LocalQueue"}
 
@@ -63,15 +67,19 @@ def _platform() -> list[Doc]:
         },
     }
 
-    def queue(name: str, gpus: int) -> Doc:
+    def queue(name: str, gpus: int, disk: str | None) -> Doc:
+        spec: Doc = {"nodePool": POOL, "gpus": gpus, "namespaces": [NAMESPACE]}
+        if disk:
+            spec["ephemeralStorage"] = disk
         return {
             "apiVersion": "trainjobs.dev/v1alpha1",
             "kind": "GpuQueue",
             "metadata": {"name": name},
-            "spec": {"nodePool": POOL, "gpus": gpus, "namespaces": [NAMESPACE]},
+            "spec": spec,
         }
 
-    return [pool, queue(ROOMY, 8), queue(TIGHT, 1)]
+    # bare: GPUs enough, but no ephemeral-storage quota (what an MPIJob v1 launcher asks).
+    return [pool, queue(ROOMY, 8, "100Gi"), queue(TIGHT, 1, "1Gi"), queue(BARE, 8, None)]
 
 
 def _container(name: str, gpus: int = 1) -> Doc:
@@ -141,6 +149,58 @@ def _trainjob() -> Doc:
     }
 
 
+def _mpijob_v1() -> Doc:
+    job = _mpijob()
+    job["apiVersion"] = "kubeflow.org/v1"
+    job["metadata"]["name"] = "mpijob-v1"
+    return job
+
+
+def _caffe2job() -> Doc:
+    return {
+        "apiVersion": "kubeflow.org/v1alpha1",
+        "kind": "Caffe2Job",
+        "metadata": {"name": "caffe2job", "namespace": NAMESPACE},
+        "spec": {
+            "backendSpecs": {
+                "backendType": "redis",
+                "redisHost": "redis.example",
+                "redisPort": 6379,
+            },
+            "replicaSpecs": {
+                "replicas": 2,
+                "template": {"spec": {"containers": [_container("caffe2")]}},
+            },
+        },
+    }
+
+
+def _msjob() -> Doc:
+    """MindSpore's MSJob of kubeflow.org/v1 (replica specs as a list)."""
+    return {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "MSJob",
+        "metadata": {"name": "msjob", "namespace": NAMESPACE},
+        "spec": {
+            "replicaSpecs": [
+                {
+                    "replicaType": t,
+                    "replicas": 1,
+                    "template": {"spec": {"containers": [_container("mindspore")]}},
+                }
+                for t in ("MASTER", "WORKER")
+            ]
+        },
+    }
+
+
+def _msjob_gitee() -> Doc:
+    job = _v1("MSJob", "msReplicaSpecs", "mindspore", {"Scheduler": 1, "Worker": 1})
+    job["apiVersion"] = "mindspore.gitee.com/v1"
+    job["metadata"]["name"] = "msjob-gitee"
+    return job
+
+
 JOBS: dict[str, Doc] = {
     "TFJob": _v1("TFJob", "tfReplicaSpecs", "tensorflow", {"Worker": 2}),
     "PyTorchJob": _v1("PyTorchJob", "pytorchReplicaSpecs", "pytorch", {"Master": 1, "Worker": 1}),
@@ -149,6 +209,15 @@ JOBS: dict[str, Doc] = {
     "PaddleJob": _v1("PaddleJob", "paddleReplicaSpecs", "paddle", {"Worker": 2}),
     "MPIJob": _mpijob(),
     "TrainJob": _trainjob(),
+    # Kinds Kueue has no integration for: their pods are admitted as one pod group on
+    # the pods target; the operator target refuses the queue (tests/platform/test_queue_kinds.py).
+    "MPIJob-v1": _mpijob_v1(),
+    "MXJob": _v1(
+        "MXJob", "mxReplicaSpecs", "mxnet", {"Scheduler": 1, "Worker": 1}, jobMode="MXTrain"
+    ),
+    "Caffe2Job": _caffe2job(),
+    "MSJob": _msjob(),
+    "MSJob-gitee": _msjob_gitee(),
 }
 TARGETS: dict[str, tuple[str, ...]] = {
     "TFJob": ("operator", "pods"),
@@ -158,6 +227,11 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "PaddleJob": ("operator", "pods"),
     "MPIJob": ("operator", "pods", "trainer"),
     "TrainJob": ("operator", "jobset", "pods"),
+    "MPIJob-v1": ("pods",),
+    "MXJob": ("pods",),
+    "Caffe2Job": ("pods",),
+    "MSJob": ("pods",),
+    "MSJob-gitee": ("pods",),
 }
 
 
@@ -179,6 +253,7 @@ CASES = [Case(k, t, q) for k, targets in TARGETS.items() for t in targets for q 
 CASES += [
     Case("TFJob", "operator", ROOMY, pool=False),
     Case("PyTorchJob", "pods", ROOMY, pool=False),
+    Case("MPIJob-v1", "pods", BARE),
 ]
 AGREEMENT: list[tuple[str, str, str]] = []
 
@@ -194,7 +269,7 @@ def _job(case: Case, queue: str) -> Doc:
 def _check(case: Case) -> tuple[str, list[Doc]]:
     """What check says of the job on its queue ("admits" or the refusing codes) and
     the manifests to apply: its own, or, when refused, the same job rendered for the
-    roomy queue with the queue's name changed (the tight queue's only difference)."""
+    roomy queue with the queue's name changed (the other queues' only difference)."""
     docs = [*_platform(), _job(case, case.queue)]
     try:
         rendering = run(parse_documents(docs, source="<kueue>"))
@@ -203,7 +278,7 @@ def _check(case: Case) -> tuple[str, list[Doc]]:
         codes = sorted({f.code for f in exc.errors})
     roomy = run(parse_documents([*_platform(), _job(case, ROOMY)], source="<kueue>"))
     text = json.dumps(_job_objects(roomy.manifests))
-    relabelled = text.replace(f'"{QUEUE_LABEL}": "{ROOMY}"', f'"{QUEUE_LABEL}": "{TIGHT}"')
+    relabelled = text.replace(f'"{QUEUE_LABEL}": "{ROOMY}"', f'"{QUEUE_LABEL}": "{case.queue}"')
     assert relabelled != text
     return "refuses: " + ", ".join(codes), json.loads(relabelled)
 
@@ -220,7 +295,13 @@ def _job_objects(manifests: list[Doc]) -> list[Doc]:
 
 
 def _nodes() -> list[Doc]:
-    capacity = {"cpu": "16", "memory": "64Gi", "nvidia.com/gpu": "4", "pods": "110"}
+    capacity = {
+        "cpu": "16",
+        "memory": "64Gi",
+        "ephemeral-storage": "200Gi",
+        "nvidia.com/gpu": "4",
+        "pods": "110",
+    }
     return [
         {
             "apiVersion": "v1",
@@ -240,7 +321,7 @@ def _nodes() -> list[Doc]:
 
 
 @pytest.fixture(scope="module")
-def kueue(cluster: ControlPlane, pytestconfig: pytest.Config) -> Iterator[Kueue]:
+def kueue(cluster: ControlPlane) -> Iterator[Kueue]:
     """Kueue running, the pool's kwok nodes, the queues' Kueue objects, a managed namespace."""
     manager = Kueue(cluster)
     nodes = _nodes()
@@ -256,7 +337,7 @@ def kueue(cluster: ControlPlane, pytestconfig: pytest.Config) -> Iterator[Kueue]
         assert result.ok, str(result)
         poll(
             "both ClusterQueues Active",
-            lambda: all(_active(cluster, q) for q in (ROOMY, TIGHT)),
+            lambda: all(_active(cluster, q) for q in (ROOMY, TIGHT, BARE)),
             60,
         )
         yield manager
@@ -266,9 +347,6 @@ def kueue(cluster: ControlPlane, pytestconfig: pytest.Config) -> Iterator[Kueue]
             cluster.kubectl("delete", "node", node["metadata"]["name"], check=False)
         cluster.kubectl("delete", "namespace", NAMESPACE, "--wait=false", check=False)
         manager.stop()
-        reporter = pytestconfig.pluginmanager.get_plugin("terminalreporter")
-        for line in _agreement():
-            reporter.write_line(line) if reporter is not None else print(line)
 
 
 def _active(cluster: ControlPlane, name: str) -> bool:
@@ -414,12 +492,15 @@ def test_kueue_admits_what_check_admits(cluster: ControlPlane, kueue: Kueue, cas
             )
         else:
             workloads = poll(
-                "Kueue to hold every Workload for want of quota",
+                "Kueue to hold every Workload for want of quota or of a covered resource",
                 lambda: _held(cluster, expected),
                 60,
             )
             messages = sorted({_condition(w, "QuotaReserved")["message"] for w in workloads})
-            assert all("insufficient" in m or "quota" in m for m in messages), messages
+            assert all(
+                "insufficient" in m or "quota" in m or "unavailable in ClusterQueue" in m
+                for m in messages
+            ), messages
             kueue_says = "refuses: " + "; ".join(messages)
             scheduled = [p for p in cluster.client.items(PODS) if p["spec"].get("nodeName")]
             assert not scheduled, [p["metadata"]["name"] for p in scheduled]
@@ -436,13 +517,13 @@ def test_kueue_admits_what_check_admits(cluster: ControlPlane, kueue: Kueue, cas
 
 
 def _pods_of(case: Case) -> int:
-    """Pods the job runs: 2 GPU pods, plus the MPI launcher."""
-    return 3 if case.kind == "MPIJob" else 2
+    """Pods the job runs: 2 GPU pods, plus the MPI launcher (either version)."""
+    return 3 if case.kind.startswith("MPIJob") else 2
 
 
-def _agreement() -> list[str]:
+def agreement() -> list[str]:
     """The agreement table: each case, what check said, what Kueue did; then the cases
-    where only one of them refused."""
+    where only one of them refused (printed at the end of the run: tests/cluster/conftest.py)."""
     if not AGREEMENT:
         return []
     refused = [r for r in AGREEMENT if r[1].startswith("admits") != r[2].startswith("admits")]

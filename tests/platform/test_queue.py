@@ -156,8 +156,9 @@ def test_a_kind_kueue_does_not_admit_must_use_the_pods_target() -> None:
     mxjob["metadata"]["namespace"] = "training"
     options = {"queue": "team-a", "target": "operator"}
     assert _errors(pool_doc(), queue_doc(), {**mxjob, "trainjobs": options}) == [
-        "error: jobs[0].trainjobs.queue: Kueue does not admit MXJob objects, so the queue would "
-        "never hold the job back (got 'team-a'); fix: render the job with target pods (Kueue "
+        "error: jobs[0].trainjobs.queue: Kueue has no integration for MXJob (kubeflow.org/v1) "
+        "objects, so the queue would never hold the job back (got 'team-a'); fix: render the "
+        "job with target pods (Kueue "
         "admits its pods as a group) at jobs[0].trainjobs.target",
         "advice: jobs[0].kind: MXJob is deprecated: Training Operator v1.9.0 removed it; fix: "
         "the operator target needs Training Operator v1.8.1 or older; the pods target needs no "
@@ -224,3 +225,31 @@ def test_a_queue_may_preempt() -> None:
 def test_a_preemption_policy_kueue_does_not_have_is_refused() -> None:
     errors = _errors(pool_doc(), queue_doc(preemption={"withinClusterQueue": "Always"}))
     assert any("withinClusterQueue" in e for e in errors), errors
+
+
+def test_a_resource_the_queue_does_not_cover_is_refused() -> None:
+    # An MPIJob v1's launcher on the pods target gets the operator's kubectl-delivery init
+    # container, which requests 5Gi of ephemeral storage. Kueue admits no workload asking
+    # for a resource its ClusterQueue has no quota for ("resource ephemeral-storage
+    # unavailable in ClusterQueue": tests/cluster/test_kueue_admission.py).
+    (mpijob,) = load_all((EXAMPLES / "mpi-v1-pi" / "mpijob.yaml").read_text())
+    job = {**mpijob, "trainjobs": {"queue": "team-a", "target": "pods"}}
+    assert _queue_errors(pool_doc(), queue_doc(), job) == [
+        "error: jobs[0].trainjobs.queue: the job's pods request ephemeral-storage (pod "
+        'pi-launcher, initContainer kubectl-delivery), which queue "team-a" has no quota '
+        "for (it covers cpu, memory, nvidia.com/gpu); Kueue would never admit it; fix: give "
+        'queue "team-a" a quota of it: spec.ephemeralStorage'
+    ]
+    assert _queue_errors(pool_doc(), queue_doc(ephemeralStorage="1Gi"), job) == [
+        "error: jobs[0].trainjobs.queue: the job needs 5Gi ephemeral-storage at once, but "
+        'queue "team-a" has a quota of 1Gi; Kueue would never admit it; fix: raise '
+        'spec.ephemeralStorage of queue "team-a" to 5Gi'
+    ]
+    objects = _manifests(pool_doc(), queue_doc(ephemeralStorage="100Gi"), job)
+    (cluster_queue,) = [m for m in objects if m["kind"] == "ClusterQueue"]
+    (group,) = cluster_queue["spec"]["resourceGroups"]
+    assert group["coveredResources"] == ["cpu", "memory", "nvidia.com/gpu", "ephemeral-storage"]
+    assert group["flavors"][0]["resources"][-1] == {
+        "name": "ephemeral-storage",
+        "nominalQuota": "100Gi",
+    }

@@ -7,10 +7,13 @@ replicas with their pools and the job with its queue.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
+from typing import Any
 
 from trainjobs.errors import Finding, Severity
-from trainjobs.k8s.quantity import format_quantity
+from trainjobs.k8s.pods import containers
+from trainjobs.k8s.quantity import format_quantity, quantity_or_zero
 from trainjobs.platform.base import Reference
 from trainjobs.platform.pools.placement import bound_templates, node_selector, placement_of
 from trainjobs.platform.pools.resources import GPU
@@ -23,8 +26,8 @@ from trainjobs.platform.pools.schedulability import (
     unplaced_findings,
 )
 from trainjobs.platform.pools.spec import GpuNodePool
+from trainjobs.platform.queue import EPHEMERAL, GpuQueue, job_demand
 from trainjobs.platform.queue import KIND as QUEUE_KIND
-from trainjobs.platform.queue import GpuQueue, job_demand
 from trainjobs.render import PlatformIndex, RenderedJob, Rendering
 from trainjobs.spec.stack import StackSpec
 
@@ -72,6 +75,26 @@ def _queue_findings(job: RenderedJob, index: PlatformIndex, ref: Reference) -> l
         ("CPU", need.cpu, quota.cpu, format_quantity, "cpu", "cpu"),
         ("memory", need.memory, quota.memory, bytes_text, "memory", "memory"),
     )
+    findings += _uncovered_findings(job, queue, ref)
+    ephemeral = QUEUE_KIND.ephemeral_quota(queue)
+    wanted_ephemeral = sum(
+        (_request(t, EPHEMERAL) * count for _, t, count in _job_pods(job)), Fraction(0)
+    )
+    if ephemeral is not None and wanted_ephemeral > ephemeral:
+        findings.append(
+            Finding(
+                code="queue.quota",
+                path=ref.path,
+                message=(
+                    f"the job needs {bytes_text(wanted_ephemeral)} ephemeral-storage at once, "
+                    f'but queue "{queue.name}" has a quota of {bytes_text(ephemeral)}; Kueue '
+                    "would never admit it"
+                ),
+                hint=f'raise spec.ephemeralStorage of queue "{queue.name}" to '
+                f"{bytes_text(wanted_ephemeral)}",
+                source=job.source,
+            )
+        )
     for what, wanted, allowed, text, field, resource in checks:
         if wanted <= allowed or (what != "GPUs" and wanted == Fraction(0)):
             continue
@@ -87,6 +110,80 @@ def _queue_findings(job: RenderedJob, index: PlatformIndex, ref: Reference) -> l
                     f'raise spec.{field} of queue "{queue.name}" to {text(wanted)} or run '
                     "fewer or smaller replicas"
                 ),
+                source=job.source,
+            )
+        )
+    return findings
+
+
+def _job_pods(job: RenderedJob) -> list[tuple[str, Mapping[str, Any], int]]:
+    """(what, pod template, how many) of every pod the job runs: the Pods and batch Jobs
+    the render made (the ``pods`` target, with what the operator adds to them), else
+    the plan's pod sets (the operator makes the pods from those templates)."""
+    made: list[tuple[str, Mapping[str, Any], int]] = []
+    for obj in job.objects:
+        m = obj.manifest
+        if m.get("kind") == "Pod":
+            made.append((f"pod {m['metadata']['name']}", {"spec": m.get("spec") or {}}, 1))
+        elif m.get("kind") == "Job":
+            spec = m.get("spec") or {}
+            count = int(spec.get("parallelism", 1))
+            made.append((f"Job {m['metadata']['name']}", spec.get("template") or {}, count))
+    if made:
+        return made
+    return [(f"{s.role} pods", s.template, s.replicas) for s in job.plan.pod_sets]
+
+
+def _requested(template: Mapping[str, Any]) -> dict[str, str]:
+    """Each resource the pod requests (or limits, which then default its request), with
+    the first container that does."""
+    found: dict[str, str] = {}
+    for key in ("initContainers", "containers"):
+        for c in containers(template, key):
+            resources = c.get("resources") or {}
+            for name in [*(resources.get("requests") or {}), *(resources.get("limits") or {})]:
+                found.setdefault(str(name), f"{key[:-1]} {c.get('name')}")
+    return found
+
+
+def _request(template: Mapping[str, Any], name: str) -> Fraction:
+    """What a pod reserves of ``name``: the containers' sum or the largest init container."""
+
+    def one(c: Mapping[str, Any]) -> Fraction:
+        resources = c.get("resources") or {}
+        limit = (resources.get("limits") or {}).get(name)
+        return quantity_or_zero((resources.get("requests") or {}).get(name, limit))
+
+    total = sum((one(c) for c in containers(template)), Fraction(0))
+    return max([total, *(one(c) for c in containers(template, "initContainers"))])
+
+
+def _uncovered_findings(job: RenderedJob, queue: GpuQueue, ref: Reference) -> list[Finding]:
+    """A resource the job's pods request that the queue has no quota for: Kueue admits
+    no workload asking for a resource its ClusterQueue does not cover."""
+    covered = set(QUEUE_KIND.covered(queue))
+    first: dict[str, str] = {}
+    for what, template, _ in _job_pods(job):
+        for name, container in _requested(template).items():
+            if name not in covered:
+                first.setdefault(name, f"{what}, {container}")
+    findings = []
+    for name, where in sorted(first.items()):
+        fix = (
+            f'give queue "{queue.name}" a quota of it: spec.ephemeralStorage'
+            if name == EPHEMERAL
+            else f"drop the {name} request, or admit the job through a queue that covers it"
+        )
+        findings.append(
+            Finding(
+                code="queue.resource",
+                path=ref.path,
+                message=(
+                    f'the job\'s pods request {name} ({where}), which queue "{queue.name}" has '
+                    f"no quota for (it covers {', '.join(QUEUE_KIND.covered(queue))}); Kueue "
+                    "would never admit it"
+                ),
+                hint=fix,
                 source=job.source,
             )
         )

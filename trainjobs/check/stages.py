@@ -57,6 +57,7 @@ _SCHEDULER = {
     "gang.deadlock": "gang scheduler",
     "pool.shape": "node autoscaler",
     "queue.quota": "Kueue never admits the job",
+    "queue.resource": "Kueue never admits the job",
 }
 
 # A pod's containers (and init containers) are a list map keyed by name in every

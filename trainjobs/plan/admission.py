@@ -24,6 +24,8 @@ __all__ = [
     "ADMITTED_LABELS",
     "DEFAULT_POD_OWNERS",
     "OWNER_KINDS",
+    "POD_GROUP_COUNT",
+    "POD_GROUP_LABEL",
     "PRIORITY_LABEL",
     "QUEUE_LABEL",
     "Admission",
@@ -47,6 +49,10 @@ QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
 """The Kueue LocalQueue a workload is admitted through."""
 PRIORITY_LABEL: Final = "kueue.x-k8s.io/priority-class"
 """The Kueue workload priority class of a workload."""
+POD_GROUP_LABEL: Final = "kueue.x-k8s.io/pod-group-name"
+"""The Kueue pod group a bare pod belongs to (Kueue's pod integration admits the group)."""
+POD_GROUP_COUNT: Final = "kueue.x-k8s.io/pod-group-total-count"
+"""The annotation giving a Kueue pod group's size: admitted only once that many exist."""
 ADMITTED_LABELS: Final = (QUEUE_LABEL, PRIORITY_LABEL)
 """Labels by which Kueue (v0.19.2) admits a workload: its LocalQueue and priority class.
 A TrainJob that carries them itself has them carried to what owns its pods

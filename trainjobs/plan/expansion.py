@@ -16,12 +16,34 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
+from trainjobs.plan.admission import POD_GROUP_COUNT, POD_GROUP_LABEL, PRIORITY_LABEL, QUEUE_LABEL
+from trainjobs.plan.gang import GROUP_NAME_ANNOTATION, TASK_SPEC_ANNOTATION
+from trainjobs.plan.gang import POD_GROUP_LABEL as SCHEDULER_PLUGINS_POD_GROUP
 from trainjobs.plan.jobset import JobSetPlan
 from trainjobs.plan.objects import ObjectPlan
 
-__all__ = ["Expansion", "PodPlan", "ServicePlan"]
+__all__ = [
+    "CAPABILITY_POD_ANNOTATIONS",
+    "CAPABILITY_POD_LABELS",
+    "Expansion",
+    "PodPlan",
+    "ServicePlan",
+]
+
+CAPABILITY_POD_LABELS: Final = frozenset(
+    {QUEUE_LABEL, PRIORITY_LABEL, POD_GROUP_LABEL, SCHEDULER_PLUGINS_POD_GROUP}
+)
+"""Pod labels trainjobs' capabilities write into pod templates: Kueue's queue, priority
+and pod group, a scheduler-plugins PodGroup's membership. On the ``pods`` target they
+reach the pod even where the operator made its pods' metadata itself (``drop``): there
+trainjobs makes the pods, and a queue or gang that never sees them would hold nothing."""
+CAPABILITY_POD_ANNOTATIONS: Final = frozenset(
+    {POD_GROUP_COUNT, GROUP_NAME_ANNOTATION, TASK_SPEC_ANNOTATION}
+)
+"""Pod annotations trainjobs' capabilities write (Kueue's pod group size, Volcano's
+group and task): as :data:`CAPABILITY_POD_LABELS`."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +84,9 @@ class PodPlan:
         restart_policy: the pod's ``restartPolicy``; None (default): the template's.
         template_metadata: ``merge`` (default): the template's labels (the operator's
             win), annotations and, with ``copy_finalizers``, finalizers travel to the pod;
-            ``drop``: the pod carries the operator's labels only.
+            ``drop``: the pod carries the operator's labels, and of the template's
+            metadata only what trainjobs' capabilities put there
+            (:data:`CAPABILITY_POD_LABELS`, :data:`CAPABILITY_POD_ANNOTATIONS`).
         copy_finalizers: whether the template's finalizers travel; default True.
         scheduler_name: ``keep`` (default) the template's ``schedulerName``, or the name
             the operator sets in its place; the empty string removes it.

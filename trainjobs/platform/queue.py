@@ -38,7 +38,7 @@ from trainjobs.k8s.data import Manifest, deep_copy
 from trainjobs.k8s.model import K8sModel
 from trainjobs.k8s.quantity import QuantityError, format_quantity, parse_quantity
 from trainjobs.plan import JobPlan
-from trainjobs.plan.admission import QUEUE_LABEL
+from trainjobs.plan.admission import POD_GROUP_COUNT, POD_GROUP_LABEL, QUEUE_LABEL
 from trainjobs.platform.base import PlanEffect, PlatformKind, PlatformResource, Reference
 from trainjobs.platform.pools.placement import job_path, node_selector
 from trainjobs.platform.pools.resources import GPU, PodDemand, pod_demand
@@ -57,8 +57,7 @@ __all__ = [
 ]
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
-POD_GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
-POD_GROUP_COUNT = "kueue.x-k8s.io/pod-group-total-count"
+EPHEMERAL = "ephemeral-storage"
 
 # Custom resources Kueue admits through its own integrations (kueue v0.19.2,
 # pkg/controller/jobs/{kubeflow/jobs/*,mpijob,trainjob}); other kinds must use the
@@ -83,7 +82,8 @@ NAMESPACE = Rule(
 )
 UNQUEUED_KIND = Rule(
     "queue.kind",
-    "Kueue does not admit {kind} objects, so the queue would never hold the job back",
+    "Kueue has no integration for {kind} ({api_version}) objects, so the queue would never "
+    "hold the job back",
     hint="render the job with target pods (Kueue admits its pods as a group) "
     "at {job}.trainjobs.target",
 )
@@ -141,6 +141,12 @@ class GpuQueueSpec(K8sModel):
     memory: int | str | None = Field(
         default=None, description="Nominal memory quota; default the pool's maxNodes x memory."
     )
+    ephemeral_storage: int | str | None = Field(
+        default=None,
+        description="Nominal ephemeral-storage quota; default none: the queue covers no "
+        "ephemeral storage, and Kueue admits no job whose pods request any (the MPIJob v1 "
+        "launcher's kubectl-delivery init container requests 5Gi).",
+    )
     namespaces: list[str] = Field(
         default_factory=lambda: ["default"],
         min_length=1,
@@ -194,7 +200,11 @@ class GpuQueueKind(PlatformKind[GpuQueue]):
         spec = self.document(resource).spec
         return [
             QUANTITY.at(f"spec.{field}", value, field=field)
-            for field, value in (("cpu", spec.cpu), ("memory", spec.memory))
+            for field, value in (
+                ("cpu", spec.cpu),
+                ("memory", spec.memory),
+                ("ephemeralStorage", spec.ephemeral_storage),
+            )
             if value is not None and _quantity(value) is None
         ]
 
@@ -219,6 +229,16 @@ class GpuQueueKind(PlatformKind[GpuQueue]):
             cpu = cpu if cpu is not None else pool.spec.cpu_value * nodes
             memory = memory if memory is not None else pool.spec.memory_value * nodes
         return PodDemand(gpus or Fraction(0), cpu or Fraction(0), memory or Fraction(0))
+
+    def ephemeral_quota(self, resource: PlatformResource) -> Fraction | None:
+        """The ephemeral-storage quota in bytes; None: the queue does not cover it."""
+        return _quantity(self.document(resource).spec.ephemeral_storage)
+
+    def covered(self, resource: PlatformResource) -> tuple[str, ...]:
+        """The resources the ClusterQueue has quota for: Kueue admits no pod that requests
+        any other."""
+        extra = (EPHEMERAL,) if self.ephemeral_quota(resource) is not None else ()
+        return ("cpu", "memory", GPU, *extra)
 
     def manifests(self, resource: PlatformResource) -> list[Manifest]:
         return self.manifests_in(resource, [resource])
@@ -252,6 +272,14 @@ class GpuQueueKind(PlatformKind[GpuQueue]):
                     "spec": flavor,
                 }
             )
+        quotas: list[dict[str, Any]] = [
+            {"name": "cpu", "nominalQuota": format_quantity(quota.cpu)},
+            {"name": "memory", "nominalQuota": bytes_text(quota.memory)},
+            {"name": GPU, "nominalQuota": int(quota.gpus)},
+        ]
+        ephemeral = self.ephemeral_quota(resource)
+        if ephemeral is not None:
+            quotas.append({"name": EPHEMERAL, "nominalQuota": bytes_text(ephemeral)})
         cluster_queue: dict[str, Any] = {
             "namespaceSelector": {
                 "matchExpressions": [
@@ -265,17 +293,8 @@ class GpuQueueKind(PlatformKind[GpuQueue]):
             "queueingStrategy": spec.queueing_strategy,
             "resourceGroups": [
                 {
-                    "coveredResources": ["cpu", "memory", GPU],
-                    "flavors": [
-                        {
-                            "name": spec.node_pool,
-                            "resources": [
-                                {"name": "cpu", "nominalQuota": format_quantity(quota.cpu)},
-                                {"name": "memory", "nominalQuota": bytes_text(quota.memory)},
-                                {"name": GPU, "nominalQuota": int(quota.gpus)},
-                            ],
-                        }
-                    ],
+                    "coveredResources": list(self.covered(resource)),
+                    "flavors": [{"name": spec.node_pool, "resources": quotas}],
                 }
             ],
         }
@@ -363,7 +382,11 @@ class GpuQueueKind(PlatformKind[GpuQueue]):
                     namespace=plan.namespace,
                 )
             ]
-        facts = {"kind": plan.kind.kind, "job": job_path(ref)}
+        facts = {
+            "kind": plan.kind.kind,
+            "api_version": plan.kind.api_version,
+            "job": job_path(ref),
+        }
         owner = plan.pod_owner(ref.target)
         integrated = (plan.kind.api_version, plan.kind.kind) in KUEUE_KINDS
         # No pod templates (PaddlePaddle EDL's ReplicaSets and trainer Job): the pods

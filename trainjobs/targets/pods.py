@@ -17,7 +17,13 @@ from typing import Any
 from trainjobs.errors import Finding, Severity
 from trainjobs.k8s.data import Manifest, PodTemplate, deep_copy
 from trainjobs.plan import JobPlan
-from trainjobs.plan.expansion import Expansion, PodPlan, ServicePlan
+from trainjobs.plan.expansion import (
+    CAPABILITY_POD_ANNOTATIONS,
+    CAPABILITY_POD_LABELS,
+    Expansion,
+    PodPlan,
+    ServicePlan,
+)
 from trainjobs.plan.jobset import JobSetPlan
 from trainjobs.targets.base import Rendered, TargetPlugin, stated
 from trainjobs.targets.jobset import jobset_manifest, jobset_objects
@@ -86,6 +92,24 @@ def _objects(expansion: Expansion, plan: JobPlan) -> list[Manifest]:
     ]
 
 
+def _capabilities_metadata(template_meta: Mapping[str, Any], pod: PodPlan) -> dict[str, Any]:
+    """The operator's labels, and of the template's metadata only what trainjobs'
+    capabilities (a queue, a gang) put there: the pod of an operator that builds its
+    pods' metadata itself still joins its queue and gang on this target."""
+    labels = template_meta.get("labels") or {}
+    annotations = template_meta.get("annotations") or {}
+    out: dict[str, Any] = {
+        "labels": {
+            **{k: v for k, v in labels.items() if k in CAPABILITY_POD_LABELS},
+            **pod.labels,
+        }
+    }
+    kept = {k: v for k, v in annotations.items() if k in CAPABILITY_POD_ANNOTATIONS}
+    if kept:
+        out["annotations"] = kept
+    return out
+
+
 def service_manifest(service: ServicePlan, namespace: str) -> Manifest:
     """The Service object of ``service``."""
     spec: dict[str, Any] = {"clusterIP": "None"} if service.headless else {}
@@ -114,7 +138,7 @@ def pod_manifest(pod: PodPlan, template: Mapping[str, Any], namespace: str) -> M
     if pod.template_metadata == "merge":
         metadata.update(_merged_metadata(copy.get("metadata") or {}, pod))
     else:
-        metadata["labels"] = dict(pod.labels)
+        metadata.update(_capabilities_metadata(copy.get("metadata") or {}, pod))
     spec = copy.get("spec") or {}
     if pod.scheduler_name != "keep":
         spec.pop("schedulerName", None)

@@ -2896,6 +2896,8 @@ type GpuQueueSpec struct {
 	Cohort *string `pulumi:"cohort"`
 	// Nominal CPU quota; default the pool's maxNodes x cpu.
 	Cpu interface{} `pulumi:"cpu"`
+	// Nominal ephemeral-storage quota; default none: the queue covers no ephemeral storage, and Kueue admits no job whose pods request any (the MPIJob v1 launcher's kubectl-delivery init container requests 5Gi).
+	EphemeralStorage interface{} `pulumi:"ephemeralStorage"`
 	// Nominal GPU quota; default the pool's maxNodes x gpusPerNode.
 	Gpus *int `pulumi:"gpus"`
 	// Nominal memory quota; default the pool's maxNodes x memory.
@@ -2927,6 +2929,8 @@ type GpuQueueSpecArgs struct {
 	Cohort pulumi.StringPtrInput `pulumi:"cohort"`
 	// Nominal CPU quota; default the pool's maxNodes x cpu.
 	Cpu pulumi.Input `pulumi:"cpu"`
+	// Nominal ephemeral-storage quota; default none: the queue covers no ephemeral storage, and Kueue admits no job whose pods request any (the MPIJob v1 launcher's kubectl-delivery init container requests 5Gi).
+	EphemeralStorage pulumi.Input `pulumi:"ephemeralStorage"`
 	// Nominal GPU quota; default the pool's maxNodes x gpusPerNode.
 	Gpus pulumi.IntPtrInput `pulumi:"gpus"`
 	// Nominal memory quota; default the pool's maxNodes x memory.
@@ -3029,6 +3033,11 @@ func (o GpuQueueSpecOutput) Cpu() pulumi.AnyOutput {
 	return o.ApplyT(func(v GpuQueueSpec) interface{} { return v.Cpu }).(pulumi.AnyOutput)
 }
 
+// Nominal ephemeral-storage quota; default none: the queue covers no ephemeral storage, and Kueue admits no job whose pods request any (the MPIJob v1 launcher's kubectl-delivery init container requests 5Gi).
+func (o GpuQueueSpecOutput) EphemeralStorage() pulumi.AnyOutput {
+	return o.ApplyT(func(v GpuQueueSpec) interface{} { return v.EphemeralStorage }).(pulumi.AnyOutput)
+}
+
 // Nominal GPU quota; default the pool's maxNodes x gpusPerNode.
 func (o GpuQueueSpecOutput) Gpus() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v GpuQueueSpec) *int { return v.Gpus }).(pulumi.IntPtrOutput)
@@ -3100,6 +3109,16 @@ func (o GpuQueueSpecPtrOutput) Cpu() pulumi.AnyOutput {
 			return nil
 		}
 		return v.Cpu
+	}).(pulumi.AnyOutput)
+}
+
+// Nominal ephemeral-storage quota; default none: the queue covers no ephemeral storage, and Kueue admits no job whose pods request any (the MPIJob v1 launcher's kubectl-delivery init container requests 5Gi).
+func (o GpuQueueSpecPtrOutput) EphemeralStorage() pulumi.AnyOutput {
+	return o.ApplyT(func(v *GpuQueueSpec) interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.EphemeralStorage
 	}).(pulumi.AnyOutput)
 }
 

@@ -406,6 +406,10 @@ export interface GpuQueueSpecArgs {
      */
     cpu?: pulumi.Input<number | string | undefined>;
     /**
+     * Nominal ephemeral-storage quota; default none: the queue covers no ephemeral storage, and Kueue admits no job whose pods request any (the MPIJob v1 launcher's kubectl-delivery init container requests 5Gi).
+     */
+    ephemeralStorage?: pulumi.Input<number | string | undefined>;
+    /**
      * Nominal GPU quota; default the pool's maxNodes x gpusPerNode.
      */
     gpus?: pulumi.Input<number | undefined>;
