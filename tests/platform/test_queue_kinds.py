@@ -151,4 +151,3 @@ def test_a_queued_job_carries_what_kueue_reads_or_is_refused(framework: Any, tar
         (size,) = {m["metadata"]["annotations"][COUNT] for m in members}
         total = len(pods) + sum(int(j["spec"].get("parallelism", 1)) for j in launchers)
         assert list(groups.values()) == [len(members)] and size == str(total), (groups, size)
-
