@@ -1,29 +1,54 @@
-"""The operator's rules a framework opts into describing, which a plan reads when asked.
+"""The operator's rules a framework opts into describing, and the rules a plan carries.
 
-Each is a small capability a framework subclasses where its operator's rule differs
-from the default :class:`~trainjobs.plan.job.JobPlan` applies without it (re-exported
-by ``frameworks.capabilities``). The plan asks ``isinstance(framework, …)``; a
-framework without one gets the default stated on the class.
+Each capability is small; a framework subclasses it where its operator's rule differs
+from the default (re-exported by ``frameworks.capabilities``). Once a job is known
+valid, its framework states every rule once as data, :class:`OperatorRules`
+(``frameworks.base.operator_rules``: ``isinstance(framework, …)``, else the default
+stated on the class), and the plan carries them (``JobPlan.with_rules``).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from trainjobs.k8s.model import K8sModel
 from trainjobs.plan.gang import GangFacts, GangMember
 from trainjobs.plan.pod_set import PodSet
-from trainjobs.plan.run_rules import SuccessPolicy
+from trainjobs.plan.run_rules import RunRules, SuccessPolicy
 
 __all__ = [
     "Addresses",
     "Gang",
+    "OperatorRules",
     "SuccessRule",
     "run_policy_scheduling",
     "training_operator_gang",
 ]
+
+
+@dataclass(frozen=True)
+class OperatorRules:
+    """The operator's rules for one valid job, stated once by its framework.
+
+    Attributes:
+        gang: how the operator gang-schedules the job (:class:`Gang`; without it
+            :func:`training_operator_gang` of the pod sets).
+        success: which replicas decide that the job succeeded (:class:`SuccessRule`);
+            default every replica (``SuccessPolicy()``).
+        addresses: addresses a user needs from outside
+            (``{"master": "mnist-master-0:23456"}``, :class:`Addresses`); default none.
+        run_rules: every replica's restart rule and the retry budget
+            (``Framework.run_rules``); None (default) when the framework does not
+            describe them (``run-local`` then refuses the job).
+    """
+
+    gang: GangFacts
+    success: SuccessPolicy = field(default_factory=SuccessPolicy)
+    addresses: Mapping[str, str] = field(default_factory=dict)
+    run_rules: RunRules | None = None
 
 
 def training_operator_gang(pod_sets: Iterable[PodSet]) -> GangFacts:
