@@ -90,7 +90,7 @@ def test_a_plan_without_the_operator_rules_takes_the_defaults() -> None:
     assert not isinstance(caffe2, Gang)
     job = caffe2.default(worked_job())
     plan = caffe2.plan(job)
-    gang = operator_rules(caffe2, job, plan).gang
+    gang = plan.with_rules(operator_rules(caffe2, job, plan)).gang
     assert plan.pod_sets and gang == training_operator_gang(plan.pod_sets)
     assert [(m.role, m.task) for m in gang.members] == [("Worker", "worker")]
     assert gang.min_member == plan.pods

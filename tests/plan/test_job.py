@@ -54,12 +54,11 @@ def test_the_operators_rules_are_read_only_once_stated() -> None:
     with pytest.raises(ValueError, match="not stated yet"):
         _ = plan.gang
     with pytest.raises(ValueError, match="not stated yet"):
-        _ = plan.run_rules
+        _ = plan.addresses
     stated = plan.with_rules(operator_rules(PYTORCH, defaulted, plan))
     assert stated.gang.min_member == 1
     assert stated.success.roles == ("Master",)
     assert stated.addresses == {"master": "pt-master-0:23456"}
-    assert stated.run_rules == PYTORCH.run_rules(defaulted)
 
 
 def test_a_backend_the_resource_names_is_written_there_and_its_env_left_out() -> None:

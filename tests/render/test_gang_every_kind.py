@@ -48,7 +48,8 @@ def _with_gang(entry: JobEntry) -> StackSpec:
 def _facts(entry: JobEntry) -> GangFacts:
     framework = entry.framework
     job = framework.default(entry.job)
-    return operator_rules(framework, job, framework.plan(job)).gang
+    plan = framework.plan(job)
+    return plan.with_rules(operator_rules(framework, job, plan)).gang
 
 
 def _ganged(entry: JobEntry) -> bool:

@@ -25,7 +25,6 @@ from trainjobs.frameworks.capabilities import (
     SuccessRule,
     TrainerConversion,
     run_policy_scheduling,
-    training_operator_gang,
 )
 from trainjobs.k8s.data import Manifest, PodTemplate
 from trainjobs.k8s.kinds import KindRef
@@ -36,7 +35,6 @@ from trainjobs.plan import (
     PodSet,
     RunPolicyFacts,
     RunRules,
-    SuccessPolicy,
 )
 from trainjobs.plan.expansion import Expansion
 from trainjobs.plan.listeners import Listener
@@ -307,18 +305,15 @@ class Framework(ABC, Generic[JobT]):
 def operator_rules(framework: Framework[Any], job: Any, plan: JobPlan) -> OperatorRules:
     """The operator's rules for the valid, written-back ``job`` of ``plan``, as data:
     each of the framework's capabilities (:class:`Gang`, :class:`SuccessRule`,
-    :class:`Addresses`) where it has one, else the default its class states, and its
-    :meth:`Framework.run_rules`."""
-    gang = (
-        framework.gang_facts(job)
-        if isinstance(framework, Gang)
-        else training_operator_gang(plan.pod_sets)
-    )
-    success = (
-        framework.success_policy(job) if isinstance(framework, SuccessRule) else SuccessPolicy()
-    )
-    addresses = framework.addresses(job) if isinstance(framework, Addresses) else {}
-    return OperatorRules(gang, success, addresses, framework.run_rules(job))
+    :class:`Addresses`) where it has one, else the default its class states."""
+    stated: dict[str, Any] = {}
+    if isinstance(framework, Gang):
+        stated["gang"] = framework.gang_facts(job, plan.pod_sets)
+    if isinstance(framework, SuccessRule):
+        stated["success"] = framework.success_policy(job)
+    if isinstance(framework, Addresses):
+        stated["addresses"] = framework.addresses(job)
+    return OperatorRules(**stated)
 
 
 def loading_stage(framework: Framework[Any], finding: Finding) -> tuple[Stage, str] | None:

@@ -13,8 +13,10 @@ The caller keeps the defaulted job; once every capability has edited the plan, t
 framework writes the plan back into it in one step (``Framework.written``), and
 validation, ``Framework.target_input`` and the ``operator`` target read that edited
 resource. Nothing plans an edited resource again. The operator's rules (gang,
-success, addresses, run rules) are stated once, as data, when the job is known valid
-(``with_rules``); reading them earlier is an error.
+success, addresses) are stated once, as data, when the job is known valid
+(``with_rules``); reading them earlier is an error. The replicas' restart rules list
+every pod and have two readers (``run-local``, the order of a JobSet's Jobs): those ask
+``Framework.run_rules`` of the written resource, and the plan does not carry them.
 """
 
 from __future__ import annotations
@@ -28,9 +30,9 @@ from trainjobs.k8s.data import PodTemplate
 from trainjobs.k8s.kinds import KindRef
 from trainjobs.plan.admission import DEFAULT_POD_OWNERS, Admission, PodOwner
 from trainjobs.plan.gang import GangFacts
-from trainjobs.plan.operator_rules import OperatorRules
+from trainjobs.plan.operator_rules import OperatorRules, training_operator_gang
 from trainjobs.plan.pod_set import BackendBinding, PodSet, with_backend
-from trainjobs.plan.run_rules import RunRules, SuccessPolicy
+from trainjobs.plan.run_rules import SuccessPolicy
 from trainjobs.plan.target_input import TargetInput
 
 __all__ = ["JobPlan", "RunPolicyFacts"]
@@ -98,8 +100,7 @@ class JobPlan:
             resource. Default none.
         rules: the operator's rules, stated once the job is known valid
             (:meth:`with_rules`); None (default): not yet stated, and reading
-            :attr:`gang`, :attr:`success`, :attr:`addresses` or :attr:`run_rules` is an
-            error.
+            :attr:`gang`, :attr:`success` or :attr:`addresses` is an error.
         target_input: what the framework states for the target the job renders to
             (:meth:`for_target`), set last, once every capability has edited the plan
             (an edit of templates, labels or backend drops it). None (default): not
@@ -145,11 +146,11 @@ class JobPlan:
             replace(s, template=templates[s.role]) if s.role in templates else s
             for s in self.pod_sets
         )
-        return replace(self, pod_sets=pod_sets, target_input=None)
+        return self._with(pod_sets=pod_sets, target_input=None)
 
     def with_labels(self, labels: Mapping[str, str]) -> JobPlan:
         """The plan with labels added to the job object itself (not to its pods)."""
-        return replace(self, labels={**self.labels, **labels}, target_input=None)
+        return self._with(labels={**self.labels, **labels}, target_input=None)
 
     def with_backend(self, binding: BackendBinding) -> JobPlan:
         """The plan bound to a rendezvous backend: its env, volumes and mounts in every
@@ -160,20 +161,20 @@ class JobPlan:
         applied = replace(binding, env=env) if carried else binding
         templates = {s.role: with_backend(s.template, applied) for s in self.pod_sets}
         bound = self.with_templates(templates)
-        return replace(bound, backends=(*self.backends, binding), target_input=None)
+        return bound._with(backends=(*self.backends, binding), target_input=None)
 
     def with_admission(self, labels: Mapping[str, str], suspend: bool = False) -> JobPlan:
         """The plan with ``labels`` (and, with ``suspend``, a suspended start) for the
         Jobs or JobSet that own its pods; the target puts them there."""
-        return replace(self, admission=self.admission.merged(labels, suspend))
+        return self._with(admission=self.admission.merged(labels, suspend))
 
     def with_rules(self, rules: OperatorRules) -> JobPlan:
         """The plan with the operator's rules its framework states for the valid job."""
-        return replace(self, rules=rules)
+        return self._with(rules=rules)
 
     def for_target(self, stated: TargetInput) -> JobPlan:
         """The plan with what its framework states for the target it renders to."""
-        return replace(self, target_input=stated)
+        return self._with(target_input=stated)
 
     def pod_owner(self, target: str, role: str | None = None) -> PodOwner:
         """What owns the job's pods on ``target`` (``pods``), or those of ``role`` there:
@@ -184,8 +185,10 @@ class JobPlan:
 
     @property
     def gang(self) -> GangFacts:
-        """How the operator gang-schedules the job (stated by :meth:`with_rules`)."""
-        return self._rules.gang
+        """How the operator gang-schedules the job (stated by :meth:`with_rules`; the
+        Training Operator's rule over the pod sets where the framework states none)."""
+        stated = self._rules.gang
+        return training_operator_gang(self.pod_sets) if stated is None else stated
 
     @property
     def success(self) -> SuccessPolicy:
@@ -198,17 +201,18 @@ class JobPlan:
         stated by :meth:`with_rules`)."""
         return self._rules.addresses
 
-    @property
-    def run_rules(self) -> RunRules | None:
-        """Every replica's restart rule and the retry budget; None when the framework
-        does not describe them (``run-local`` then refuses the job). Stated by
-        :meth:`with_rules`."""
-        return self._rules.run_rules
+    def _with(self, **changes: Any) -> JobPlan:
+        # A plan is copied at every edit, several times per job: dataclasses.replace
+        # would run __init__ over every field again (the render of many jobs feels it).
+        # The fields need no checking, so the copy takes them as they are.
+        copied = object.__new__(type(self))
+        copied.__dict__.update(self.__dict__, **changes)
+        return copied
 
     @property
     def _rules(self) -> OperatorRules:
-        # The rules may assume a valid job (run_rules lists every pod, and the pod count
-        # is checked first): a default read before they are stated would be wrong.
+        # The rules may assume a valid job: a default read before they are stated
+        # would be wrong.
         if self.rules is None:
             raise ValueError(
                 f"the operator's rules of {self.kind.kind} {self.name} are not stated yet: "

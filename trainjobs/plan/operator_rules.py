@@ -10,14 +10,15 @@ stated on the class), and the plan carries them (``JobPlan.with_rules``).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from trainjobs.k8s.model import K8sModel
 from trainjobs.plan.gang import GangFacts, GangMember
 from trainjobs.plan.pod_set import PodSet
-from trainjobs.plan.run_rules import RunRules, SuccessPolicy
+from trainjobs.plan.run_rules import SuccessPolicy
 
 __all__ = [
     "Addresses",
@@ -29,26 +30,33 @@ __all__ = [
 ]
 
 
+_EVERY_REPLICA = SuccessPolicy()
+_NO_ADDRESSES: Mapping[str, str] = MappingProxyType({})
+
+
 @dataclass(frozen=True)
 class OperatorRules:
     """The operator's rules for one valid job, stated once by its framework.
 
+    The replicas' restart rules (``Framework.run_rules``) are not among them: they list
+    every pod, and only ``run-local`` and the ordering of a JobSet's Jobs read them, so
+    those ask the framework of the written job themselves.
+
+    A render keeps every job's rules, so the defaults are shared, not copied per job.
+
     Attributes:
-        gang: how the operator gang-schedules the job (:class:`Gang`; without it
-            :func:`training_operator_gang` of the pod sets).
+        gang: how the operator gang-schedules the job (:class:`Gang`); None (default):
+            the Training Operator's rule, :func:`training_operator_gang` of the plan's
+            pod sets (``JobPlan.gang``).
         success: which replicas decide that the job succeeded (:class:`SuccessRule`);
             default every replica (``SuccessPolicy()``).
         addresses: addresses a user needs from outside
             (``{"master": "mnist-master-0:23456"}``, :class:`Addresses`); default none.
-        run_rules: every replica's restart rule and the retry budget
-            (``Framework.run_rules``); None (default) when the framework does not
-            describe them (``run-local`` then refuses the job).
     """
 
-    gang: GangFacts
-    success: SuccessPolicy = field(default_factory=SuccessPolicy)
-    addresses: Mapping[str, str] = field(default_factory=dict)
-    run_rules: RunRules | None = None
+    gang: GangFacts | None = None
+    success: SuccessPolicy = _EVERY_REPLICA
+    addresses: Mapping[str, str] = field(default_factory=lambda: _NO_ADDRESSES)
 
 
 def training_operator_gang(pod_sets: Iterable[PodSet]) -> GangFacts:
@@ -73,8 +81,9 @@ class Gang(ABC):
     :func:`run_policy_scheduling`."""
 
     @abstractmethod
-    def gang_facts(self, job: Any) -> GangFacts:
-        """How the operator gang-schedules the (defaulted) job."""
+    def gang_facts(self, job: Any, pod_sets: Sequence[PodSet]) -> GangFacts:
+        """How the operator gang-schedules the (defaulted) job; ``pod_sets`` are its
+        plan's (roles and replicas, without asking the resource for its templates)."""
 
     def scheduling_policy(self, job: Any) -> dict[str, Any] | None:
         """The job's gang inputs as plain data, or None when unset; default

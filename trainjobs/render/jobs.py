@@ -213,7 +213,9 @@ def render_job(
         for key in entry.after:
             if UnitRef("job", key) not in depends_on:
                 depends_on.append(UnitRef("job", key))
-    written = framework.written(defaulted.job, plan)
+    # A plan no capability edited is the defaulted job's own: nothing to write back.
+    unedited = plan is defaulted.plan
+    written = defaulted.job if unedited else framework.written(defaulted.job, plan)
     own = framework.validate(written)
     findings += [f.located(entry.source, entry.path) for f in own]
     findings += [f.located(entry.source, entry.path) for f in name_findings(plan, own)]
@@ -239,7 +241,14 @@ def render_job(
     options = entry.options
     ordered = sorted([*manifests, *extra], key=apply_rank)
     ordered = [with_ignored(m, options.ignore) for m in ordered]
-    lifecycles, waits = job_lifecycle(ordered, plan, options.wait, options.wait_timeout, entry.path)
+    lifecycles, waits = job_lifecycle(
+        ordered,
+        plan,
+        options.wait,
+        options.wait_timeout,
+        entry.path,
+        lambda: framework.run_rules(written),
+    )
     findings += [f.located(entry.source) for f in waits]
     if any(f.severity is Severity.ERROR for f in findings):
         return None, findings

@@ -49,7 +49,7 @@ def test_targets_through_the_contract() -> None:
     (ref,) = FRAMEWORK.pod_templates(job)
     assert (ref.role, ref.replicas) == ("node", 2)
     assert FRAMEWORK.addresses(job) == {"master": "tj-node-0-0.tj:29500"}
-    assert FRAMEWORK.gang_facts(job).unsupported
+    assert FRAMEWORK.gang_facts(job, tuple(FRAMEWORK.pod_templates(job))).unsupported
 
 
 def test_placement_becomes_resources_per_node_and_a_runtime_patch() -> None:
