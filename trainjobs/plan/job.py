@@ -7,16 +7,20 @@ resource's shape; targets, checks, ``run-local`` and the Pulumi components read 
 
 The plan is data and holds no custom resource. An edit changes the plan's own fields
 and nothing else: ``with_templates`` the templates of the named pod sets,
-``with_labels`` the job's labels, ``with_backend`` every pod set's template (and, for
-a kind whose custom resource names the backend itself, the binding in ``backends``).
-The caller keeps the defaulted job; once every capability has edited the plan, the
-framework writes the plan back into it in one step (``Framework.written``), and
-validation, ``Framework.target_input`` and the ``operator`` target read that edited
-resource. Nothing plans an edited resource again. The operator's rules (gang,
-success, addresses) are stated once, as data, when the job is known valid
-(``with_rules``); reading them earlier is an error. The replicas' restart rules list
-every pod and have two readers (``run-local``, the order of a JobSet's Jobs): those ask
-``Framework.run_rules`` of the written resource, and the plan does not carry them.
+``with_labels`` the job's labels, ``with_backend`` every pod set's template, and it
+keeps the binding in ``backends``. The caller keeps the defaulted job
+(``render.jobs.DefaultedJob``); once the capabilities have edited the plan, the
+framework writes it back into that job in one step (``Framework.written``: changed
+templates, labels, and a backend the kind's resource names itself, Caffe2's
+``backendSpecs``), and validation, ``Framework.target_input`` and the ``operator``
+target read that written resource (written again from the defaulted job when gang
+scheduling then decorates the pods). Nothing plans an edited resource again.
+
+The operator's rules (gang, success, addresses) are stated once, as data, when the job
+is known valid (``with_rules``, before gang scheduling reads ``gang``); reading them
+earlier is an error. The replicas' restart rules list every pod and have two readers
+(``run-local``, the order of a JobSet's Jobs): those ask ``Framework.run_rules`` of the
+written resource, and the plan does not carry them.
 """
 
 from __future__ import annotations
