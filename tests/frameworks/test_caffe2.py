@@ -264,7 +264,7 @@ def test_a_redis_backend_fills_backend_specs_and_adds_only_the_password() -> Non
             password,
         ),
     )
-    bound = C2.bind_backend(job, binding)
+    bound = C2.written(job, C2.plan(job).with_backend(binding))
     assert isinstance(bound, Caffe2Job)
     assert bound.spec.backend_specs is not None
     assert bound.spec.backend_specs.to_manifest() == {
@@ -287,7 +287,7 @@ def test_a_redis_backend_fills_backend_specs_and_adds_only_the_password() -> Non
 def test_a_backend_replacing_a_written_backend_spec_is_warned() -> None:
     job = C2.default(worked_job())
     binding = BackendBinding("nfs", "share", path="/mnt/share")
-    bound = C2.bind_backend(job, binding)
+    bound = C2.written(job, C2.plan(job).with_backend(binding))
     (finding,) = C2.validate(bound)
     assert finding.render() == (
         "warning: spec.backendSpecs: the backend named in trainjobs.backend replaces this "

@@ -8,7 +8,7 @@ import pytest
 
 from tests.frameworks.test_caffe2 import worked_job
 from tests.frameworks.test_mindspore import _replica, msjob
-from trainjobs.frameworks.base import Framework
+from trainjobs.frameworks.base import Framework, operator_rules
 from trainjobs.frameworks.capabilities import (
     Addresses,
     CarriesDefinitions,
@@ -88,14 +88,17 @@ def test_a_plan_without_the_operator_rules_takes_the_defaults() -> None:
     # Caffe2 has no Gang: the Training Operator's rule over its pod sets.
     caffe2 = REGISTRY.named("caffe2")
     assert not isinstance(caffe2, Gang)
-    plan = caffe2.plan(caffe2.default(worked_job()))
-    assert plan.pod_sets and plan.gang == training_operator_gang(plan.pod_sets)
-    assert [(m.role, m.task) for m in plan.gang.members] == [("Worker", "worker")]
-    assert plan.gang.min_member == plan.pods
+    job = caffe2.default(worked_job())
+    plan = caffe2.plan(job)
+    gang = plan.with_rules(operator_rules(caffe2, job, plan)).gang
+    assert plan.pod_sets and gang == training_operator_gang(plan.pod_sets)
+    assert [(m.role, m.task) for m in gang.members] == [("Worker", "worker")]
+    assert gang.min_member == plan.pods
     # MindSpore has no SuccessRule: every replica must succeed.
     mindspore = REGISTRY.named("mindspore")
     assert not isinstance(mindspore, SuccessRule)
-    assert mindspore.plan(mindspore.default(msjob(_replica(None, 2)))).success == SuccessPolicy()
+    ms = mindspore.default(msjob(_replica(None, 2)))
+    assert operator_rules(mindspore, ms, mindspore.plan(ms)).success == SuccessPolicy()
     # MindSpore (an MSJob's workers) has Addresses; the EDL job, without it, has none
     # (tests/frameworks/test_paddle_edl.py).
 

@@ -11,6 +11,7 @@ from tests.support.expand import expand_pods
 from tests.support.paths import DATA
 from trainjobs.check import run
 from trainjobs.check.rules import RULES
+from trainjobs.frameworks.base import operator_rules
 from trainjobs.frameworks.paddle_edl import FRAMEWORK as EDL
 from trainjobs.frameworks.paddle_edl import TrainingJob
 from trainjobs.k8s.yamlio import load_all
@@ -453,4 +454,4 @@ def test_framework_facts() -> None:
     assert list(EDL.pod_templates(TrainingJob.model_validate(upstream_doc()))) == []
     job = TrainingJob.model_validate(upstream_doc())
     assert EDL.with_templates(job, {}) is job
-    assert EDL.plan(job).addresses == {}
+    assert operator_rules(EDL, job, EDL.plan(job)).addresses == {}

@@ -15,6 +15,8 @@ import pytest
 from tests.support.paths import example_job_files
 from trainjobs.check import run
 from trainjobs.errors import SpecError
+from trainjobs.frameworks.base import operator_rules
+from trainjobs.plan import GangFacts
 from trainjobs.spec import JobEntry, PlatformEntry, StackSpec, load_path
 
 _PLATFORM: dict[str, tuple[PlatformEntry, ...]] = {}
@@ -43,8 +45,15 @@ def _with_gang(entry: JobEntry) -> StackSpec:
     return StackSpec(jobs=(job,), platform=_PLATFORM[f"{entry.source}:{entry.path}"])
 
 
+def _facts(entry: JobEntry) -> GangFacts:
+    framework = entry.framework
+    job = framework.default(entry.job)
+    plan = framework.plan(job)
+    return plan.with_rules(operator_rules(framework, job, plan)).gang
+
+
 def _ganged(entry: JobEntry) -> bool:
-    facts = entry.framework.plan(entry.framework.default(entry.job)).gang
+    facts = _facts(entry)
     return bool(facts.members) and not facts.unsupported
 
 
@@ -60,8 +69,7 @@ def test_every_kind_is_gang_scheduled_on_the_pods_target(entry: JobEntry) -> Non
     rendering = run(_with_gang(entry), target="pods")
     manifests = [o.manifest for o in rendering.jobs[0].objects]
     (group,) = [m for m in manifests if m["kind"] == "PodGroup"]
-    job = rendering.jobs[0].job
-    plan = entry.framework.plan(job)
+    job, plan = rendering.jobs[0].job, rendering.jobs[0].plan
     facts, policy = plan.gang, plan.scheduling_policy or {}
     assert group["spec"]["minMember"] == policy.get("minAvailable", facts.min_member)
     pods = _pods(manifests)
@@ -74,7 +82,7 @@ def test_every_kind_is_gang_scheduled_on_the_pods_target(entry: JobEntry) -> Non
 
 @pytest.mark.parametrize("entry", _cases(), ids=lambda e: f"{e.framework.name}-{e.job.name}")
 def test_on_the_operator_target_the_operator_does_it(entry: JobEntry) -> None:
-    facts = entry.framework.plan(entry.framework.default(entry.job)).gang
+    facts = _facts(entry)
     if not facts.members or facts.unsupported or facts.started_late:
         # No templates to mark (EDL), or a launcher the operator holds back until the
         # workers are Ready (MPI WaitForWorkersReady): refused with a finding.

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from trainjobs.frameworks.registry import REGISTRY
+from trainjobs.plan import JobPlan
 from trainjobs.render.jobs import MAX_PODS_PER_JOB, name_findings, pod_count_findings
 
 TF = REGISTRY.by_name("tensorflow")
 
 
-def _job(name: str = "mnist", namespace: str = "training", workers: int = 2) -> Any:
+def _defaulted(name: str = "mnist", namespace: str = "training", workers: int = 2) -> Any:
     assert TF is not None
     container = {"name": "tensorflow", "image": "tf:1"}
     document = {
@@ -23,7 +24,12 @@ def _job(name: str = "mnist", namespace: str = "training", workers: int = 2) -> 
             }
         },
     }
-    return TF.plan(TF.default(TF.model.model_validate(document)))
+    return TF.default(TF.model.model_validate(document))
+
+
+def _job(name: str = "mnist", namespace: str = "training", workers: int = 2) -> JobPlan:
+    assert TF is not None
+    return TF.plan(_defaulted(name, namespace, workers))
 
 
 def test_job_names_and_namespaces_follow_kubernetes() -> None:
@@ -42,11 +48,11 @@ def test_job_names_and_namespaces_follow_kubernetes() -> None:
 
 
 def test_a_field_the_framework_reported_is_not_reported_twice() -> None:
-    job = _job(name="Bad_Name")
+    job = _defaulted(name="Bad_Name")
     assert TF is not None
-    own = TF.validate(job.resource)
+    own = TF.validate(job)
     assert any(f.path == "metadata.name" for f in own)
-    assert name_findings(job, own) == []
+    assert name_findings(TF.plan(job), own) == []
 
 
 def test_too_many_pods_name_the_largest_count() -> None:

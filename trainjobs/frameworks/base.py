@@ -17,10 +17,12 @@ from typing import Any, ClassVar, Generic, TypeVar
 from trainjobs.errors import Finding, Severity, Stage
 from trainjobs.frameworks import pods_refusals
 from trainjobs.frameworks.capabilities import (
+    Addresses,
     CarriesDefinitions,
     Definitions,
     Gang,
     JobSetConversion,
+    SuccessRule,
     TrainerConversion,
     run_policy_scheduling,
 )
@@ -28,18 +30,17 @@ from trainjobs.k8s.data import Manifest, PodTemplate
 from trainjobs.k8s.kinds import KindRef
 from trainjobs.k8s.model import JobResource, model_from_generic
 from trainjobs.plan import (
-    BackendBinding,
     JobPlan,
+    OperatorRules,
     PodSet,
     RunPolicyFacts,
     RunRules,
-    with_backend,
 )
 from trainjobs.plan.expansion import Expansion
 from trainjobs.plan.listeners import Listener
 from trainjobs.plan.target_input import TargetInput
 
-__all__ = ["Framework", "JobT", "loading_stage"]
+__all__ = ["Framework", "JobT", "loading_stage", "operator_rules"]
 
 GENERATED_DIR = "generated"
 """The folder under ``crds/`` of the CRDs ``trainjobs crds`` generates (``frameworks.crds``)."""
@@ -157,6 +158,11 @@ class Framework(ABC, Generic[JobT]):
     job_roles: ClassVar[frozenset[str]] = frozenset()
     """The roles whose pods, on the ``pods`` target, a batch Job owns (as the operator
     makes them) where the rest are bare Pods: an MPIJob's ``Launcher``. Default none."""
+    carried_backends: ClassVar[Mapping[str, frozenset[str]]] = {}
+    """The backend types the custom resource names itself (Caffe2's ``backendSpecs``),
+    each with the env names its controller then sets in the pods: a binding of such a
+    type goes into the resource (:meth:`written`) and only its other env, volumes and
+    mounts into the pod templates (``JobPlan.with_backend``). Default none."""
     listeners: ClassVar[tuple[Listener, ...]] = ()
     """Servers inside the job that only its own pods should reach and that have no
     password of their own (the EDL master pod's etcd); the render admits only the job's
@@ -203,16 +209,23 @@ class Framework(ABC, Generic[JobT]):
             *pods_refusals.managed_elsewhere(job, self.reconciled_managed_by),
         ]
 
-    def bind_backend(self, job: JobT, binding: BackendBinding) -> JobT:
-        """The job with a backend's env, volumes and mounts added to every pod template.
+    def written(self, job: JobT, plan: JobPlan) -> JobT:
+        """The defaulted ``job`` with the finished ``plan`` written back in one step: its
+        pod sets' templates that differ from the job's (:meth:`with_templates`) and its
+        labels. The resource the ``operator`` target emits, validation and
+        :meth:`target_input` read.
 
-        Frameworks whose custom resource carries the backend's address itself
-        override this and set those fields instead.
+        Frameworks whose custom resource carries a backend itself (``carried_backends``)
+        extend this to write ``plan.backends`` there.
         """
-        templates = {
-            ref.role: with_backend(ref.template, binding) for ref in self.pod_templates(job)
+        before = {s.role: s.template for s in self.pod_templates(job)}
+        changed = {
+            s.role: dict(s.template) for s in plan.pod_sets if before.get(s.role) != s.template
         }
-        return self.with_templates(job, templates)
+        out = self.with_templates(job, changed) if changed else job
+        if dict(plan.labels) != dict(job.metadata.labels or {}):
+            out = out.with_labels(plan.labels)
+        return out
 
     def operator_manifest(self, job: JobT) -> Manifest:
         """The custom resource the operator consumes (the defaulted job)."""
@@ -239,7 +252,7 @@ class Framework(ABC, Generic[JobT]):
 
     def plan(self, job: JobT) -> JobPlan:
         """The typed plan of the (defaulted) job, which every capability, target and
-        check reads; edits to it reach the custom resource through this framework."""
+        check reads; :meth:`written` turns the edited plan back into the resource."""
         if isinstance(self, Gang):
             scheduling = self.scheduling_policy(job)
         else:
@@ -248,7 +261,6 @@ class Framework(ABC, Generic[JobT]):
             kind=self.kind,
             name=job.name,
             namespace=job.namespace,
-            resource=job,
             pod_sets=tuple(self.pod_templates(job)),
             scheduling_policy=scheduling,
             run_policy=self.run_policy(job),
@@ -258,7 +270,7 @@ class Framework(ABC, Generic[JobT]):
             listens_on_all_addresses=self.listens_on_all_addresses,
             job_roles=self.job_roles,
             targets=self.targets,
-            editor=self,
+            carried_backends=dict(self.carried_backends),
         )
 
     def target_input(self, job: JobT, target: str) -> TargetInput:
@@ -288,6 +300,20 @@ class Framework(ABC, Generic[JobT]):
             jobset, found = self.jobset(job)
             return TargetInput(target, tuple(found), jobset=jobset)
         raise ValueError(f"no target {target!r}")
+
+
+def operator_rules(framework: Framework[Any], job: Any, plan: JobPlan) -> OperatorRules:
+    """The operator's rules for the valid, written-back ``job`` of ``plan``, as data:
+    each of the framework's capabilities (:class:`Gang`, :class:`SuccessRule`,
+    :class:`Addresses`) where it has one, else the default its class states."""
+    stated: dict[str, Any] = {}
+    if isinstance(framework, Gang):
+        stated["gang"] = framework.gang_facts(job, plan.pod_sets)
+    if isinstance(framework, SuccessRule):
+        stated["success"] = framework.success_policy(job)
+    if isinstance(framework, Addresses):
+        stated["addresses"] = framework.addresses(job)
+    return OperatorRules(**stated)
 
 
 def loading_stage(framework: Framework[Any], finding: Finding) -> tuple[Stage, str] | None:

@@ -47,7 +47,6 @@ password arrives as ``REDIS_PASSWORD`` (secretKeyRef) and an NFS share is mounte
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -68,6 +67,7 @@ from trainjobs.k8s.data import PodTemplate, deep_copy
 from trainjobs.k8s.names import shorten
 from trainjobs.plan import (
     BackendBinding,
+    JobPlan,
     PodSet,
     Replica,
     ReplicaRestartPolicy,
@@ -132,6 +132,8 @@ class Caffe2(Framework[Caffe2Job], SuccessRule, Addresses):
     """Caffe2 data-parallel training with a Redis or NFS rendezvous."""
 
     reports_mounts = True  # its rules call _seed.mount_findings
+    # The controller's own env carries the address; only the rest (a password) is added.
+    carried_backends = {"redis": frozenset(ENV_ORDER), "nfs": frozenset(ENV_ORDER)}
 
     name = "caffe2"
     title = "Caffe2 (Caffe2Job)"
@@ -202,27 +204,20 @@ class Caffe2(Framework[Caffe2Job], SuccessRule, Addresses):
             update={"spec": job.spec.model_copy(update={"replica_specs": replica})}
         )
 
-    def bind_backend(self, job: Caffe2Job, binding: BackendBinding) -> Caffe2Job:
-        """A redis or nfs backend fills ``backendSpecs``; its other env and mounts go generic."""
-        if binding.type == "redis":
-            backend = Caffe2BackendSpec(
-                backend_type="redis", nfs_path="", redis_host=binding.host, redis_port=binding.port
-            )
-        elif binding.type == "nfs":
-            backend = Caffe2BackendSpec(
-                backend_type="nfs", nfs_path=binding.path, redis_host="", redis_port=0
-            )
-        else:
-            return super().bind_backend(job, binding)
-        old = job.spec.backend_specs
-        bound = job.model_copy(
-            update={"spec": job.spec.model_copy(update={"backend_specs": backend})}
-        )
-        if old is not None and (_is_set(old.redis_host) or _is_set(old.nfs_path)):
-            bound._replaced_backend = old
-        # The controller's own env carries the address; only the rest (a password) is added.
-        rest = tuple(e for e in binding.env if e.get("name") not in ENV_ORDER)
-        return super().bind_backend(bound, replace(binding, env=rest))
+    def written(self, job: Caffe2Job, plan: JobPlan) -> Caffe2Job:
+        """A redis or nfs backend fills ``backendSpecs``; its other env and mounts are in
+        the templates already (``JobPlan.with_backend``)."""
+        out = super().written(job, plan)
+        for binding in plan.backends:
+            if binding.type not in self.carried_backends:
+                continue
+            old = out.spec.backend_specs
+            spec = out.spec.model_copy(update={"backend_specs": _backend_spec(binding)})
+            bound = out.model_copy(update={"spec": spec})
+            if old is not None and (_is_set(old.redis_host) or _is_set(old.nfs_path)):
+                bound._replaced_backend = old
+            out = bound
+        return out
 
     # ----- expansion ----------------------------------------------------------
 
@@ -301,6 +296,15 @@ class Caffe2(Framework[Caffe2Job], SuccessRule, Addresses):
         if backend is not None and backend.backend_type == "redis" and backend.redis_host:
             return {"redis": f"{backend.redis_host}:{backend.redis_port or 0}"}
         return {}
+
+
+def _backend_spec(binding: BackendBinding) -> Caffe2BackendSpec:
+    """The ``backendSpecs`` naming a redis or nfs backend."""
+    if binding.type == "redis":
+        return Caffe2BackendSpec(
+            backend_type="redis", nfs_path="", redis_host=binding.host, redis_port=binding.port
+        )
+    return Caffe2BackendSpec(backend_type="nfs", nfs_path=binding.path, redis_host="", redis_port=0)
 
 
 FRAMEWORK = Caffe2()

@@ -4,9 +4,10 @@ A framework is its reader (``frameworks.base.Framework``: default, validate, pla
 each target needs) plus the small capabilities it subclasses; a consumer asks
 ``isinstance(framework, Capability)`` and, where it has not opted in, applies the default
 the capability's docstring states (``Definitions`` is the one held as an attribute:
-``framework.definitions`` is None without it). The operator's rules a plan reads when
-asked (``Gang``, ``SuccessRule``, ``Addresses``) are declared in ``plan.operator_rules``
-and re-exported here. Trainer v2's runtime plugins are the model: one narrow interface
+``framework.definitions`` is None without it). The operator's rules a framework states
+for a valid job (``Gang``, ``SuccessRule``, ``Addresses``; ``frameworks.base.operator_rules``
+puts them on the plan as data) are declared in ``plan.operator_rules`` and re-exported
+here. Trainer v2's runtime plugins are the model: one narrow interface
 per concern.
 """
 

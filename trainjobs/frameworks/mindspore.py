@@ -45,7 +45,7 @@ configuration, not part of the job).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, ClassVar
 
@@ -240,7 +240,7 @@ class MindSpore(Framework[MSJob], Gang, Addresses):
         )
         return [{"name": n, "value": v} for n, v in zip(ENV_ORDER, values, strict=True)]
 
-    def gang_facts(self, job: MSJob) -> GangFacts:
+    def gang_facts(self, job: MSJob, pod_sets: Sequence[PodSet]) -> GangFacts:
         """The MS operator makes no PodGroup and gives every pod ``spec.schedulerName``
         (over the template's), so trainjobs cannot mark its pods as a gang."""
         return GangFacts(

@@ -34,7 +34,7 @@ pkg/controller/mpi_job_controller.go, pkg/apis/kubeflow/{v2beta1,validation}).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from trainjobs.errors import Finding, Rule
@@ -254,7 +254,7 @@ class MPI(Framework[MPIJob], TrainerConversion, Gang, SuccessRule):
         )
         return plan, []
 
-    def gang_facts(self, job: MPIJob) -> GangFacts:
+    def gang_facts(self, job: MPIJob, pod_sets: Sequence[PodSet]) -> GangFacts:
         """The MPI Operator's gang (§5.2, pkg/controller/podgroup.go): launcher and
         workers, no task names, ``minMember`` workers + 1, ``schedulerName`` always
         overwritten; with ``WaitForWorkersReady`` the launcher comes only once every

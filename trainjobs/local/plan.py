@@ -370,7 +370,7 @@ def build_plan(
     SpecError with every finding.
     """
     entry, plan = rendered.entry, rendered.plan
-    lifecycle = plan.run_rules
+    lifecycle = entry.framework.run_rules(rendered.job)
     if lifecycle is None:
         raise _unsupported(rendered)
     in_namespace = [

@@ -268,7 +268,7 @@ def run_local(
 
 def _refuse_too_many_replicas(entry: JobEntry) -> None:
     """Refuse, before expanding it, a job with more replicas than one machine runs."""
-    count = base_plan(entry).pods
+    count = base_plan(entry).plan.pods
     if count <= limits.LOCAL_REPLICAS.value():
         return
     raise SpecError.from_findings(

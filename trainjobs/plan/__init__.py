@@ -6,7 +6,8 @@ it, targets and checks read it. Pure data: no I/O, no pulumi.
 
 from trainjobs.plan.admission import Admission, PodOwner
 from trainjobs.plan.gang import GangFacts, GangMember
-from trainjobs.plan.job import JobPlan, ResourceEditor, RunPolicyFacts
+from trainjobs.plan.job import JobPlan, RunPolicyFacts
+from trainjobs.plan.operator_rules import OperatorRules
 from trainjobs.plan.pod_set import BackendBinding, PodSet, with_backend
 from trainjobs.plan.run_rules import Replica, ReplicaRestartPolicy, RunRules, SuccessPolicy
 
@@ -16,11 +17,11 @@ __all__ = [
     "GangFacts",
     "GangMember",
     "JobPlan",
+    "OperatorRules",
     "PodOwner",
     "PodSet",
     "Replica",
     "ReplicaRestartPolicy",
-    "ResourceEditor",
     "RunPolicyFacts",
     "RunRules",
     "SuccessPolicy",

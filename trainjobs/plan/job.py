@@ -5,49 +5,41 @@ A framework turns its (defaulted) custom resource into a :class:`JobPlan`
 gang scheduling — edit the plan through its methods and never see the custom
 resource's shape; targets, checks, ``run-local`` and the Pulumi components read it.
 
-The plan keeps the custom resource it describes (``resource``) in step with its
-pod sets: an edit goes through the framework's own :class:`ResourceEditor`, so
-the ``operator`` target can emit the resource exactly as the user wrote it plus
-what the capabilities added.
+The plan is data and holds no custom resource. An edit changes the plan's own fields
+and nothing else: ``with_templates`` the templates of the named pod sets,
+``with_labels`` the job's labels, ``with_backend`` every pod set's template, and it
+keeps the binding in ``backends``. The caller keeps the defaulted job
+(``render.jobs.DefaultedJob``); once the capabilities have edited the plan, the
+framework writes it back into that job in one step (``Framework.written``: changed
+templates, labels, and a backend the kind's resource names itself, Caffe2's
+``backendSpecs``), and validation, ``Framework.target_input`` and the ``operator``
+target read that written resource (written again from the defaulted job when gang
+scheduling then decorates the pods). Nothing plans an edited resource again.
+
+The operator's rules (gang, success, addresses) are stated once, as data, when the job
+is known valid (``with_rules``, before gang scheduling reads ``gang``); reading them
+earlier is an error. The replicas' restart rules list every pod and have two readers
+(``run-local``, the order of a JobSet's Jobs): those ask ``Framework.run_rules`` of the
+written resource, and the plan does not carry them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any
 
 from trainjobs.errors import Finding
 from trainjobs.k8s.data import PodTemplate
 from trainjobs.k8s.kinds import KindRef
 from trainjobs.plan.admission import DEFAULT_POD_OWNERS, Admission, PodOwner
 from trainjobs.plan.gang import GangFacts
-from trainjobs.plan.operator_rules import Addresses, Gang, SuccessRule, training_operator_gang
-from trainjobs.plan.pod_set import BackendBinding, PodSet
-from trainjobs.plan.run_rules import RunRules, SuccessPolicy
+from trainjobs.plan.operator_rules import OperatorRules, training_operator_gang
+from trainjobs.plan.pod_set import BackendBinding, PodSet, with_backend
+from trainjobs.plan.run_rules import SuccessPolicy
 from trainjobs.plan.target_input import TargetInput
 
-__all__ = ["JobPlan", "ResourceEditor", "RunPolicyFacts"]
-
-
-class ResourceEditor(Protocol):
-    """What a framework lends a plan so that edits reach its custom resource."""
-
-    def plan(self, job: Any, /) -> JobPlan:
-        """The plan of the resource."""
-        ...
-
-    def with_templates(self, job: Any, templates: Mapping[str, PodTemplate], /) -> Any:
-        """The resource with the pod templates of the given roles replaced."""
-        ...
-
-    def bind_backend(self, job: Any, binding: BackendBinding, /) -> Any:
-        """The resource bound to a rendezvous backend."""
-        ...
-
-    def run_rules(self, job: Any, /) -> RunRules | None:
-        """The resource's replicas and their restart and success rules."""
-        ...
+__all__ = ["JobPlan", "RunPolicyFacts"]
 
 
 @dataclass(frozen=True)
@@ -71,19 +63,14 @@ class RunPolicyFacts:
 class JobPlan:
     """One job between parsing and output: identity, roles and the operator's rules.
 
-    The operator's rules that read the whole job (``gang``, ``success``, ``addresses``,
-    ``run_rules``) are worked out when asked: a plan is made right after defaulting,
-    before the job is validated, and those rules may assume a valid job.
-
     Attributes:
         kind: the custom resource kind the job was written as.
         name: the job's name.
         namespace: the job's namespace, defaulted.
-        labels: the job object's own labels.
+        labels: the job object's own labels, with every capability's added.
         annotations: the job object's own annotations.
-        resource: the defaulted custom resource, with every capability's edit applied
-            (the ``operator`` target emits it).
-        pod_sets: every role of the job with its pod template, count and path.
+        pod_sets: every role of the job with its pod template (every capability's edit
+            in it), count and path.
         scheduling_policy: ``spec.runPolicy.schedulingPolicy`` as plain data; None unset.
         run_policy: suspend, deadlines and retries, whatever the kind calls them.
         status_conditions: the condition types the operator sets on the custom resource
@@ -99,27 +86,34 @@ class JobPlan:
             framework makes owns where the rest are bare Pods (an MPIJob's Launcher);
             default none.
         admission: what the Jobs or JobSet the framework makes carry when those own the
-            pods (:meth:`with_admission`; a TrainJob's own queue label); kept across
-            edits. Default none.
+            pods (:meth:`with_admission`; a TrainJob's own queue label). Default none.
         unadmitted_warning: the warning the ``pods`` target gives when the job makes
             its pods' owners suspended there and no admission resumes them (a suspended
             TrainJob's Jobs); None (default): the job never does.
         gang_mechanism: the gang scheduler (``volcano``, ``scheduler-plugins``) the
             target itself wires the job to (``trainer``: the runtime's
-            ``podGroupPolicy``); set by the gang capability, kept across edits. None
-            (default): the target wires none.
+            ``podGroupPolicy``); set by the gang capability. None (default): the target
+            wires none.
         targets: the targets the job's framework renders to; default none.
+        carried_backends: the backend types the custom resource names itself (Caffe2's
+            ``backendSpecs``: ``redis``, ``nfs``), each with the env names its
+            controller then sets in the pods, which a binding of that type does not add
+            to the templates. Default none: every binding goes to the templates alone.
+        backends: every backend bound to the job (:meth:`with_backend`), in order; the
+            framework writes those of a type in ``carried_backends`` into the custom
+            resource. Default none.
+        rules: the operator's rules, stated once the job is known valid
+            (:meth:`with_rules`); None (default): not yet stated, and reading
+            :attr:`gang`, :attr:`success` or :attr:`addresses` is an error.
         target_input: what the framework states for the target the job renders to
             (:meth:`for_target`), set last, once every capability has edited the plan
             (an edit of templates, labels or backend drops it). None (default): not
             yet stated.
-        editor: the framework, which keeps ``resource`` and ``pod_sets`` in step.
     """
 
     kind: KindRef
     name: str
     namespace: str
-    resource: Any
     pod_sets: tuple[PodSet, ...]
     scheduling_policy: Mapping[str, Any] | None
     run_policy: RunPolicyFacts
@@ -133,8 +127,10 @@ class JobPlan:
     unadmitted_warning: Finding | None = None
     gang_mechanism: str | None = None
     targets: tuple[str, ...] = ()
+    carried_backends: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    backends: tuple[BackendBinding, ...] = ()
+    rules: OperatorRules | None = None
     target_input: TargetInput | None = None
-    editor: ResourceEditor | None = field(default=None, compare=False, repr=False)
 
     @property
     def pods(self) -> int:
@@ -146,47 +142,43 @@ class JobPlan:
         return next((s for s in self.pod_sets if s.role == role), None)
 
     def with_templates(self, templates: Mapping[str, PodTemplate]) -> JobPlan:
-        """The plan with the pod templates of the given roles replaced."""
+        """The plan with the pod templates of the given roles replaced; a role the job
+        does not have is ignored."""
         if not templates:
             return self
-        return self._with_resource(self._editor.with_templates(self.resource, templates))
-
-    @property
-    def gang(self) -> GangFacts:
-        """How the operator gang-schedules the job: the framework's :class:`Gang`, else
-        the Training Operator's rule."""
-        editor = self._editor
-        if isinstance(editor, Gang):
-            return editor.gang_facts(self.resource)
-        return training_operator_gang(self.pod_sets)
-
-    @property
-    def success(self) -> SuccessPolicy:
-        """Which replicas decide that the job succeeded: the framework's
-        :class:`SuccessRule`, else every replica."""
-        editor = self._editor
-        if isinstance(editor, SuccessRule):
-            return editor.success_policy(self.resource)
-        return SuccessPolicy()
-
-    @property
-    def addresses(self) -> Mapping[str, str]:
-        """Addresses a user needs from outside (``{"master": "mnist-master-0:23456"}``):
-        the framework's :class:`Addresses`, else none."""
-        editor = self._editor
-        return editor.addresses(self.resource) if isinstance(editor, Addresses) else {}
-
-    @property
-    def run_rules(self) -> RunRules | None:
-        """Every replica's restart rule and the retry budget; None when the framework
-        does not describe them (``run-local`` then refuses the job). Built when asked:
-        it lists every pod, and a plan is made before the pod count is checked."""
-        return self._editor.run_rules(self.resource)
+        pod_sets = tuple(
+            replace(s, template=templates[s.role]) if s.role in templates else s
+            for s in self.pod_sets
+        )
+        return self._with(pod_sets=pod_sets, target_input=None)
 
     def with_labels(self, labels: Mapping[str, str]) -> JobPlan:
         """The plan with labels added to the job object itself (not to its pods)."""
-        merged = {**self.labels, **labels}
-        return self._with_resource(self.resource.with_labels(merged))
+        return self._with(labels={**self.labels, **labels}, target_input=None)
+
+    def with_backend(self, binding: BackendBinding) -> JobPlan:
+        """The plan bound to a rendezvous backend: its env, volumes and mounts in every
+        pod template, less the env a custom resource naming the backend itself makes
+        its controller set (``carried_backends``); the binding is kept in ``backends``."""
+        carried = self.carried_backends.get(binding.type, frozenset())
+        env = tuple(e for e in binding.env if e.get("name") not in carried)
+        applied = replace(binding, env=env) if carried else binding
+        templates = {s.role: with_backend(s.template, applied) for s in self.pod_sets}
+        bound = self.with_templates(templates)
+        return bound._with(backends=(*self.backends, binding), target_input=None)
+
+    def with_admission(self, labels: Mapping[str, str], suspend: bool = False) -> JobPlan:
+        """The plan with ``labels`` (and, with ``suspend``, a suspended start) for the
+        Jobs or JobSet that own its pods; the target puts them there."""
+        return self._with(admission=self.admission.merged(labels, suspend))
+
+    def with_rules(self, rules: OperatorRules) -> JobPlan:
+        """The plan with the operator's rules its framework states for the valid job."""
+        return self._with(rules=rules)
+
+    def for_target(self, stated: TargetInput) -> JobPlan:
+        """The plan with what its framework states for the target it renders to."""
+        return self._with(target_input=stated)
 
     def pod_owner(self, target: str, role: str | None = None) -> PodOwner:
         """What owns the job's pods on ``target`` (``pods``), or those of ``role`` there:
@@ -195,30 +187,39 @@ class JobPlan:
             return "jobs"
         return self.pod_owners.get(target, "resource")
 
-    def with_admission(self, labels: Mapping[str, str], suspend: bool = False) -> JobPlan:
-        """The plan with ``labels`` (and, with ``suspend``, a suspended start) for the
-        Jobs or JobSet that own its pods; the target puts them there."""
-        return replace(self, admission=self.admission.merged(labels, suspend))
-
-    def for_target(self, stated: TargetInput) -> JobPlan:
-        """The plan with what its framework states for the target it renders to."""
-        return replace(self, target_input=stated)
-
-    def with_backend(self, binding: BackendBinding) -> JobPlan:
-        """The plan bound to a rendezvous backend: its env, volumes and mounts in every
-        pod template, or in the custom resource where the kind names the backend itself."""
-        return self._with_resource(self._editor.bind_backend(self.resource, binding))
+    @property
+    def gang(self) -> GangFacts:
+        """How the operator gang-schedules the job (stated by :meth:`with_rules`; the
+        Training Operator's rule over the pod sets where the framework states none)."""
+        stated = self._rules.gang
+        return training_operator_gang(self.pod_sets) if stated is None else stated
 
     @property
-    def _editor(self) -> ResourceEditor:
-        if self.editor is None:
-            raise ValueError(f"the plan of {self.kind.kind} {self.name} cannot be edited")
-        return self.editor
+    def success(self) -> SuccessPolicy:
+        """Which replicas decide that the job succeeded (stated by :meth:`with_rules`)."""
+        return self._rules.success
 
-    def _with_resource(self, resource: Any) -> JobPlan:
-        # The framework plans the edited resource again, so every view of the plan
-        # (pod sets, gang facts, labels) agrees with what the targets emit. The
-        # admission and the gang mechanism are no part of the resource: they are the
-        # plan's own and carried over.
-        planned = self._editor.plan(resource)
-        return replace(planned, admission=self.admission, gang_mechanism=self.gang_mechanism)
+    @property
+    def addresses(self) -> Mapping[str, str]:
+        """Addresses a user needs from outside (``{"master": "mnist-master-0:23456"}``;
+        stated by :meth:`with_rules`)."""
+        return self._rules.addresses
+
+    def _with(self, **changes: Any) -> JobPlan:
+        # A plan is copied at every edit, several times per job: dataclasses.replace
+        # would run __init__ over every field again (the render of many jobs feels it).
+        # The fields need no checking, so the copy takes them as they are.
+        copied = object.__new__(type(self))
+        copied.__dict__.update(self.__dict__, **changes)
+        return copied
+
+    @property
+    def _rules(self) -> OperatorRules:
+        # The rules may assume a valid job: a default read before they are stated
+        # would be wrong.
+        if self.rules is None:
+            raise ValueError(
+                f"the operator's rules of {self.kind.kind} {self.name} are not stated yet: "
+                "read them after validation (JobPlan.with_rules)"
+            )
+        return self.rules

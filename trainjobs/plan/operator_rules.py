@@ -1,15 +1,18 @@
-"""The operator's rules a framework opts into describing, which a plan reads when asked.
+"""The operator's rules a framework opts into describing, and the rules a plan carries.
 
-Each is a small capability a framework subclasses where its operator's rule differs
-from the default :class:`~trainjobs.plan.job.JobPlan` applies without it (re-exported
-by ``frameworks.capabilities``). The plan asks ``isinstance(framework, …)``; a
-framework without one gets the default stated on the class.
+Each capability is small; a framework subclasses it where its operator's rule differs
+from the default (re-exported by ``frameworks.capabilities``). Once a job is known
+valid, its framework states every rule once as data, :class:`OperatorRules`
+(``frameworks.base.operator_rules``: ``isinstance(framework, …)``, else the default
+stated on the class), and the plan carries them (``JobPlan.with_rules``).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from trainjobs.k8s.model import K8sModel
@@ -20,10 +23,40 @@ from trainjobs.plan.run_rules import SuccessPolicy
 __all__ = [
     "Addresses",
     "Gang",
+    "OperatorRules",
     "SuccessRule",
     "run_policy_scheduling",
     "training_operator_gang",
 ]
+
+
+_EVERY_REPLICA = SuccessPolicy()
+_NO_ADDRESSES: Mapping[str, str] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class OperatorRules:
+    """The operator's rules for one valid job, stated once by its framework.
+
+    The replicas' restart rules (``Framework.run_rules``) are not among them: they list
+    every pod, and only ``run-local`` and the ordering of a JobSet's Jobs read them, so
+    those ask the framework of the written job themselves.
+
+    A render keeps every job's rules, so the defaults are shared, not copied per job.
+
+    Attributes:
+        gang: how the operator gang-schedules the job (:class:`Gang`); None (default):
+            the Training Operator's rule, :func:`training_operator_gang` of the plan's
+            pod sets (``JobPlan.gang``).
+        success: which replicas decide that the job succeeded (:class:`SuccessRule`);
+            default every replica (``SuccessPolicy()``).
+        addresses: addresses a user needs from outside
+            (``{"master": "mnist-master-0:23456"}``, :class:`Addresses`); default none.
+    """
+
+    gang: GangFacts | None = None
+    success: SuccessPolicy = _EVERY_REPLICA
+    addresses: Mapping[str, str] = field(default_factory=lambda: _NO_ADDRESSES)
 
 
 def training_operator_gang(pod_sets: Iterable[PodSet]) -> GangFacts:
@@ -48,8 +81,9 @@ class Gang(ABC):
     :func:`run_policy_scheduling`."""
 
     @abstractmethod
-    def gang_facts(self, job: Any) -> GangFacts:
-        """How the operator gang-schedules the (defaulted) job."""
+    def gang_facts(self, job: Any, pod_sets: Sequence[PodSet]) -> GangFacts:
+        """How the operator gang-schedules the (defaulted) job; ``pod_sets`` are its
+        plan's (roles and replicas, without asking the resource for its templates)."""
 
     def scheduling_policy(self, job: Any) -> dict[str, Any] | None:
         """The job's gang inputs as plain data, or None when unset; default

@@ -17,7 +17,7 @@ class PodSet:
 
     Attributes:
         role: the replica type it belongs to (``Worker``, ``Launcher`` …); the key
-            :meth:`Framework.with_templates` takes.
+            ``JobPlan.with_templates`` and :meth:`Framework.with_templates` take.
         path: where it sits in the user's job (``spec.tfReplicaSpecs.Worker.template``).
         template: the PodTemplateSpec.
         replicas: how many pods are made from it.
@@ -33,10 +33,11 @@ class PodSet:
 class BackendBinding:
     """What a job's pods need to reach a rendezvous backend (a Redis service, an NFS share …).
 
-    A backend in the stack produces it; :meth:`Framework.bind_backend` applies it to a
-    job. The generic application appends ``env`` and ``volume_mounts`` to every
-    container and ``volumes`` to every pod template; frameworks whose custom resource
-    names the backend itself (Caffe2's ``backendSpecs``) override that.
+    A backend in the stack produces it; ``JobPlan.with_backend`` applies it to a job's
+    plan: it appends ``env`` and ``volume_mounts`` to every container and ``volumes``
+    to every pod template; where the custom resource names the backend itself (Caffe2's
+    ``backendSpecs``, ``Framework.carried_backends``) the framework writes it there and
+    the templates get only the env its controller does not set.
 
     Attributes:
         type: ``redis``, ``nfs`` or ``etcd``.

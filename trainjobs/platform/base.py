@@ -275,8 +275,9 @@ class BackendKind(PlatformKind[DocT]):
         problems = self.job_problems(resource, plan, ref)
         if problems:
             return PlanEffect(plan, problems)
-        bound = plan.with_backend(self.binding(resource))
-        if bound.resource == plan.resource:
+        binding = self.binding(resource)
+        bound = plan.with_backend(binding)
+        if bound.pod_sets == plan.pod_sets and binding.type not in plan.carried_backends:
             # PaddlePaddle EDL: its pods come from objects its operator makes.
             return PlanEffect(plan, [UNBOUND.at(ref.path, ref.name, kind=plan.kind.kind)])
         return PlanEffect(bound)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from trainjobs import limits
 from trainjobs.errors import Finding, Severity
-from trainjobs.frameworks.base import Framework
+from trainjobs.frameworks.base import Framework, operator_rules
 from trainjobs.k8s.data import Manifest
+from trainjobs.k8s.model import JobResource
 from trainjobs.k8s.names import dns1123_label_problem, labelled_name_problem
 from trainjobs.k8s.order import apply_rank
 from trainjobs.plan import JobPlan
@@ -25,6 +26,8 @@ from trainjobs.targets.base import Rendered
 __all__ = [
     "IGNORE_ANNOTATION",
     "MAX_PODS_PER_JOB",
+    "DefaultedJob",
+    "base_plan",
     "expand_job",
     "job_ref",
     "name_findings",
@@ -138,18 +141,33 @@ def _target_from_elsewhere(finding: Finding, entry: JobEntry, target: Target | N
     return replace(finding, path="", message=f"{finding.message}, {where}", hint=hint)
 
 
-def expand_job(framework: Framework[Any], plan: JobPlan, target: Target) -> Rendered:
-    """The job of ``plan`` (every capability's edit applied) on ``target``: its
-    framework states what the target needs of it, once, and the target takes the plan."""
+def expand_job(framework: Framework[Any], written: Any, plan: JobPlan, target: Target) -> Rendered:
+    """The job of ``plan`` on ``target``, ``written`` its custom resource with every
+    capability's edit (``Framework.written``): its framework states what the target
+    needs of it, once, and the target takes the plan."""
     if supports(plan, target):
-        plan = plan.for_target(framework.target_input(plan.resource, target))
+        plan = plan.for_target(framework.target_input(written, target))
     return expand(plan, target)
 
 
-def base_plan(entry: JobEntry) -> JobPlan:
-    """The job defaulted and planned, before any platform resource or target acts on it.
-    Raises SpecError for a job that cannot be defaulted."""
-    return entry.framework.plan(entry.framework.default(entry.job))
+@dataclass(frozen=True)
+class DefaultedJob:
+    """A job defaulted and planned, before any platform resource or target acts on it.
+
+    Attributes:
+        job: the defaulted custom resource (``Framework.default``); the finished plan
+            is written back into it (``Framework.written``), never planned again.
+        plan: its plan (``Framework.plan``), which the capabilities then edit.
+    """
+
+    job: JobResource
+    plan: JobPlan
+
+
+def base_plan(entry: JobEntry) -> DefaultedJob:
+    """The job defaulted and planned. Raises SpecError for a job that cannot be defaulted."""
+    job = entry.framework.default(entry.job)
+    return DefaultedJob(job, entry.framework.plan(job))
 
 
 def render_job(
@@ -157,18 +175,21 @@ def render_job(
     target: Target | None = None,
     default_target: Target = "operator",
     platform: PlatformIndex | None = None,
-    planned: JobPlan | None = None,
+    planned: DefaultedJob | None = None,
 ) -> tuple[RenderedJob | None, list[Finding]]:
     """Default, bind, validate and expand one job; findings carry the user's paths.
 
     The platform resources the job's options name act on the defaulted job in the
     order backend, node pools, queue; each becomes a dependency of the job's unit.
-    Gang scheduling comes last, so its PodGroup counts the pods as they will be.
-    ``planned``: the job's plan as ``base_plan`` gives it, when the caller has it.
+    The plan is then written back into the defaulted job and validated; the operator's
+    rules are stated for the valid job. Gang scheduling comes last, so its PodGroup
+    counts the pods as they will be.
+    ``planned``: the job as ``base_plan`` gives it, when the caller has it.
     """
     chosen: Target = target or entry.target(default_target)
     framework = entry.framework
-    plan = planned or base_plan(entry)
+    defaulted = planned or base_plan(entry)
+    plan = defaulted.plan
     findings: list[Finding] = []
     extra: list[Manifest] = []
     depends_on: list[UnitRef] = []
@@ -192,13 +213,21 @@ def render_job(
         for key in entry.after:
             if UnitRef("job", key) not in depends_on:
                 depends_on.append(UnitRef("job", key))
-    own = framework.validate(plan.resource)
+    # A plan no capability edited is the defaulted job's own: nothing to write back.
+    unedited = plan is defaulted.plan
+    written = defaulted.job if unedited else framework.written(defaulted.job, plan)
+    own = framework.validate(written)
     findings += [f.located(entry.source, entry.path) for f in own]
     findings += [f.located(entry.source, entry.path) for f in name_findings(plan, own)]
     findings += [f.located(entry.source, entry.path) for f in pod_count_findings(plan)]
     if any(f.severity is Severity.ERROR for f in findings):
         return None, findings
+    plan = plan.with_rules(operator_rules(framework, written, plan))
     gang = apply_gang(entry, plan, chosen, index)
+    if gang.plan.pod_sets is not plan.pod_sets:
+        # The gang decorates the pods of a valid job: the resource the target reads is
+        # written again from the defaulted job, with the finished plan.
+        written = framework.written(defaulted.job, gang.plan)
     plan = gang.plan
     findings += [f.located(entry.source, entry.path) for f in gang.findings]
     extra += gang.manifests
@@ -206,13 +235,20 @@ def render_job(
         extra += [listener_policy(plan.name, plan.namespace, x) for x in framework.listeners]
     if any(f.severity is Severity.ERROR for f in findings):
         return None, findings
-    manifests, problems = expand_job(framework, plan, chosen)
+    manifests, problems = expand_job(framework, written, plan, chosen)
     problems = [_target_from_elsewhere(f, entry, target) for f in problems]
     findings += [f.located(entry.source, entry.path) for f in problems]
     options = entry.options
     ordered = sorted([*manifests, *extra], key=apply_rank)
     ordered = [with_ignored(m, options.ignore) for m in ordered]
-    lifecycles, waits = job_lifecycle(ordered, plan, options.wait, options.wait_timeout, entry.path)
+    lifecycles, waits = job_lifecycle(
+        ordered,
+        plan,
+        options.wait,
+        options.wait_timeout,
+        entry.path,
+        lambda: framework.run_rules(written),
+    )
     findings += [f.located(entry.source) for f in waits]
     if any(f.severity is Severity.ERROR for f in findings):
         return None, findings
@@ -230,6 +266,8 @@ def render_job(
         origin=entry.path,
         source=entry.source,
         entry=entry,
+        defaulted=defaulted.job,
+        job=written,
         plan=plan,
         target=chosen,
     )

@@ -15,12 +15,12 @@ Pulumi-only annotations.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from trainjobs.errors import Finding
-from trainjobs.plan import JobPlan
+from trainjobs.plan import JobPlan, RunRules
 from trainjobs.plan.trainer import TRAINJOB_KIND
 from trainjobs.spec.entry import OPTIONS_KEY, Wait
 
@@ -92,7 +92,9 @@ class _Order:
     after: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
-def _jobset_order(manifests: Sequence[Mapping[str, Any]], plan: JobPlan) -> _Order:
+def _jobset_order(
+    manifests: Sequence[Mapping[str, Any]], run_rules: Callable[[], RunRules | None]
+) -> _Order:
     """On the pods target of a job JobSet runs: the Jobs others wait for to complete
     (awaited), and for each Job those it is created after. JobSet's ``dependsOn:
     Ready`` cannot be kept this way (the provider awaits a Job's completion only)."""
@@ -102,7 +104,7 @@ def _jobset_order(manifests: Sequence[Mapping[str, Any]], plan: JobPlan) -> _Ord
         role = (meta.get("labels") or {}).get(REPLICATED_JOB)
         if manifest.get("kind") == "Job" and role is not None:
             by_role.setdefault(str(role), []).append(str(meta.get("name")))
-    rules = plan.run_rules if by_role else None
+    rules = run_rules() if by_role else None
     if rules is None:
         return _Order()
     waits: dict[str, set[str]] = {}
@@ -126,15 +128,20 @@ def job_lifecycle(
     wait: Wait,
     timeout: str | None,
     path: str,
+    run_rules: Callable[[], RunRules | None],
 ) -> tuple[list[Lifecycle], list[Finding]]:
-    """The lifecycle of each of a job's objects, in order, and why ``wait`` cannot be met."""
+    """The lifecycle of each of a job's objects, in order, and why ``wait`` cannot be met.
+
+    ``run_rules`` asks the job's framework for its replicas' rules
+    (``Framework.run_rules``): they list every pod, so only a job whose JobSet's Jobs
+    wait on one another asks."""
     limit = timeout or DEFAULT_WAIT_TIMEOUT
     # A job's own object: its framework's kind (operator target), or a TrainJob (trainer).
     own_kinds = {
         (plan.kind.api_version, plan.kind.kind): plan.status_conditions,
         (TRAINJOB_KIND.api_version, TRAINJOB_KIND.kind): TRAINJOB_CONDITIONS,
     }
-    order = _jobset_order(manifests, plan)
+    order = _jobset_order(manifests, run_rules)
     out: list[Lifecycle] = []
     can_succeed = False
     cannot_run = False

@@ -95,17 +95,23 @@ class RenderedUnit:
 
 @dataclass(frozen=True, kw_only=True)
 class RenderedJob(RenderedUnit):
-    """A job's unit, with its defaulted spec and target."""
+    """A job's unit, with its defaulted spec and target.
+
+    Attributes:
+        entry: the job as the stack declares it.
+        defaulted: the defaulted custom resource, before any capability's edit
+            (``Framework.default``); a plan is written back into it.
+        job: the defaulted custom resource with the finished plan written back
+            (``Framework.written``): what the ``operator`` target emits.
+        plan: the job's finished plan, its operator's rules stated.
+        target: the target it was rendered to.
+    """
 
     entry: JobEntry
+    defaulted: JobResource
+    job: JobResource
     plan: JobPlan
     target: Target
-
-    @property
-    def job(self) -> JobResource:
-        """The defaulted custom resource with every capability's edit (``plan.resource``)."""
-        resource: JobResource = self.plan.resource
-        return resource
 
     @property
     def addresses(self) -> dict[str, str]:

@@ -10,10 +10,15 @@ from trainjobs.errors import Finding, Severity, SpecError
 from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.names import dns1123_label_problem, labelled_name_problem
 from trainjobs.k8s.order import apply_rank
-from trainjobs.plan import JobPlan
 from trainjobs.plan.memo import render_scope
 from trainjobs.platform.base import PlatformKind, PlatformResource
-from trainjobs.render.jobs import IGNORE_ANNOTATION, base_plan, render_job, with_ignored
+from trainjobs.render.jobs import (
+    IGNORE_ANNOTATION,
+    DefaultedJob,
+    base_plan,
+    render_job,
+    with_ignored,
+)
 from trainjobs.render.lifecycle import Lifecycle, base_lifecycle
 from trainjobs.render.model import RenderedObject, RenderedUnit, Rendering, UnitRef
 from trainjobs.render.namespace_labels import (
@@ -210,7 +215,7 @@ def _label_namespaces(
     return [replace(u, objects=tuple(labelled(o) for o in u.objects)) for u in units]
 
 
-def _refuse_too_many_pods(stack: StackSpec) -> list[JobPlan | None]:
+def _refuse_too_many_pods(stack: StackSpec) -> list[DefaultedJob | None]:
     """Refuse a stack with more jobs than the limit, or whose jobs together run more
     pods than the limit, before any job is expanded: 20 jobs of 10,000 replicas each
     pass the per-job limit, yet expanding them all would take tens of GB.
@@ -230,7 +235,7 @@ def _refuse_too_many_pods(stack: StackSpec) -> list[JobPlan | None]:
                 )
             ]
         )
-    plans: list[JobPlan | None] = []
+    plans: list[DefaultedJob | None] = []
     for entry in stack.jobs:
         try:
             plans.append(base_plan(entry))
@@ -239,9 +244,9 @@ def _refuse_too_many_pods(stack: StackSpec) -> list[JobPlan | None]:
     # A job over the per-job limit is reported by render_job at its replica count, and
     # never expanded: only the others add up here.
     counts = [
-        (plan.pods, entry)
-        for plan, entry in zip(plans, stack.jobs, strict=True)
-        if plan is not None and plan.pods <= limits.POD_COUNT.value()
+        (planned.plan.pods, entry)
+        for planned, entry in zip(plans, stack.jobs, strict=True)
+        if planned is not None and planned.plan.pods <= limits.POD_COUNT.value()
     ]
     total = sum(count for count, _ in counts)
     if total <= limits.STACK_PODS.value():

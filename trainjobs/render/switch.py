@@ -76,7 +76,7 @@ def _trainer_names(job: RenderedJob) -> set[tuple[str, str, str]]:
         names.update((kind, namespace, name + s) for s in suffixes)
     framework = job.entry.framework
     if isinstance(framework, TrainerConversion):
-        trainer, _ = framework.trainer_plan(job.plan.resource)
+        trainer, _ = framework.trainer_plan(job.job)
         for replicated in trainer.jobs if trainer is not None else ():
             names.add(("Job", namespace, f"{name}-{replicated.name}-0"))
     return names

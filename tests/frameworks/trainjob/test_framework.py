@@ -49,7 +49,7 @@ def test_targets_through_the_contract() -> None:
     (ref,) = FRAMEWORK.pod_templates(job)
     assert (ref.role, ref.replicas) == ("node", 2)
     assert FRAMEWORK.addresses(job) == {"master": "tj-node-0-0.tj:29500"}
-    assert FRAMEWORK.gang_facts(job).unsupported
+    assert FRAMEWORK.gang_facts(job, tuple(FRAMEWORK.pod_templates(job))).unsupported
 
 
 def test_placement_becomes_resources_per_node_and_a_runtime_patch() -> None:
@@ -79,10 +79,27 @@ def test_placement_becomes_resources_per_node_and_a_runtime_patch() -> None:
     assert env["PET_NPROC_PER_NODE"] == "auto" and env["PET_NNODES"] == "2"
 
 
+def test_an_edit_of_the_plan_keeps_the_template_as_written() -> None:
+    # The plan is not planned again from the edited TrainJob, whose runtime's JobSet
+    # spells the GPU count as the Trainer writes it ("8"): the pod set keeps the int.
+    job = FRAMEWORK.default(_job())
+    plan = FRAMEWORK.plan(job)
+    (ref,) = plan.pod_sets
+    gpus = {"limits": {"nvidia.com/gpu": 8}}
+    node = {**ref.template["spec"]["containers"][0], "resources": gpus}
+    placed = {**ref.template, "spec": {**ref.template["spec"], "containers": [node]}}
+    edited = plan.with_templates({"node": placed})
+    pod_set = edited.pod_set("node")
+    assert pod_set is not None and pod_set.template["spec"]["containers"][0]["resources"] == gpus
+    written = FRAMEWORK.written(job, edited)
+    assert written.spec.trainer is not None and written.spec.trainer.resources_per_node == gpus
+    assert FRAMEWORK.written(job, plan) is job
+
+
 def test_a_backend_env_goes_to_trainer_env() -> None:
     job = _job()
     binding = BackendBinding("redis", "cache", env=({"name": "REDIS_HOST", "value": "r"},))
-    changed = FRAMEWORK.bind_backend(job, binding)
+    changed = FRAMEWORK.written(job, FRAMEWORK.plan(job).with_backend(binding))
     assert isinstance(changed, TrainJob) and changed.spec.trainer is not None
     assert changed.spec.trainer.env == [{"name": "REDIS_HOST", "value": "r"}]
     assert changed.spec.runtime_patches is None

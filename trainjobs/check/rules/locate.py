@@ -106,7 +106,9 @@ class JobOrigins:
         refs = self.job.plan.pod_sets
         marked = {ref.role: _probed(ref.template, str(i)) for i, ref in enumerate(refs)}
         probe = self.job.plan.with_templates(marked)
-        manifests, _ = expand_job(self.job.entry.framework, probe, self.job.target)
+        framework = self.job.entry.framework
+        written = framework.written(self.job.defaulted, probe)
+        manifests, _ = expand_job(framework, written, probe, self.job.target)
         found: dict[Identity, list[tuple[str, PodSet]]] = {}
         for manifest in manifests:
             for site in pod_sites(manifest):

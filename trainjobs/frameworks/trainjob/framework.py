@@ -336,8 +336,8 @@ class TrainJobFramework(Framework[TrainJob], CarriesDefinitions, JobSetConversio
     def scheduling_policy(self, job: TrainJob) -> dict[str, Any] | None:
         return None
 
-    def gang_facts(self, job: TrainJob) -> GangFacts:
-        members = tuple(GangMember(ref.role, ref.replicas) for ref in self.pod_templates(job))
+    def gang_facts(self, job: TrainJob, pod_sets: Sequence[PodSet]) -> GangFacts:
+        members = tuple(GangMember(s.role, s.replicas) for s in pod_sets)
         return GangFacts(
             members,
             sum(m.pods for m in members),
