@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 
 from tests.frameworks.test_caffe2 import worked_job
-from tests.frameworks.test_mindspore import _replica, msjob
 from trainjobs.frameworks.base import Framework, operator_rules
 from trainjobs.frameworks.capabilities import (
     Addresses,
@@ -21,7 +20,6 @@ from trainjobs.frameworks.capabilities import (
 from trainjobs.frameworks.registry import REGISTRY
 from trainjobs.frameworks.trainjob.model import ClusterTrainingRuntime, TrainingRuntime
 from trainjobs.k8s.kinds import KindRef
-from trainjobs.plan import SuccessPolicy
 
 
 def test_only_the_trainjob_framework_has_definitions() -> None:
@@ -94,11 +92,6 @@ def test_a_plan_without_the_operator_rules_takes_the_defaults() -> None:
     assert plan.pod_sets and gang == training_operator_gang(plan.pod_sets)
     assert [(m.role, m.task) for m in gang.members] == [("Worker", "worker")]
     assert gang.min_member == plan.pods
-    # MindSpore has no SuccessRule: every replica must succeed.
-    mindspore = REGISTRY.named("mindspore")
-    assert not isinstance(mindspore, SuccessRule)
-    ms = mindspore.default(msjob(_replica(None, 2)))
-    assert operator_rules(mindspore, ms, mindspore.plan(ms)).success == SuccessPolicy()
     # MindSpore (an MSJob's workers) has Addresses; the EDL job, without it, has none
     # (tests/frameworks/test_paddle_edl.py).
 

@@ -22,7 +22,6 @@ from trainjobs.frameworks.capabilities import (
     Definitions,
     Gang,
     JobSetConversion,
-    SuccessRule,
     TrainerConversion,
     run_policy_scheduling,
 )
@@ -304,13 +303,11 @@ class Framework(ABC, Generic[JobT]):
 
 def operator_rules(framework: Framework[Any], job: Any, plan: JobPlan) -> OperatorRules:
     """The operator's rules for the valid, written-back ``job`` of ``plan``, as data:
-    each of the framework's capabilities (:class:`Gang`, :class:`SuccessRule`,
-    :class:`Addresses`) where it has one, else the default its class states."""
+    each of the framework's capabilities (:class:`Gang`, :class:`Addresses`) where it
+    has one, else the default its class states."""
     stated: dict[str, Any] = {}
     if isinstance(framework, Gang):
         stated["gang"] = framework.gang_facts(job, plan.pod_sets)
-    if isinstance(framework, SuccessRule):
-        stated["success"] = framework.success_policy(job)
     if isinstance(framework, Addresses):
         stated["addresses"] = framework.addresses(job)
     return OperatorRules(**stated)

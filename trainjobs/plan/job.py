@@ -16,7 +16,7 @@ templates, labels, and a backend the kind's resource names itself, Caffe2's
 target read that written resource (written again from the defaulted job when gang
 scheduling then decorates the pods). Nothing plans an edited resource again.
 
-The operator's rules (gang, success, addresses) are stated once, as data, when the job
+The operator's rules (gang, addresses) are stated once, as data, when the job
 is known valid (``with_rules``, before gang scheduling reads ``gang``); reading them
 earlier is an error. The replicas' restart rules list every pod and have two readers
 (``run-local``, the order of a JobSet's Jobs): those ask ``Framework.run_rules`` of the
@@ -36,7 +36,6 @@ from trainjobs.plan.admission import DEFAULT_POD_OWNERS, Admission, PodOwner
 from trainjobs.plan.gang import GangFacts
 from trainjobs.plan.operator_rules import OperatorRules, training_operator_gang
 from trainjobs.plan.pod_set import BackendBinding, PodSet, with_backend
-from trainjobs.plan.run_rules import SuccessPolicy
 from trainjobs.plan.target_input import TargetInput
 
 __all__ = ["JobPlan", "RunPolicyFacts"]
@@ -104,7 +103,7 @@ class JobPlan:
             resource. Default none.
         rules: the operator's rules, stated once the job is known valid
             (:meth:`with_rules`); None (default): not yet stated, and reading
-            :attr:`gang`, :attr:`success` or :attr:`addresses` is an error.
+            :attr:`gang` or :attr:`addresses` is an error.
         target_input: what the framework states for the target the job renders to
             (:meth:`for_target`), set last, once every capability has edited the plan
             (an edit of templates, labels or backend drops it). None (default): not
@@ -193,11 +192,6 @@ class JobPlan:
         Training Operator's rule over the pod sets where the framework states none)."""
         stated = self._rules.gang
         return training_operator_gang(self.pod_sets) if stated is None else stated
-
-    @property
-    def success(self) -> SuccessPolicy:
-        """Which replicas decide that the job succeeded (stated by :meth:`with_rules`)."""
-        return self._rules.success
 
     @property
     def addresses(self) -> Mapping[str, str]:

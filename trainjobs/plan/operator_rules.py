@@ -30,7 +30,6 @@ __all__ = [
 ]
 
 
-_EVERY_REPLICA = SuccessPolicy()
 _NO_ADDRESSES: Mapping[str, str] = MappingProxyType({})
 
 
@@ -38,9 +37,10 @@ _NO_ADDRESSES: Mapping[str, str] = MappingProxyType({})
 class OperatorRules:
     """The operator's rules for one valid job, stated once by its framework.
 
-    The replicas' restart rules (``Framework.run_rules``) are not among them: they list
-    every pod, and only ``run-local`` and the ordering of a JobSet's Jobs read them, so
-    those ask the framework of the written job themselves.
+    The replicas' restart rules and success policy (``Framework.run_rules``, which uses
+    :class:`SuccessRule`) are not among them: they list every pod, and only
+    ``run-local`` and the ordering of a JobSet's Jobs read them, so those ask the
+    framework of the written job themselves.
 
     A render keeps every job's rules, so the defaults are shared, not copied per job.
 
@@ -48,14 +48,11 @@ class OperatorRules:
         gang: how the operator gang-schedules the job (:class:`Gang`); None (default):
             the Training Operator's rule, :func:`training_operator_gang` of the plan's
             pod sets (``JobPlan.gang``).
-        success: which replicas decide that the job succeeded (:class:`SuccessRule`);
-            default every replica (``SuccessPolicy()``).
         addresses: addresses a user needs from outside
             (``{"master": "mnist-master-0:23456"}``, :class:`Addresses`); default none.
     """
 
     gang: GangFacts | None = None
-    success: SuccessPolicy = _EVERY_REPLICA
     addresses: Mapping[str, str] = field(default_factory=lambda: _NO_ADDRESSES)
 
 
