@@ -58,6 +58,8 @@ def test_the_operators_rules_are_read_only_once_stated() -> None:
     stated = plan.with_rules(operator_rules(PYTORCH, defaulted, plan))
     assert stated.gang.min_member == 1
     assert stated.addresses == {"master": "pt-master-0:23456"}
+    # Trainer v2 names its own pods: the operator's addresses do not hold there.
+    assert operator_rules(PYTORCH, defaulted, plan, "trainer").addresses == {}
 
 
 def test_a_backend_the_resource_names_is_written_there_and_its_env_left_out() -> None:

@@ -301,14 +301,17 @@ class Framework(ABC, Generic[JobT]):
         raise ValueError(f"no target {target!r}")
 
 
-def operator_rules(framework: Framework[Any], job: Any, plan: JobPlan) -> OperatorRules:
-    """The operator's rules for the valid, written-back ``job`` of ``plan``, as data:
-    each of the framework's capabilities (:class:`Gang`, :class:`Addresses`) where it
-    has one, else the default its class states."""
+def operator_rules(
+    framework: Framework[Any], job: Any, plan: JobPlan, target: str = "operator"
+) -> OperatorRules:
+    """The operator's rules for the valid, written-back ``job`` of ``plan`` on ``target``,
+    as data: each of the framework's capabilities (:class:`Gang`, :class:`Addresses`)
+    where it has one, else the default its class states. On the ``trainer`` target the
+    operator's addresses do not hold (Trainer v2 names its own pods): none."""
     stated: dict[str, Any] = {}
     if isinstance(framework, Gang):
         stated["gang"] = framework.gang_facts(job, plan.pod_sets)
-    if isinstance(framework, Addresses):
+    if isinstance(framework, Addresses) and target != "trainer":
         stated["addresses"] = framework.addresses(job)
     return OperatorRules(**stated)
 

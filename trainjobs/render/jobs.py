@@ -222,7 +222,7 @@ def render_job(
     findings += [f.located(entry.source, entry.path) for f in pod_count_findings(plan)]
     if any(f.severity is Severity.ERROR for f in findings):
         return None, findings
-    plan = plan.with_rules(operator_rules(framework, written, plan))
+    plan = plan.with_rules(operator_rules(framework, written, plan, chosen))
     gang = apply_gang(entry, plan, chosen, index)
     if gang.plan.pod_sets is not plan.pod_sets:
         # The gang decorates the pods of a valid job: the resource the target reads is
@@ -261,8 +261,7 @@ def render_job(
         kind=plan.kind.kind,
         objects=objects,
         depends_on=tuple(depends_on),
-        # Trainer v2 names its own pods; the operator's addresses do not hold there.
-        outputs={} if chosen == "trainer" else dict(plan.addresses),
+        outputs=dict(plan.addresses),
         origin=entry.path,
         source=entry.source,
         entry=entry,
