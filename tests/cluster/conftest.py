@@ -14,24 +14,15 @@ from collections.abc import Generator, Iterator
 
 import pytest
 
-from tests.cluster.control_plane import KWOK_ANNOTATION, ControlPlane, StartupError
+from tests.cluster.control_plane import KWOK_ANNOTATION, ControlPlane, running_for_tests
 
 
 @pytest.fixture(scope="session")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ControlPlane]:
     """etcd, kube-apiserver, controller-manager, scheduler, kwok and the Kubeflow operators."""
-    plane = ControlPlane(tmp_path_factory.mktemp("cluster"))
-    try:
-        plane.start()
-    except (StartupError, OSError) as exc:
-        tails = plane.log_tails()
-        plane.stop()
-        pytest.fail(f"the control plane did not start: {exc}\n{tails}", pytrace=False)
-    _STARTED.append(plane.started_in)
-    try:
+    with running_for_tests(ControlPlane(tmp_path_factory.mktemp("cluster"))) as plane:
+        _STARTED.append(plane.started_in)
         yield plane
-    finally:
-        plane.stop()
 
 
 @pytest.fixture(scope="module")

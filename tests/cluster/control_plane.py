@@ -18,6 +18,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from trainjobs.sandbox import (
     BINARIES,
     KWOK_ANNOTATION,
@@ -40,6 +42,7 @@ __all__ = [
     "StartupError",
     "binaries",
     "free_ports",
+    "running_for_tests",
     "shipped_runtimes",
     "started",
 ]
@@ -50,6 +53,22 @@ def started(workdir: Path) -> Iterator[ControlPlane]:
     """``with started(dir) as cp``: a running control plane, stopped on exit."""
     with ControlPlane(workdir) as cp:
         yield cp
+
+
+@contextlib.contextmanager
+def running_for_tests(plane: ControlPlane) -> Iterator[ControlPlane]:
+    """``plane`` started for a fixture and stopped on exit; a start that fails stops what
+    started and fails the test with the end of each program's log."""
+    try:
+        plane.start()
+    except (StartupError, OSError) as exc:
+        tails = plane.log_tails()
+        plane.stop()
+        pytest.fail(f"the control plane did not start: {exc}\n{tails}", pytrace=False)
+    try:
+        yield plane
+    finally:
+        plane.stop()
 
 
 def main() -> int:

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.cluster.control_plane import ControlPlane, StartupError
+from tests.cluster.control_plane import ControlPlane, running_for_tests
 from tests.cluster.test_convert_expansion import assert_v1_and_converted_agree
 from tests.cluster.test_operator_expansion import (
     COMPARED_KINDS,
@@ -49,16 +49,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ControlPlane]:
     operators = operators_from(platform)
     assert operators.mpi_operator is None, operators
     plane = ControlPlane(tmp_path_factory.mktemp("mpi-v1"), operators=operators)
-    try:
-        plane.start()
-    except (StartupError, OSError) as exc:
-        tails = plane.log_tails()
-        plane.stop()
-        pytest.fail(f"the control plane did not start: {exc}\n{tails}", pytrace=False)
-    try:
-        yield plane
-    finally:
-        plane.stop()
+    with running_for_tests(plane) as running:
+        yield running
 
 
 def test_the_plane_serves_mpijob_v1(cluster: ControlPlane) -> None:
