@@ -13,8 +13,7 @@ import pytest
 
 from tests.support.pulumi_harness import Registered, run_program
 from trainjobs.components import program
-
-STACK_REFERENCE = "pulumi:pulumi:StackReference"
+from trainjobs.components.stack import READ_STACK_OUTPUTS, TrainingStack
 
 
 def _job(name: str = "tf", env: str = "x") -> dict[str, Any]:
@@ -81,27 +80,30 @@ def test_the_settings_the_language_host_passes_are_all_read(
 
 
 def test_a_stack_whose_jobs_vanished_fails_before_planning() -> None:
-    previous = {STACK_REFERENCE: {"outputs": {"jobs": ["ml/tf"]}}}
+    previous = {READ_STACK_OUTPUTS: {"outputs": {"jobs": ["ml/tf"]}}}
     message, registered = _fails({"trainjobs:backends": [_backend()]}, live=previous)
     assert "declares no jobs, but its last update had 1 (ml/tf)" in message
     assert "pulumi config set trainjobs:allowNoJobs true" in message
-    # Only the reference to the stack's own last outputs was read; nothing was declared.
-    assert [r for r in registered if r.type != STACK_REFERENCE] == []
+    # Only the stack's own last outputs were read; nothing was declared.
+    assert registered == []
 
 
 def test_a_stack_without_jobs_before_or_now_is_fine() -> None:
     resources = run_program(
-        program, {"trainjobs:backends": [_backend()]}, live={STACK_REFERENCE: {"outputs": {}}}
+        program, {"trainjobs:backends": [_backend()]}, live={READ_STACK_OUTPUTS: {"outputs": {}}}
     )
     assert any(r.type == "trainjobs:index:RedisBackend" for r in resources)
 
 
 def test_allow_no_jobs_lets_a_stack_drop_its_jobs() -> None:
+    calls: list[str] = []
     resources = run_program(
-        program, {"trainjobs:backends": [_backend()], "trainjobs:allowNoJobs": "true"}
+        program,
+        {"trainjobs:backends": [_backend()], "trainjobs:allowNoJobs": "true"},
+        calls=calls,
     )
     assert any(r.type == "trainjobs:index:RedisBackend" for r in resources)
-    assert not any(r.type == STACK_REFERENCE for r in resources)
+    assert READ_STACK_OUTPUTS not in calls
     message, _ = _fails({"trainjobs:jobs": [_job()], "trainjobs:allowNoJobs": "yes"})
     assert "allowNoJobs must be true or false" in message
 
@@ -162,12 +164,12 @@ def test_a_secret_settings_value_is_not_repeated_as_an_example_name(field: str) 
 
 
 def _previous(targets: dict[str, str] | None) -> dict[str, dict[str, Any]]:
-    """The stack's last outputs as its reference to itself reads them; ``targets`` None:
+    """The stack's last outputs as the engine returns them; ``targets`` None:
     a stack last updated by a version that exported no ``jobTargets``."""
     outputs: dict[str, Any] = {"jobs": sorted(targets or {"ml/tf": ""})}
     if targets is not None:
         outputs["jobTargets"] = targets
-    return {STACK_REFERENCE: {"outputs": outputs}}
+    return {READ_STACK_OUTPUTS: {"outputs": outputs}}
 
 
 def _targeted(name: str, target: str) -> dict[str, Any]:
@@ -196,7 +198,7 @@ def test_an_operator_to_pods_switch_in_one_update_fails_before_planning() -> Non
     # The job is the stack's only one: removing it needs allowNoJobs.
     assert "the stack's only job, the first update needs `pulumi config set " in message
     assert "trainjobs:allowNoJobs true`" in message
-    assert [r for r in registered if r.type != STACK_REFERENCE] == []
+    assert registered == []
 
 
 def test_every_switching_job_is_named_at_once() -> None:
@@ -209,7 +211,7 @@ def test_every_switching_job_is_named_at_once() -> None:
     assert "ml/c" not in message
     # ml/c stays: removing the others leaves a job, so allowNoJobs is not needed.
     assert "allowNoJobs" not in message
-    assert [r for r in registered if r.type != STACK_REFERENCE] == []
+    assert registered == []
 
 
 def test_switching_all_jobs_says_the_first_update_needs_allow_no_jobs() -> None:
@@ -250,9 +252,12 @@ def test_a_pods_job_with_nothing_to_take_over_is_declared(
     previous: dict[str, str] | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     exported = _exports(monkeypatch)
-    resources = run_program(program, {"trainjobs:jobs": [_job()]}, live=_previous(previous))
+    calls: list[str] = []
+    resources = run_program(
+        program, {"trainjobs:jobs": [_job()]}, live=_previous(previous), calls=calls
+    )
     assert any(r.type == "kubernetes:core/v1:Pod" for r in resources)
-    assert any(r.type == STACK_REFERENCE for r in resources)
+    assert calls == [READ_STACK_OUTPUTS]
     assert exported["jobs"] == ["ml/tf"]
     assert exported["jobTargets"] == {"ml/tf": "pods"}
 
@@ -261,13 +266,34 @@ def test_pods_to_operator_is_declared_without_reading_the_last_outputs(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A stack without a job on a target that could take objects over plans as before
-    jobTargets: no reference to itself in its state or preview."""
+    jobTargets: the last outputs are not read."""
     exported = _exports(monkeypatch)
     jobs = [_targeted("tf", "operator"), _targeted("b", "operator")]
+    calls: list[str] = []
     resources = run_program(
-        program, {"trainjobs:jobs": jobs}, live=_previous({"ml/tf": "pods", "ml/b": "operator"})
+        program,
+        {"trainjobs:jobs": jobs},
+        live=_previous({"ml/tf": "pods", "ml/b": "operator"}),
+        calls=calls,
     )
     assert sum(r.type == "kubernetes:kubeflow.org/v1:TFJob" for r in resources) == 2
-    assert not any(r.type == STACK_REFERENCE for r in resources)
+    assert READ_STACK_OUTPUTS not in calls
     assert exported["jobs"] == ["ml/b", "ml/tf"]
     assert exported["jobTargets"] == {"ml/b": "operator", "ml/tf": "operator"}
+
+
+def test_a_job_that_reads_the_last_outputs_is_declared_before_the_program_returns() -> None:
+    """The last outputs are read synchronously, so the components are declared by the
+    program itself and not inside an ``apply``: the Python SDK waits for what an
+    ``apply`` declares with a loop over every pending output at each completion, which
+    cost a 256-worker pods-target ``pulumi up`` 20 s of the program's CPU, growing with
+    the square of the job (issue 35). Fails on the StackReference-and-apply version,
+    whose ``program()`` returned an Output."""
+    returned: list[Any] = []
+    resources = run_program(
+        lambda: returned.append(program()),
+        {"trainjobs:jobs": [_targeted("tf", "pods")]},
+        live=_previous({"ml/tf": "pods"}),
+    )
+    assert [type(r) for r in returned] == [TrainingStack]
+    assert any(r.type == "kubernetes:core/v1:Pod" for r in resources)

@@ -36,6 +36,7 @@ class _Mocks(pulumi.runtime.Mocks):
     resources: list[Registered] = field(default_factory=list)
     requests: list[Any] = field(default_factory=list)
     live: dict[str, dict[str, Any]] = field(default_factory=dict)
+    calls: list[str] = field(default_factory=list)
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
         # Registrations run concurrently: find this resource's own request.
@@ -75,7 +76,10 @@ class _Mocks(pulumi.runtime.Mocks):
     def call(
         self, args: pulumi.runtime.MockCallArgs
     ) -> tuple[dict[Any, Any], list[tuple[str, str]] | None]:
-        return {}, None
+        # A function the engine serves itself (the stack's last outputs): ``live`` keyed
+        # by its token says what it returns, as for a resource type.
+        self.calls.append(args.token)
+        return dict(self.live.get(args.token, {})), []
 
 
 def _urn(request: Any) -> str:
@@ -197,16 +201,22 @@ def run_program(
     live: dict[str, dict[str, Any]] | None = None,
     secret_keys: list[str] | None = None,
     into: list[Registered] | None = None,
+    calls: list[str] | None = None,
 ) -> list[Registered]:
     """Run ``program`` under mocks with the given ``trainjobs:*`` config; return registrations.
 
     ``live`` (resource type → outputs) is what the cluster reports for objects of that
-    type, e.g. a job's ``status``; ``secret_keys`` are config keys set with ``--secret``;
-    ``into`` collects the registrations even when the program fails.
+    type, e.g. a job's ``status``; keyed by a function's token, what that function
+    returns (``pulumi:pulumi:readStackOutputs``: the last update's outputs);
+    ``secret_keys`` are config keys set with ``--secret``;
+    ``into`` collects the registrations even when the program fails; ``calls`` the
+    tokens of the functions it called.
     """
     mocks = _Mocks(live=dict(live or {}))
     if into is not None:
         mocks.resources = into
+    if calls is not None:
+        mocks.calls = calls
     pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=False)
     # MockResourceArgs has no parent or options; keep the raw request to read them.
     monitor: Any = pulumi.runtime.settings.get_monitor()

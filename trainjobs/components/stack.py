@@ -393,12 +393,25 @@ def stack_from_file(path: str | Path, *, target: Target | str | None = None) -> 
     return TrainingStack(stack, chosen_target)
 
 
-def _previous_outputs() -> pulumi.Output[dict[str, Any]]:
-    """The outputs of this stack's last update (``jobs``, ``jobTargets`` …), read through
-    a reference to the stack itself; empty on its first update."""
+READ_STACK_OUTPUTS = "pulumi:pulumi:readStackOutputs"
+"""The engine's built-in function that reads a stack's outputs (what a StackReference reads)."""
+
+
+def _previous_outputs() -> dict[str, Any]:
+    """The outputs of this stack's last update (``jobs``, ``jobTargets`` …); empty on its
+    first update.
+
+    Read with the engine's built-in function, synchronously, before anything is
+    declared — not through a ``StackReference`` and an ``apply``: the Python SDK waits
+    for what a program declares inside an ``apply`` with a loop whose every turn walks
+    every pending output, so a 1,024-pod job declared there cost the program minutes of
+    CPU growing with the square of the job (issue 35); and a reference to the stack
+    itself copied all of its last outputs into its state.
+    """
     name = f"{pulumi.get_organization()}/{pulumi.get_project()}/{pulumi.get_stack()}"
-    reference = pulumi.StackReference(f"{name}-previous", stack_name=name)
-    return reference.outputs.apply(lambda outputs: dict(outputs or {}))
+    # The SDK raises when the engine cannot read them (e.g. a backend it cannot reach).
+    result = pulumi.runtime.invoke(READ_STACK_OUTPUTS, {"name": name})
+    return dict((result.value or {}).get("outputs") or {})
 
 
 def _rendering(stack: StackSpec, secret_keys: frozenset[str]) -> Rendering:
@@ -498,7 +511,7 @@ def _job_key(job: RenderedJob) -> str:
     return f"{job.job.namespace}/{job.job.name}"
 
 
-def program() -> TrainingStack | pulumi.Output[TrainingStack]:
+def program() -> TrainingStack:
     """Run the stack program: read the stack's config and declare its components.
 
     Fails before anything is planned when a setting is unknown or misspelt (also
@@ -547,8 +560,7 @@ def program() -> TrainingStack | pulumi.Output[TrainingStack]:
         isinstance(u, RenderedJob) and u.target in OWNED_TARGETS for u in rendering.units
     )
     if not vanishing and not switching:
-        # Nothing to compare: the last outputs are not read, so such a stack's state
-        # and preview hold no reference to itself, as before jobTargets.
+        # Nothing to compare: the last outputs are not read, as before jobTargets.
         return build()
 
     def checked(previous: dict[str, Any]) -> TrainingStack:
@@ -565,4 +577,4 @@ def program() -> TrainingStack | pulumi.Output[TrainingStack]:
 
     # Nothing is declared until the last update's outputs are known: a failure here
     # must come before any resource is planned, created or deleted.
-    return _previous_outputs().apply(checked)
+    return checked(_previous_outputs())
