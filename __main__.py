@@ -23,5 +23,7 @@ if __spec__ is not None and __spec__.name == "trainjobs.__main__":
     raise SystemExit(main())
 
 from trainjobs.components import program
+from trainjobs.components.lean_sdk import lighten
 
+lighten()
 program()

@@ -193,6 +193,10 @@ class Side:
 class PulumiSide:
     """A project copy (trainjobs' program, or the raw one) with its stack for one size."""
 
+    profile: Path | None = None
+    """Where the engine writes its CPU and memory profiles (``pulumi --profiling``), one
+    per command, named ``<stack>-<command>``; None: no profiles."""
+
     def __init__(
         self, workdir: Path, cluster: ControlPlane, stack: str, raw: bool, tree: Path | None = None
     ) -> None:
@@ -204,6 +208,9 @@ class PulumiSide:
 
     def pulumi(self, *args: str, ok: Sequence[int] = (0,)) -> Run:
         argv = ["pulumi", *args, "--stack", self.stack, "--non-interactive", "--color=never"]
+        if self.profile is not None and args[0] in ("up", "preview"):
+            self.profile.mkdir(parents=True, exist_ok=True)
+            argv += ["--profiling", str(self.profile / f"{self.stack}-{args[0]}")]
         return timed(argv, self.project.root, self.project.env, ok)
 
     def measure(self) -> Side:
@@ -409,7 +416,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=Path,
         help="the trainjobs tree whose program the trainjobs column runs; default this one",
     )
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        help="write the engine's CPU and memory profiles of each up and preview here "
+        "(read them with `go tool pprof -top <pulumi binary> <file>`)",
+    )
     args = parser.parse_args(argv)
+    PulumiSide.profile = args.profile
     results: dict[int, dict[str, Side]] = {}
     with _workdir(args.workdir) as work, BenchPlane(work / "cluster") as cluster:
         print(f"control plane ready in {cluster.started_in:.0f}s", file=sys.stderr)

@@ -29,6 +29,8 @@ class Registered:
     options: dict[str, Any] = field(default_factory=dict)
     urn: str = ""
     """The URN the mock monitor computed (type chain through the parent, and name)."""
+    stack_frames: int = 0
+    """How many Python frames the SDK sent as the resource's stack trace."""
 
 
 @dataclass
@@ -69,6 +71,7 @@ class _Mocks(pulumi.runtime.Mocks):
                     "provider": str(getattr(request, "provider", "") or ""),
                 },
                 _urn(request),
+                len(request.stackTrace.frames) if request is not None else 0,
             )
         )
         return f"{args.name}-id", outputs

@@ -199,6 +199,19 @@ def test_up_creates_exactly_what_render_prints(brought_up: Demo, cluster: Contro
     assert problems == {}
 
 
+def test_state_keeps_no_python_stack_traces(brought_up: Demo) -> None:
+    """The stack program's resources carry no stack trace or source position in the state.
+
+    They would name trainjobs' own frames, never the user's YAML (issue 35: 1.8 kB per
+    object). Fails if ``__main__.py`` stops calling ``lean_sdk.lighten``.
+    """
+    demo = brought_up
+    state = demo.project.export(demo.stack)
+    programs = [r for r in state if r["type"].startswith(("kubernetes:core/", "trainjobs:"))]
+    assert programs
+    assert [r["urn"] for r in programs if r.get("stackTrace") or r.get("sourcePosition")] == []
+
+
 def test_up_creates_dependencies_first(brought_up: Demo) -> None:
     """Each Namespace (and CRD) exists before anything is created in it (or of its kind).
 
