@@ -82,6 +82,9 @@ def test_make_demo_then_again_then_down(folder: Path) -> None:
     for pod in pods:
         assert pod[3] in nodes and pod[4] == "Running", pod
     assert any("TFJob tf-benchmarks" in line for line in table.splitlines()), table
+    # The operators' namespace is the stack's sharedNamespaces: read, not made.
+    assert re.search(r"^Namespace\s+-\s+kubeflow\s+read \(shared\)\s*$", table, re.M), table
+    assert re.search(r"^Namespace\s+-\s+training\s+the stack\s*$", table, re.M), table
     assert "look further:" in first and "make demo-down" in first
 
     state = json.loads((folder / ".trainjobs/sandbox/state.json").read_text())

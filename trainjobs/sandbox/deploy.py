@@ -207,6 +207,10 @@ class Deployment:
         return [r for r in found if str(r.get("type", "")).startswith("kubernetes:")]
 
 
+READ_ONLY = "read (shared)"
+"""The MADE BY of an object the stack reads but does not own (``sharedNamespaces``)."""
+
+
 @dataclass(frozen=True)
 class PodRow:
     """One row of the table: an object the stack made, or a pod in its namespaces."""
@@ -272,7 +276,9 @@ def _object_row(resource: Mapping[str, Any]) -> PodRow:
     outputs = resource.get("outputs") or {}
     meta = outputs.get("metadata") or {}
     kind = outputs.get("kind") or str(resource["type"]).rsplit(":", 1)[-1]
-    return PodRow(kind, meta.get("namespace") or "", meta.get("name") or "")
+    # A shared namespace is read into the state, never made or deleted by the stack.
+    made_by = READ_ONLY if resource.get("external") else "the stack"
+    return PodRow(kind, meta.get("namespace") or "", meta.get("name") or "", made_by=made_by)
 
 
 def _namespaces(objects: Sequence[PodRow]) -> set[str]:
