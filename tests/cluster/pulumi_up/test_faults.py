@@ -8,6 +8,7 @@ nothing. The recovery is the one command the README documents, :data:`RECOVER`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -181,10 +182,38 @@ def _wait(condition: Callable[[], bool], timeout: float, what: str) -> None:
 
 
 def _kill(process: subprocess.Popen[bytes]) -> None:
-    """SIGKILL the whole ``pulumi`` process group (the CLI, its language host and plugins),
-    as a CI runner cancelling a job does."""
-    os.killpg(process.pid, signal.SIGKILL)
+    """SIGKILL ``pulumi`` with its language host and plugins, as a CI runner cancelling a
+    job does. The engine starts each plugin in a process group of its own, so the CLI's
+    group alone would leave the Kubernetes provider running, orphaned."""
+    groups = {g for g in map(_group, _descendants(process.pid)) if g is not None}
+    for group in sorted((groups | {process.pid}) - {os.getpgrp()}):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(group, signal.SIGKILL)
     process.wait(30)
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (its children, theirs …), as /proc lists them."""
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            try:
+                children = [int(c) for c in (task / "children").read_text().split()]
+            except OSError:
+                continue
+            found += children
+            todo += children
+    return found
+
+
+def _group(pid: int) -> int | None:
+    """The process group of ``pid``; None once it is gone."""
+    try:
+        return os.getpgid(pid)
+    except ProcessLookupError:
+        return None
 
 
 def _interrupt_at(stack: Stack, process: subprocess.Popen[bytes], fraction: float) -> None:
