@@ -1,8 +1,9 @@
 """Measure ``pulumi up`` of a big pods-target job: trainjobs vs raw ConfigFile vs kubectl.
 
-``python -m bench.cluster.run [--workers 64 128 256]`` starts a control plane
+``python -m bench.cluster.run [--workers 64 128 256] [--mixed 100]`` starts a control plane
 (tests/cluster/control_plane.py, the real programs built by tests/cluster/build.sh),
-then for each size brings the same job up three ways, each in its own namespace so
+then for each size (and each mixed stack of that many small jobs of six frameworks)
+brings the same stack up three ways, each in its own namespace so
 that the three never share an object, interleaved (the order of the two Pulumi sides
 alternates between sizes, so a neighbour's burst of load does not always hit the same
 side):
@@ -47,6 +48,7 @@ from tests.cluster.pulumi_up.pulumi_cli import REPO, Project, render
 
 EXAMPLE = REPO / "examples" / "tf-mnist" / "tfjob.yaml"
 RAW_PROGRAM = Path(__file__).resolve().parent / "raw" / "__main__.py"
+RELEASE_PROGRAM = Path(__file__).resolve().parent / "release" / "__main__.py"
 TIMEOUT = 3600.0
 """Longest one pulumi command may take (a 1,024-worker up before issue 35's fix: ~40 min)."""
 
@@ -67,6 +69,54 @@ def stack_text(namespace: str, workers: int) -> str:
         "trainjobs:jobs": [job_document("mnist", namespace, workers)],
     }
     return yaml.safe_dump({"config": config}, sort_keys=False)
+
+
+MIXED_EXAMPLES = (
+    "tf-mnist/tfjob.yaml",
+    "pytorch-ddp/pytorchjob.yaml",
+    "xgboost-dist/xgboostjob.yaml",
+    "jax-simple/jaxjob.yaml",
+    "paddle-collective/paddlejob.yaml",
+    "mxnet-legacy/mxjob.yaml",
+)
+"""The examples a mixed stack cycles through: six frameworks whose pods target needs no
+generated secret (the raw side applies what ``trainjobs render`` prints, which holds
+placeholders where a generated key or password goes)."""
+
+
+def mixed_stack_text(namespace: str, jobs: int) -> str:
+    """A stack file of ``jobs`` small jobs of the examples in turn, on the pods target."""
+    declared = []
+    for i in range(jobs):
+        path = REPO / "examples" / MIXED_EXAMPLES[i % len(MIXED_EXAMPLES)]
+        doc: dict[str, Any] = next(d for d in yaml.safe_load_all(path.read_text()) if d)
+        doc["metadata"] = {"name": f"{doc['kind'].lower()}-{i}", "namespace": namespace}
+        doc["trainjobs"] = {"target": "pods"}
+        declared.append(doc)
+    config = {"trainjobs:namespaces": [namespace], "trainjobs:jobs": declared}
+    return yaml.safe_dump({"config": config}, sort_keys=False)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One stack each side brings up: one job of ``size`` workers, or ``size`` mixed jobs."""
+
+    size: int
+    mixed: bool = False
+
+    @property
+    def slug(self) -> str:
+        """Names the case's stacks and namespaces (one length on every side)."""
+        return f"mixed-{self.size}" if self.mixed else str(self.size)
+
+    @property
+    def label(self) -> str:
+        return f"{self.size} jobs, mixed" if self.mixed else f"{self.size} workers"
+
+    def text(self, namespace: str) -> str:
+        if self.mixed:
+            return mixed_stack_text(namespace, self.size)
+        return stack_text(namespace, self.size)
 
 
 @dataclass
@@ -198,13 +248,19 @@ class PulumiSide:
     per command, named ``<stack>-<command>``; None: no profiles."""
 
     def __init__(
-        self, workdir: Path, cluster: ControlPlane, stack: str, raw: bool, tree: Path | None = None
+        self,
+        workdir: Path,
+        cluster: ControlPlane,
+        stack: str,
+        program: Path | None = None,
+        tree: Path | None = None,
     ) -> None:
+        """``program``: the ``__main__.py`` to run instead of trainjobs' stack program."""
         extra = {} if tree is None else {"PYTHONPATH": str(tree)}
         self.project = Project(workdir, kubeconfig=cluster.kubeconfig, extra_env=extra)
         self.stack = stack
-        if raw:
-            shutil.copy2(RAW_PROGRAM, self.project.root / "__main__.py")
+        if program is not None:
+            shutil.copy2(program, self.project.root / "__main__.py")
 
     def pulumi(self, *args: str, ok: Sequence[int] = (0,)) -> Run:
         argv = ["pulumi", *args, "--stack", self.stack, "--non-interactive", "--color=never"]
@@ -221,7 +277,7 @@ class PulumiSide:
         return Side(up, preview, len(export.stdout.encode()), objects)
 
 
-NAMESPACES = {"trainjobs": "tjs", "before": "old", "raw": "raw", "kubectl": "kub"}
+NAMESPACES = {"trainjobs": "tjs", "before": "old", "raw": "raw", "release": "rel", "kubectl": "kub"}
 """Each side's namespace prefix, all of one length: every pod's TF_CONFIG names every
 replica's address, namespace included, so a longer namespace alone made one side's
 objects and state bigger (by 11 % at 256 workers, "trainjobs-" against "raw-")."""
@@ -229,34 +285,56 @@ objects and state bigger (by 11 % at 256 workers, "trainjobs-" against "raw-")."
 
 def _bring_up(
     side: str,
-    workers: int,
+    case: Case,
     work: Path,
     cluster: ControlPlane,
     base: Path | None,
     after: Path | None = None,
 ) -> Side:
-    namespace = f"{NAMESPACES[side]}-{workers}"
-    stack = f"{side}-{workers}"
+    namespace = f"{NAMESPACES[side]}-{case.slug}"
+    stack = f"{side}-{case.slug}"
     if side in ("trainjobs", "before"):
         tree = base if side == "before" else after
-        project = PulumiSide(work / stack, cluster, stack, raw=False, tree=tree)
-        project.project.init(stack, stack_text(namespace, workers))
+        project = PulumiSide(work / stack, cluster, stack, tree=tree)
+        project.project.init(stack, case.text(namespace))
         return project.measure()
     stack_file = work / f"{stack}.yaml"
-    stack_file.write_text(stack_text(namespace, workers))
+    stack_file.write_text(case.text(namespace))
     rendered = render(stack_file)
     text = yaml.safe_dump_all(rendered, sort_keys=False)
     if side == "raw":
-        project = PulumiSide(work / stack, cluster, stack, raw=True)
+        project = PulumiSide(work / stack, cluster, stack, program=RAW_PROGRAM)
         (project.project.root / "rendered.yaml").write_text(text)
         project.project.init(stack)
         return project.measure()
+    if side == "release":
+        project = PulumiSide(work / stack, cluster, stack, program=RELEASE_PROGRAM)
+        _write_chart(project.project.root / "chart", rendered)
+        (project.project.root / "namespace.txt").write_text(namespace)
+        project.project.init(stack)
+        measured = project.measure()
+        # One resource in the state: count what the release made in the cluster instead.
+        made = len(cluster.client.items(f"/api/v1/namespaces/{namespace}/pods"))
+        wanted = sum(1 for m in rendered if m["kind"] == "Pod")
+        if made != wanted:
+            raise RuntimeError(f"the release made {made} of the {wanted} pods in {namespace}")
+        return measured
     manifest = work / f"{stack}.objects.yaml"
     manifest.write_text(text)
     kubectl = str(cluster.bins["kubectl"])
     env = {**os.environ, "KUBECONFIG": str(cluster.kubeconfig)}
     argv = [kubectl, "apply", "--server-side", "-f", str(manifest)]
     return Side(timed(argv, work, env), objects=len(rendered))
+
+
+def _write_chart(chart: Path, rendered: Sequence[dict[str, Any]]) -> None:
+    """A chart of ``rendered`` but its Namespace, included verbatim (``.Files.Get``)."""
+    (chart / "templates").mkdir(parents=True)
+    (chart / "files").mkdir()
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: job\nversion: 0.1.0\n")
+    objects = [m for m in rendered if m["kind"] != "Namespace"]
+    (chart / "files" / "objects.yaml").write_text(yaml.safe_dump_all(objects, sort_keys=False))
+    (chart / "templates" / "objects.yaml").write_text('{{ .Files.Get "files/objects.yaml" }}\n')
 
 
 def _ratio(a: float, b: float) -> str:
@@ -304,46 +382,50 @@ TITLES = {
     "trainjobs": "trainjobs",
     "before": "trainjobs before (--before)",
     "raw": "raw ConfigFile",
+    "release": "one resource (Helm release, --release)",
     "kubectl": "kubectl apply --server-side",
 }
 
 
-def table(results: dict[int, dict[str, Side]]) -> str:
-    """The issue's rows: per size, trainjobs (ratio to raw) | raw | kubectl."""
+def table(results: dict[Case, dict[str, Side]]) -> str:
+    """The issue's rows: per case, trainjobs (ratio to raw) | raw | kubectl; then how the
+    cost grew from one job size to the next."""
     columns = [c for c in TITLES if any(c in sides for sides in results.values())]
     lines = [
-        "| workers (objects) | | " + " | ".join(TITLES[c] for c in columns) + " |",
+        "| stack (objects) | | " + " | ".join(TITLES[c] for c in columns) + " |",
         "|---|---|" + "---|" * len(columns),
     ]
-    for workers, sides in sorted(results.items()):
+    for case, sides in sorted(results.items(), key=lambda item: (item[0].mixed, item[0].size)):
         objects = sides["kubectl"].objects
         for i, (what, title) in enumerate(ROWS):
-            head = f"{workers} ({objects:,})" if i == 0 else ""
+            head = f"{case.label} ({objects:,})" if i == 0 else ""
             cells = []
             for column in columns:
-                base = sides.get("raw") if column in ("trainjobs", "before") else None
+                base = sides.get("raw") if column in ("trainjobs", "before", "release") else None
                 shown = what == "up" or column != "kubectl"
                 cells.append(_cell(sides.get(column), what, base) if shown else "—")
             lines.append(f"| {head} | {title} | {' | '.join(cells)} |")
-    sizes = sorted(results)
+    sizes = sorted((c for c in results if not c.mixed), key=lambda c: c.size)
     growth = []
     for small, big in itertools.pairwise(sizes):
-        doublings = math.log2(big / small)
+        doublings = math.log2(big.size / small.size)
         parts = []
         for side in columns:
             a, b = results[small][side].up, results[big][side].up
             factor = (b.cpu / a.cpu) ** (1 / doublings) if a.cpu and doublings else math.nan
             # Linear cost doubles with the job: per object, the cost grew by factor / 2.
             parts.append(f"{side} ×{factor:.2f} (per object ×{factor / 2:.2f})")
-        growth.append(f"{small} → {big} workers, `up` cpu per doubling: " + ", ".join(parts))
+        growth.append(
+            f"{small.size} → {big.size} workers, `up` cpu per doubling: " + ", ".join(parts)
+        )
     return "\n".join([*lines, "", *growth])
 
 
-def cpu_split(results: dict[int, dict[str, Side]]) -> str:
+def cpu_split(results: dict[Case, dict[str, Side]]) -> str:
     """Where each Pulumi side's CPU went, per program (engine ``pulumi``, language host,
     the Python program, the Kubernetes provider): what the profile starts from."""
     lines = ["CPU seconds by program (sampled every 0.2 s):", ""]
-    for workers, sides in sorted(results.items()):
+    for case, sides in sorted(results.items(), key=lambda item: (item[0].mixed, item[0].size)):
         for side, measured in sides.items():
             for what, run in (("up", measured.up), ("preview", measured.preview)):
                 if run is None or not run.peak.cpu:
@@ -351,7 +433,7 @@ def cpu_split(results: dict[int, dict[str, Side]]) -> str:
                 split = ", ".join(
                     f"{name} {seconds:.1f}" for name, seconds in run.peak.cpu_by_program().items()
                 )
-                lines.append(f"    {workers} {side} {what}: {split}")
+                lines.append(f"    {case.label} {side} {what}: {split}")
     return "\n".join(lines)
 
 
@@ -402,7 +484,14 @@ def _workdir(keep: Path | None) -> Iterator[Path]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the bench; print the table (and write it to ``--out`` when given)."""
     parser = argparse.ArgumentParser(prog="python -m bench.cluster.run")
-    parser.add_argument("--workers", type=int, nargs="+", default=[64, 128, 256])
+    parser.add_argument("--workers", type=int, nargs="*", default=[64, 128, 256])
+    parser.add_argument(
+        "--mixed",
+        type=int,
+        nargs="*",
+        default=[],
+        help="also a stack of this many small jobs of six frameworks (e.g. 100)",
+    )
     parser.add_argument("--out", type=Path, help="also write the table here")
     parser.add_argument("--workdir", type=Path, help="keep projects and logs here")
     parser.add_argument(
@@ -417,6 +506,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the trainjobs tree whose program the trainjobs column runs; default this one",
     )
     parser.add_argument(
+        "--release",
+        action="store_true",
+        help="also bring each stack's objects up as one Helm release (one engine step for "
+        "the whole job: the floor a registration per pod set would approach)",
+    )
+    parser.add_argument(
         "--profile",
         type=Path,
         help="write the engine's CPU and memory profiles of each up and preview here "
@@ -424,20 +519,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     PulumiSide.profile = args.profile
-    results: dict[int, dict[str, Side]] = {}
+    results: dict[Case, dict[str, Side]] = {}
+    cases = [Case(n) for n in args.workers] + [Case(n, mixed=True) for n in args.mixed]
     with _workdir(args.workdir) as work, BenchPlane(work / "cluster") as cluster:
         print(f"control plane ready in {cluster.started_in:.0f}s", file=sys.stderr)
-        for n, workers in enumerate(args.workers):
+        for n, case in enumerate(cases):
             order: tuple[str, ...] = ("trainjobs", "raw") if n % 2 == 0 else ("raw", "trainjobs")
             if args.before is not None:
                 order = (*order, "before") if n % 2 == 0 else ("before", *order)
-            results[workers] = {}
-            for side in (*order, "kubectl"):
-                print(f"{workers} workers: {side} …", file=sys.stderr, flush=True)
-                results[workers][side] = _bring_up(
-                    side, workers, work, cluster, args.before, args.tree
-                )
-                up = results[workers][side].up
+            results[case] = {}
+            extra = ("release",) if args.release else ()
+            for side in (*order, *extra, "kubectl"):
+                print(f"{case.label}: {side} …", file=sys.stderr, flush=True)
+                results[case][side] = _bring_up(side, case, work, cluster, args.before, args.tree)
+                up = results[case][side].up
                 print(f"  up {up.wall:.1f}s wall {up.cpu:.1f}s cpu", file=sys.stderr, flush=True)
         out = f"{machine()}\n\n{table(results)}\n\n{cpu_split(results)}\n"
     print(out)

@@ -13,8 +13,10 @@ BENCHMARKS.md "Big jobs"):
   trainjobs' own internals (``register.py#212`` for every object), never the user's
   source, which is a YAML stack file: 1.8 kB per object, 8.6 % of the state.
 
-:func:`lighten` turns both off for the process; only the stack program (this project's
-``__main__.py``) calls it: a program importing the components keeps the SDK's behaviour.
+:func:`lighten` turns both off for the process. The stack program (this project's
+``__main__.py``) and the component provider (``python -m trainjobs.provider``, which
+registers the components' objects for YAML, TypeScript and Go programs) call it; a
+Python program of the user's importing the components keeps the SDK's behaviour.
 ``TRAINJOBS_SDK_DEBUG=1`` keeps both, to debug trainjobs itself with ``pulumi up --debug``.
 """
 

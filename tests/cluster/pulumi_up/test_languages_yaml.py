@@ -131,6 +131,24 @@ def test_components_have_the_urns_of_the_python_components(yaml_stack: YamlStack
     assert urns == python_urns(program, program["name"], STACK)
 
 
+def test_the_provider_records_none_of_its_own_python_frames(yaml_stack: YamlStack) -> None:
+    """The objects the provider registers carry no stack trace of its Python process (the
+    engine may still give them the YAML program's position on the component).
+
+    Fails if ``python -m trainjobs.provider`` stops calling ``lean_sdk.lighten`` (issue 35).
+    """
+    children = [r for r in yaml_stack.state if "trainjobs:index:" in r["urn"]]
+    assert children
+    python_frames = [
+        (r["urn"], frame["sourcePosition"])
+        for r in children
+        for frame in r.get("stackTrace") or []
+        if ".py#" in frame.get("sourcePosition", "")
+    ]
+    assert python_frames == []
+    assert [r["urn"] for r in children if ".py#" in r.get("sourcePosition", "")] == []
+
+
 def test_second_up_changes_nothing_and_keeps_the_password(yaml_stack: YamlStack) -> None:
     assert yaml_stack.second_up.returncode == 0, str(yaml_stack.second_up)
     assert yaml_stack.values_after == yaml_stack.values
