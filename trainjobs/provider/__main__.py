@@ -7,6 +7,6 @@ from trainjobs.provider.host import serve
 
 # The components' objects are registered here, as in the stack program: no per-resource
 # debug calls, and no stack traces of this process's frames (a program in YAML,
-# TypeScript or Go keeps its own position on the component).
+# TypeScript or Go registers the components itself, untouched).
 lighten()
 serve(sys.argv[1:])
