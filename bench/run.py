@@ -30,6 +30,7 @@ import yaml
 from bench.cli import bench_cli
 from bench.workloads import REPLICAS, framework_examples, mix, stack
 from tests.support.corpus import scaled, stack_of
+from tests.support.processes import descendants
 from trainjobs.check import crd_schema, k8s_schema
 from trainjobs.check import run as check_run
 from trainjobs.check.pipeline import manifest_findings
@@ -54,25 +55,6 @@ class Row:
     met: bool | None
 
 
-def _descendants(pid: int) -> list[int]:
-    """Every process below ``pid`` (cdk8s' Node.js runtime and what it starts)."""
-    parents: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as handle:
-                    ppid = int(handle.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            parents.setdefault(ppid, []).append(int(entry))
-    found, pending = [], [pid]
-    while pending:
-        children = parents.get(pending.pop(), [])
-        found += children
-        pending += children
-    return found
-
-
 def cpu_seconds() -> float:
     """CPU time used so far by this process and its children that still run.
 
@@ -85,7 +67,7 @@ def cpu_seconds() -> float:
     if not os.path.isdir("/proc"):
         return total
     tick = os.sysconf("SC_CLK_TCK")
-    for child in _descendants(os.getpid()):
+    for child in descendants(os.getpid()):
         try:
             with open(f"/proc/{child}/stat") as handle:
                 fields = handle.read().rsplit(")", 1)[1].split()

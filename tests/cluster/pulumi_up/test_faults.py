@@ -30,6 +30,7 @@ from tests.cluster.pulumi_up.test_demo_stack import (
     missing_or_different,
     read_back,
 )
+from tests.support.processes import descendants
 from trainjobs.k8s.ownership import STACK_LABEL, stack_label
 from trainjobs.sandbox.programs import Program
 
@@ -185,27 +186,11 @@ def _kill(process: subprocess.Popen[bytes]) -> None:
     """SIGKILL ``pulumi`` with its language host and plugins, as a CI runner cancelling a
     job does. The engine starts each plugin in a process group of its own, so the CLI's
     group alone would leave the Kubernetes provider running, orphaned."""
-    groups = {g for g in map(_group, _descendants(process.pid)) if g is not None}
+    groups = {g for g in map(_group, descendants(process.pid)) if g is not None}
     for group in sorted((groups | {process.pid}) - {os.getpgrp()}):
         with contextlib.suppress(ProcessLookupError):
             os.killpg(group, signal.SIGKILL)
     process.wait(30)
-
-
-def _descendants(pid: int) -> list[int]:
-    """Every process below ``pid`` (its children, theirs …), as /proc lists them."""
-    found: list[int] = []
-    todo = [pid]
-    while todo:
-        parent = todo.pop()
-        for task in Path(f"/proc/{parent}/task").glob("*"):
-            try:
-                children = [int(c) for c in (task / "children").read_text().split()]
-            except OSError:
-                continue
-            found += children
-            todo += children
-    return found
 
 
 def _group(pid: int) -> int | None:
