@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trainjobs.errors import NO_VALUE
-from trainjobs.preview.changes import FieldChange, align_keys, field_changes
+from trainjobs.k8s.changes import FieldChange, align_keys, field_changes
 
 
 def test_changes_name_the_place_and_the_values() -> None:

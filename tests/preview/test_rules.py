@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from trainjobs.preview.changes import field_changes
+from trainjobs.k8s.changes import field_changes
 from trainjobs.preview.rules import RULES, ReplaceRule, replacing_rule, rules_for
 
 

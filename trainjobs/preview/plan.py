@@ -1,7 +1,7 @@
 """The plan: per object, what applying the new side over the old one would do.
 
 Like ``pulumi preview``: ``create`` (+), ``update`` (~, in place), ``replace``
-(+-, delete and create again, decided by :mod:`trainjobs.preview.rules`),
+(+-, delete and create again, decided by :mod:`trainjobs.k8s.replace`),
 ``delete`` (-) and ``same``. What ``pulumi up`` does about who owns an object
 (:mod:`trainjobs.preview.ownership`) adds ``adopt`` (=, take over an existing object
 ``trainjobs:adopt`` names), ``read`` (>, a shared namespace: read, never changed) and
@@ -18,9 +18,9 @@ from functools import partial
 from typing import Any, Literal
 
 from trainjobs.errors import Finding
+from trainjobs.k8s.changes import FieldChange, Same, align_keys, field_changes, same_value
 from trainjobs.k8s.redact import REDACTED
 from trainjobs.k8s.yamlio import dump_one
-from trainjobs.preview.changes import FieldChange, Same, align_keys, field_changes, same_value
 from trainjobs.preview.objects import Key, PreviewObject, Side, ordered_keys, title_of
 from trainjobs.preview.rules import ReplaceRule, refusing_rule, replacing_rule
 from trainjobs.preview.secrets import SecretNumbers, mask_secrets

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from trainjobs.k8s.changes import Path, Same, same_value
 from trainjobs.k8s.quantity import QuantityError, canonical_quantity
-from trainjobs.preview.changes import Path, Same, same_value
 
 __all__ = ["BUILT_IN_GROUPS", "is_built_in", "quantity_field", "server_same"]
 

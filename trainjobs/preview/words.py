@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from trainjobs.frameworks.registry import REGISTRY
-from trainjobs.preview.changes import Path
+from trainjobs.k8s.changes import Path
 from trainjobs.preview.plan import ObjectPlan, Plan
 
 __all__ = ["RESTART", "Story", "explain", "explain_object", "noun_of"]

@@ -283,7 +283,7 @@ def test_image_change_replaces_what_trainjobs_preview_says(demo: Demo, tmp_path:
 
     ``pulumi preview --diff --json`` against the cluster, and ``trainjobs preview
     --json`` against the render before the change: the same objects are replaced,
-    updated, created and deleted. Fails when trainjobs' replace rules (preview/rules.py)
+    updated, created and deleted. Fails when trainjobs' replace rules (k8s/replace.py)
     and the provider's disagree. The stack's files are restored afterwards.
     """
     project = demo.project
