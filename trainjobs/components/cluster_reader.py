@@ -104,7 +104,7 @@ class _Client:
             "ca_certs": configuration.ssl_ca_cert,
             "cert_file": configuration.cert_file,
             "key_file": configuration.key_file,
-            "maxsize": 8,
+            "maxsize": 16,
         }
         if getattr(configuration, "tls_server_name", None):
             options["server_hostname"] = configuration.tls_server_name
@@ -129,19 +129,48 @@ class _Client:
 
     def get(self, path: str, accept: str) -> Any | None:
         """GET ``path`` as JSON; None when the server says NotFound."""
+        status, data = self.request("GET", path, accept=accept)
+        if status == 404:
+            return None
+        if status >= 300:
+            raise ClusterReadError(f"GET {path}: {_reason(status, data)}")
+        return data
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        accept: str = "application/json",
+        body: Any = None,
+        content_type: str = "application/json",
+    ) -> tuple[int, Any]:
+        """``method`` ``path`` (with its query), ``body`` sent as JSON: the status and the
+        answer decoded (None when it is not JSON). Raises only when the server cannot be
+        reached; the caller reads the status."""
         url = f"{str(self.configuration.host).rstrip('/')}{path}"
+        headers = self._headers(accept)
+        payload = None
+        if body is not None:
+            headers["Content-Type"] = content_type
+            payload = json.dumps(body, separators=(",", ":")).encode()
         try:
             response = self.pool.request(
-                "GET", url, headers=self._headers(accept), timeout=TIMEOUT, retries=False
+                method, url, headers=headers, body=payload, timeout=TIMEOUT, retries=False
             )
         except urllib3.exceptions.HTTPError as exc:
-            raise ClusterReadError(f"GET {path}: {exc}") from None
-        if response.status == 404:
-            return None
-        if response.status >= 300:
-            reason = (response.reason or "").strip()
-            raise ClusterReadError(f"GET {path}: {response.status} {reason}".rstrip())
-        return json.loads(response.data)
+            raise ClusterReadError(f"{method} {path}: {exc}") from None
+        try:
+            data = json.loads(response.data) if response.data else None
+        except ValueError:
+            data = None
+        return response.status, data
+
+
+def _reason(status: int, data: Any) -> str:
+    """The API server's own words for a refusal: its Status message, else the code."""
+    message = data.get("message") if isinstance(data, Mapping) else None
+    return f"{status} {message}" if message else str(status)
 
 
 @dataclass(frozen=True)

@@ -320,8 +320,14 @@ class TrainingJob(pulumi.ComponentResource):
         # same job has another name and so scoped children, and the URNs that stacks
         # and programs have today stay as they were.
         self.prefix = "" if name in (job_name, rendered.job.name) else name
+        pod_set = f"{name}:pod-set" if rendered.entry.options.registration == "pod-set" else ""
         self.resources = register_objects(
-            self, rendered.objects, prefix=self.prefix, inputs=self.inputs, secret=secret
+            self,
+            rendered.objects,
+            prefix=self.prefix,
+            inputs=self.inputs,
+            secret=secret,
+            pod_set=pod_set,
         )
         self.rendered = rendered
         titles = [o.title for o in rendered.objects]
@@ -365,6 +371,11 @@ class TrainingJob(pulumi.ComponentResource):
         if not pods:
             return pulumi.Output.from_input(None)
         names = sorted(pods)
+        pod_set = next((r for r in pods.values() if hasattr(r, "phases")), None)
+        if pod_set is not None:
+            # One pod set holds them all: its ``phases`` output has each Pod's.
+            held: pulumi.Output[Any] = pod_set.phases
+            return held.apply(lambda p: {"pods": {n: (p or {}).get(n) for n in names}})
         phases = [_pod_phase(pods[n]) for n in names]
         return pulumi.Output.all(*phases).apply(
             lambda values: {"pods": dict(zip(names, values, strict=True))}

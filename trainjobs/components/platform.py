@@ -12,6 +12,7 @@ from pulumi_kubernetes.yaml.v2 import ConfigGroup
 from trainjobs.check import run
 from trainjobs.components.inputs import Inputs, Resolved, is_output
 from trainjobs.components.ownership import guard
+from trainjobs.components.pod_set import is_member, register_pod_set
 from trainjobs.components.register import child_name, register_manifest
 from trainjobs.components.secrets import GeneratedValues
 from trainjobs.errors import Finding, Rule, SpecError
@@ -139,6 +140,7 @@ def register_objects(
     inputs: Inputs | None = None,
     passwords: Mapping[str, pulumi.Input[str]] | None = None,
     secret: bool = False,
+    pod_set: str = "",
 ) -> list[pulumi.CustomResource]:
     """Register each object as a child of ``parent``; generated values become secrets.
 
@@ -158,11 +160,24 @@ def register_objects(
     awaits them): JobSet's ``dependsOn`` on the pods target. A step that would take more
     than ``BARRIER_EDGES`` edges to the steps before it waits on one barrier resource
     instead, which waits on them: the same order, with edges linear in the objects.
+
+    ``pod_set``: register the Pods and Services as one pod set of that name
+    (:mod:`trainjobs.components.pod_set`), in the tier of the Pods, after every tier
+    before it; the list returned gives the pod set for each of them.
     """
-    if not _explicit_provider(parent):
+    explicit = _explicit_provider(parent)
+    if not explicit:
         guard().claim([o.manifest for o in objects], resource=parent)
+    if pod_set and explicit:
+        raise pulumi.RunError(
+            f"{pod_set}: registration: pod-set applies to the cluster of the stack's "
+            "Kubernetes settings (kubernetes:kubeconfig, kubernetes:context), and this job "
+            "is given a Kubernetes provider of its own; use registration: objects for it"
+        )
     generated = GeneratedValues(parent, prefix, passwords)
     by_index: dict[int, pulumi.CustomResource] = {}
+    members = [i for i, o in enumerate(objects) if pod_set and is_member(o.manifest)]
+    set_tier = max((apply_tier(objects[i].manifest) for i in members), default=-1)
     jobs = {
         str(o.manifest["metadata"]["name"]): i
         for i, o in enumerate(objects)
@@ -171,11 +186,28 @@ def register_objects(
     # What an object of the next tier waits for: every object registered so far, or one
     # barrier standing for them all (``_barrier``).
     before: list[pulumi.Resource] = []
-    for tier in sorted({apply_tier(o.manifest) for o in objects}):
-        waiting = [i for i, o in enumerate(objects) if apply_tier(o.manifest) == tier]
+    tiers = {apply_tier(o.manifest) for i, o in enumerate(objects) if i not in members}
+    for tier in sorted(tiers | ({set_tier} if members else set())):
+        waiting = [
+            i for i, o in enumerate(objects) if apply_tier(o.manifest) == tier and i not in members
+        ]
         tier_indices = set(waiting)
-        if len(before) * len(waiting) > BARRIER_EDGES:
-            before = [_barrier(parent, objects[waiting[0]].manifest, prefix, tier, before)]
+        if len(before) * max(len(waiting), 1) > BARRIER_EDGES:
+            first = objects[(waiting or members)[0]].manifest
+            before = [_barrier(parent, first, prefix, tier, before)]
+        if tier == set_tier:
+            opts = pulumi.ResourceOptions(parent=parent, depends_on=list(before))
+            made = register_pod_set(
+                pod_set,
+                [objects[i].manifest for i in members],
+                [objects[i].lifecycle for i in members],
+                opts,
+                generated=generated,
+                inputs=inputs,
+                secret=secret,
+            )
+            by_index.update({i: made for i in members})
+            tier_indices |= set(members)
         while waiting:
             # A Job that waits for others (Lifecycle.after) comes once they are registered:
             # it depends on them, and the provider awaits their completion.
@@ -199,7 +231,8 @@ def register_objects(
                 )
             waiting = [i for i in waiting if i not in by_index]
         # In the order registered, as the edges were before barriers.
-        before = [*before, *(r for i, r in by_index.items() if i in tier_indices)]
+        made_here = {id(r): r for i, r in by_index.items() if i in tier_indices}
+        before = [*before, *made_here.values()]
     # In the objects' order, so a resource and the object it came from pair up.
     return [by_index[i] for i in range(len(objects))]
 

@@ -16,7 +16,14 @@ from trainjobs.components.secrets import GeneratedValues, has_placeholders
 from trainjobs.render.lifecycle import DEFAULT as DEFAULT_LIFECYCLE
 from trainjobs.render.lifecycle import Lifecycle
 
-__all__ = ["LiveObject", "child_name", "logical_name", "register_manifest", "resource_class"]
+__all__ = [
+    "LiveObject",
+    "child_name",
+    "logical_name",
+    "register_manifest",
+    "resource_class",
+    "with_owner",
+]
 
 # API group → pulumi_kubernetes module; groups not listed are custom resources.
 _GROUP_MODULES = {
@@ -118,7 +125,7 @@ def _snake(key: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
 
 
-def _with_owner(fields: dict[str, Any]) -> dict[str, Any]:
+def with_owner(fields: dict[str, Any]) -> dict[str, Any]:
     """``fields`` with the label and annotation that say which stack made the object: what
     the next update reads to tell the stack's own objects from anyone else's."""
     labels, annotations = owner_metadata()
@@ -178,7 +185,7 @@ def register_manifest(
     api_version = str(manifest["apiVersion"])
     kind = str(manifest["kind"])
     fields = {k: v for k, v in manifest.items() if k not in ("apiVersion", "kind")}
-    fields, opts = _with_lifecycle(_with_owner(fields), opts, lifecycle)
+    fields, opts = _with_lifecycle(with_owner(fields), opts, lifecycle)
     _warn_about_ttl(kind, logical_name(manifest), manifest)
     secret_fields = [k for k, v in fields.items() if has_placeholders(v)]
     if secret_fields:

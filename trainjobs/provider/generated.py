@@ -27,15 +27,19 @@ from pulumi.provider.server import ProviderServicer
 from pulumi.runtime.proto import provider_pb2
 
 from trainjobs.components.generators import KeyPairProvider, PasswordProvider
+from trainjobs.components.pod_set import PodSetProvider
 from trainjobs.provider.schema import PACKAGE, VERSION
 
-__all__ = ["GENERATORS", "GeneratingServicer", "ServedKeyPair", "ServedPassword"]
+__all__ = ["GENERATORS", "GeneratingServicer", "ServedKeyPair", "ServedPassword", "ServedPodSet"]
 
 PASSWORD = f"{PACKAGE}:index:GeneratedPassword"
 KEY_PAIR = f"{PACKAGE}:index:GeneratedKeyPair"
-GENERATORS: dict[str, PasswordProvider | KeyPairProvider] = {
+POD_SET = f"{PACKAGE}:index:PodSet"
+_Served = PasswordProvider | KeyPairProvider | PodSetProvider
+GENERATORS: dict[str, _Served] = {
     PASSWORD: PasswordProvider(),
     KEY_PAIR: KeyPairProvider(),
+    POD_SET: PodSetProvider(),
 }
 """Each resource type the provider serves, with the logic that generates its value."""
 
@@ -85,6 +89,20 @@ def _plain(value: Any) -> Any:
     return value
 
 
+class ServedPodSet(pulumi.CustomResource):
+    """A job's Pods and Services as one resource, applied by the provider
+    (:mod:`trainjobs.components.pod_set`)."""
+
+    objects: pulumi.Output[dict[str, Any]]
+    phases: pulumi.Output[dict[str, Any]]
+
+    def __init__(
+        self, name: str, props: Mapping[str, Any], opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        inputs = {**props, "phases": None}
+        super().__init__(POD_SET, name, inputs, _opts(opts, PodSetProvider.outputs))
+
+
 def _props(struct: struct_pb2.Struct) -> dict[str, Any]:
     decoded: dict[str, Any] = _plain(json_format.MessageToDict(struct))
     return decoded
@@ -102,7 +120,7 @@ def _struct(props: Mapping[str, Any], secrets: tuple[str, ...]) -> struct_pb2.St
     return out
 
 
-def _generator(urn: str) -> PasswordProvider | KeyPairProvider:
+def _generator(urn: str) -> _Served:
     qualified = urn.split("::")[-2]
     token = qualified.rsplit("$", 1)[-1]
     found = GENERATORS.get(token)
@@ -141,10 +159,17 @@ class GeneratingServicer(ProviderServicer):
         )
 
     async def Read(self, request: Any, context: Any) -> Any:
-        # The value lives only in the state: a refresh keeps it.
-        _generator(request.urn)
+        generator = _generator(request.urn)
+        if not isinstance(generator, PodSetProvider):
+            # A generated value lives only in the state: a refresh keeps it.
+            return provider_pb2.ReadResponse(
+                id=request.id, properties=request.properties, inputs=request.inputs
+            )
+        read = generator.read(request.id, _props(request.properties))
         return provider_pb2.ReadResponse(
-            id=request.id, properties=request.properties, inputs=request.inputs
+            id=read.id or request.id,
+            properties=_struct(read.outs or {}, generator.outputs),
+            inputs=request.inputs,
         )
 
     async def Update(self, request: Any, context: Any) -> Any:
@@ -155,5 +180,7 @@ class GeneratingServicer(ProviderServicer):
         )
 
     async def Delete(self, request: Any, context: Any) -> Any:
-        _generator(request.urn)
+        generator = _generator(request.urn)
+        if isinstance(generator, PodSetProvider):
+            generator.delete(request.id, _props(request.properties))
         return empty_pb2.Empty()

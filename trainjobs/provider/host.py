@@ -30,9 +30,15 @@ from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
 from pulumi.runtime.proto import provider_pb2_grpc
 
 from trainjobs.components import PlatformComponent, TrainingJob, TrainingStack
+from trainjobs.components.pod_set import serve_with
 from trainjobs.components.secrets import generate_with
 from trainjobs.errors import SpecError
-from trainjobs.provider.generated import GeneratingServicer, ServedKeyPair, ServedPassword
+from trainjobs.provider.generated import (
+    GeneratingServicer,
+    ServedKeyPair,
+    ServedPassword,
+    ServedPodSet,
+)
 from trainjobs.provider.schema import PACKAGE, PLATFORM_RESOURCES, VERSION, schema_text
 from trainjobs.spec.load import parse_stack
 from trainjobs.spec.stack import DEFAULT_K8S_VERSION
@@ -272,6 +278,7 @@ def serve(args: list[str]) -> None:
     host = TrainjobsProvider()
     register_resource_module(PACKAGE, "index", _References(host))
     generate_with(ServedPassword, ServedKeyPair)
+    serve_with(ServedPodSet)
 
     async def run() -> None:
         # pulumi.provider.main's server (its message-size options), with our servicer:

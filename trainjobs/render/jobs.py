@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from trainjobs import limits
-from trainjobs.errors import Finding, Severity
+from trainjobs.errors import Finding, Rule, Severity
 from trainjobs.frameworks.base import Framework, operator_rules
 from trainjobs.k8s.data import Manifest
 from trainjobs.k8s.model import JobResource
@@ -19,7 +19,7 @@ from trainjobs.render.gang import apply_gang
 from trainjobs.render.lifecycle import job_lifecycle
 from trainjobs.render.model import RenderedJob, RenderedObject, UnitRef
 from trainjobs.render.resolve import PlatformIndex
-from trainjobs.spec.entry import JobEntry, Target
+from trainjobs.spec.entry import OPTIONS_KEY, JobEntry, Target
 from trainjobs.targets import expand, supports
 from trainjobs.targets.base import Rendered
 
@@ -35,6 +35,14 @@ __all__ = [
     "render_job",
     "with_ignored",
 ]
+
+POD_SET_TARGET = Rule(
+    "registration.target",
+    "registration: pod-set records a job's Pods and Services as one resource, and this job "
+    "renders to the {target} target, which emits no Pods of its own",
+    "use target: pods, or leave registration at objects",
+)
+"""A job asks for ``registration: pod-set`` on a target other than ``pods``."""
 
 MAX_PODS_PER_JOB = limits.POD_COUNT.default
 """The most pods one job may run by default (``TRAINJOBS_MAX_PODS_PER_JOB`` raises it).
@@ -250,6 +258,12 @@ def render_job(
         lambda: framework.run_rules(written),
     )
     findings += [f.located(entry.source) for f in waits]
+    if options.registration == "pod-set" and chosen != "pods":
+        findings.append(
+            POD_SET_TARGET.at(
+                f"{entry.path}.{OPTIONS_KEY}.registration", options.registration, target=chosen
+            ).located(entry.source)
+        )
     if any(f.severity is Severity.ERROR for f in findings):
         return None, findings
     objects = tuple(

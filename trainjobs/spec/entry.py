@@ -34,11 +34,13 @@ __all__ = [
     "JobEntry",
     "JobOptions",
     "PlatformEntry",
+    "Registration",
     "Target",
     "Wait",
 ]
 
 Wait = Literal["none", "running", "succeeded"]
+Registration = Literal["objects", "pod-set"]
 OPTIONS_KEY = "trainjobs"
 """The key beside apiVersion/kind/metadata/spec that holds a job's trainjobs options."""
 
@@ -102,6 +104,16 @@ class JobOptions(K8sModel):
             "PaddlePaddle EDL master pod's etcd and task master) get a NetworkPolicy that "
             "admits only the job's own pods. false: none; any pod that can reach them may "
             "connect. Kinds with no such server ignore it."
+        ),
+    )
+    registration: Registration = Field(
+        default="objects",
+        description=(
+            "How `pulumi up` records the job's objects in Pulumi's state. objects "
+            "(default): each object is its own Pulumi resource, applied by the Kubernetes "
+            "provider. pod-set (pods target only): the job's Pods and Services are one "
+            "resource, applied by server-side apply many at a time, and `pulumi preview "
+            "--diff` lists the objects that change; far fewer engine steps for a big job."
         ),
     )
     ignore: list[str] | None = Field(

@@ -1528,6 +1528,14 @@ func (in *jobOptionsGangPtr) ToJobOptionsGangPtrOutputWithContext(ctx context.Co
 	return pulumi.ToOutputWithContext(ctx, in).(JobOptionsGangPtrOutput)
 }
 
+// How `pulumi up` records the job's objects in Pulumi's state. objects (default): each object is its own Pulumi resource, applied by the Kubernetes provider. pod-set (pods target only): the job's Pods and Services are one resource, applied by server-side apply many at a time, and `pulumi preview --diff` lists the objects that change; far fewer engine steps for a big job.
+type JobOptionsRegistration string
+
+const (
+	JobOptionsRegistrationObjects = JobOptionsRegistration("objects")
+	JobOptionsRegistrationPodSet  = JobOptionsRegistration("pod-set")
+)
+
 // The values of JobOptions.target.
 type JobOptionsTarget string
 

@@ -3673,6 +3673,8 @@ type JobOptions struct {
 	NodePool interface{} `pulumi:"nodePool"`
 	// Name of a queue in the stack the job is admitted through.
 	Queue *string `pulumi:"queue"`
+	// How `pulumi up` records the job's objects in Pulumi's state. objects (default): each object is its own Pulumi resource, applied by the Kubernetes provider. pod-set (pods target only): the job's Pods and Services are one resource, applied by server-side apply many at a time, and `pulumi preview --diff` lists the objects that change; far fewer engine steps for a big job.
+	Registration *JobOptionsRegistration `pulumi:"registration"`
 	// operator: emit the custom resource for its operator. pods: emit the Pods and Services the operator would create, no operator needed. trainer: a Kubeflow Trainer v2 TrainJob and the ClusterTrainingRuntime it uses (PyTorch, MPI). Default: the stack's target, else operator.
 	Target *JobOptionsTarget `pulumi:"target"`
 	// How long `pulumi up` waits for the job. none (default): until its objects exist — a pod may wait hours for a GPU node without failing the update. running: until its pods run (or its custom resource reports Running). succeeded: until its custom resource reports Succeeded (operator target).

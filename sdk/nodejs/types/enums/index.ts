@@ -104,6 +104,16 @@ export const JobOptionsGang = {
  */
 export type JobOptionsGang = (typeof JobOptionsGang)[keyof typeof JobOptionsGang];
 
+export const JobOptionsRegistration = {
+    Objects: "objects",
+    PodSet: "pod-set",
+} as const;
+
+/**
+ * How `pulumi up` records the job's objects in Pulumi's state. objects (default): each object is its own Pulumi resource, applied by the Kubernetes provider. pod-set (pods target only): the job's Pods and Services are one resource, applied by server-side apply many at a time, and `pulumi preview --diff` lists the objects that change; far fewer engine steps for a big job.
+ */
+export type JobOptionsRegistration = (typeof JobOptionsRegistration)[keyof typeof JobOptionsRegistration];
+
 export const JobOptionsTarget = {
     Operator: "operator",
     Pods: "pods",
