@@ -21,6 +21,7 @@ from trainjobs.components import program
 from trainjobs.components.platform import register_objects
 from trainjobs.components.policy import (
     ENFORCEMENT,
+    POD_SET_TYPES,
     UNKNOWN,
     manifest_and_unknowns,
     manifest_from_args,
@@ -446,3 +447,33 @@ def test_the_pack_installs_without_this_clone() -> None:
         if line.strip() and not line.startswith("#")
     ]
     assert lines == ["trainjobs[policy]>=0.1,<0.2", "pulumi-policy>=1.18,<2"]
+
+
+@pytest.mark.parametrize("profile", ["baseline", "restricted"])
+def test_a_pod_set_is_judged_object_by_object(profile: Profile) -> None:
+    """The violating stack on the pods target, its jobs' Pods once in a pod set each: the
+    pack reads each Pod inside the pod set and says what it says of the same Pods
+    registered one by one, word for word."""
+
+    stack = parse_stack(VIOLATING)
+    rendering = render(stack, "pods")
+
+    def on_pods(pod_set: bool) -> list[str]:
+        def program_() -> None:
+            for unit in rendering.units:
+                name = str(unit.ref).replace(" ", ":")
+                parent = pulumi.ComponentResource(f"test:index:{unit.kind}", name)
+                is_job = any(o.manifest["kind"] == "Pod" for o in unit.objects)
+                register_objects(
+                    parent, unit.objects, pod_set=f"{name}:pods" if pod_set and is_job else ""
+                )
+
+        resources = run_program(program_)
+        if pod_set:
+            assert [r for r in resources if r.type in POD_SET_TYPES]
+            assert not [r for r in resources if r.type == "kubernetes:core/v1:Pod"]
+        return sorted(_verdicts(resources, policies(profile=profile))[1])
+
+    one_by_one = on_pods(False)
+    assert any("Pod training/llm-worker-0" in m for m in one_by_one)
+    assert on_pods(True) == one_by_one

@@ -36,11 +36,13 @@ from trainjobs.spec.stack import DEFAULT_K8S_VERSION, DEFAULT_PROFILE, PROFILES,
 
 __all__ = [
     "ENFORCEMENT",
+    "POD_SET_TYPES",
     "UNKNOWN",
     "PolicyConfig",
     "config_schema",
     "manifest_and_unknowns",
     "manifest_from_args",
+    "objects_and_unknowns",
     "policies",
     "policy_name",
     "validation",
@@ -115,6 +117,37 @@ def manifest_and_unknowns(
     manifest: dict[str, Any] = _plain(props, [], unknown)
     manifest["apiVersion"], manifest["kind"] = api_version, kind
     return manifest, unknown
+
+
+POD_SET_TYPES = ("pulumi-python:dynamic/trainjobs:PodSet", "trainjobs:index:PodSet")
+"""A pod set's type tokens: in a Python program (dynamic), and in the component provider."""
+
+
+def objects_and_unknowns(
+    resource_type: str, props: Mapping[str, Any]
+) -> list[tuple[dict[str, Any], list[str]]]:
+    """Each Kubernetes object a resource's arguments describe that a rule applies to, with
+    the paths in it not known yet: the one object of a ``kubernetes:`` resource, or each
+    Pod of a pod set (``registration: pod-set``), so a pod set is judged object by object
+    as the same objects registered one by one would be."""
+    if resource_type not in POD_SET_TYPES:
+        manifest, unknown = manifest_and_unknowns(resource_type, props)
+        return [] if manifest is None else [(manifest, unknown)]
+    try:
+        objects = props.get("objects")
+    except UnknownValueError:
+        return []  # not known until the update, when the same policy runs again
+    if not isinstance(objects, Mapping):
+        return []
+    out = []
+    for key in sorted(objects):
+        missing: list[str] = []
+        member = _read(lambda k=key: objects[k], [], missing)
+        if not isinstance(member, dict):
+            continue
+        if carries_pods(str(member.get("apiVersion")), str(member.get("kind"))):
+            out.append((member, missing))
+    return out
 
 
 def manifest_from_args(resource_type: str, props: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -213,24 +246,22 @@ def validation(rule: Rule, default: PolicyConfig) -> policy.ResourceValidation:
         config = PolicyConfig.read(args.get_config(), default)
         if not rule.applies(config.profile):
             return
-        manifest, unknown = manifest_and_unknowns(args.resource_type, args.props)
-        if manifest is None or silenced(rule.code, ignored_by(manifest)):
-            return
-        if _skipped(manifest, config.ignore):
-            return
         ctx = RuleContext(profile=config.profile, k8s_version=config.k8s_version)
-        owner = _owner(manifest)
-        try:
-            violations = list(rule.check(manifest, ctx))
-        except (TypeError, ValueError, AttributeError, KeyError):
-            if unknown:
-                return  # a value the rule needs is known only at the update: judged then
-            raise
-        for violation in violations:
-            if _touches(violation.path, unknown):
+        for manifest, unknown in objects_and_unknowns(args.resource_type, args.props):
+            if silenced(rule.code, ignored_by(manifest)) or _skipped(manifest, config.ignore):
                 continue
-            finding = finding_for(rule, violation, owner, violation.path, silence="object")
-            report(finding.render(), None)
+            owner = _owner(manifest)
+            try:
+                violations = list(rule.check(manifest, ctx))
+            except (TypeError, ValueError, AttributeError, KeyError):
+                if unknown:
+                    continue  # a value the rule needs is known only at the update: judged then
+                raise
+            for violation in violations:
+                if _touches(violation.path, unknown):
+                    continue
+                finding = finding_for(rule, violation, owner, violation.path, silence="object")
+                report(finding.render(), None)
 
     return validate
 
