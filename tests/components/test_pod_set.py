@@ -7,6 +7,7 @@ engine and API server: tests/cluster/pulumi_up/test_pod_set.py.
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pulumi
@@ -176,5 +177,23 @@ def test_exactly_the_objects_that_differ_have_an_action(
     old: dict[str, Any], new: dict[str, Any]
 ) -> None:
     actions = object_actions(old, new)
-    assert set(actions) == {k for k in {*old, *new} if old.get(k) != new.get(k)}
+    # As YAML (and JSON) tell them apart: false is not 0.
+    differ = {k for k in {*old, *new} if _json(old.get(k)) != _json(new.get(k))}
+    assert set(actions) == differ
     assert object_actions(new, new) == {}
+
+
+def test_a_namespace_that_is_an_input_stays_out_of_the_keys() -> None:
+    """A namespace given as a Pulumi Output: the keys do not change with its value, and
+    each object's own metadata (where the cluster is asked) holds the value."""
+    resources = run_program(
+        lambda: TrainingJob("mnist", _job(), namespace=pulumi.Output.from_input("team-a"))
+    )
+    pod_set = next(r for r in resources if r.type == POD_SET)
+    objects = normalise(pod_set.inputs["objects"])
+    assert "Pod mnist-worker-0" in objects
+    assert {m["metadata"]["namespace"] for m in objects.values()} == {"team-a"}
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)

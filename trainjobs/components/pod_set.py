@@ -40,7 +40,7 @@ from pulumi.dynamic import (
 )
 
 from trainjobs.components.cluster_reader import ClusterAccess, ClusterReadError
-from trainjobs.components.inputs import Inputs
+from trainjobs.components.inputs import Inputs, is_input_token
 from trainjobs.components.ownership import owner_metadata
 from trainjobs.components.register import with_owner
 from trainjobs.components.secrets import GeneratedValues, has_placeholders
@@ -90,9 +90,13 @@ def is_member(manifest: Mapping[str, Any]) -> bool:
 
 def member_key(manifest: Mapping[str, Any]) -> str:
     """The object's key in the set, as ``objects`` and ``trainjobs preview`` title it:
-    ``Pod training/mnist-worker-0``."""
+    ``Pod training/mnist-worker-0``; a namespace that is a Pulumi Input is left out
+    (``Pod mnist-worker-0``), so the key does not change with its value."""
     meta = manifest.get("metadata") or {}
-    return f"{manifest['kind']} {meta.get('namespace')}/{meta['name']}"
+    namespace = meta.get("namespace")
+    if not namespace or is_input_token(str(namespace)):
+        return f"{manifest['kind']} {meta['name']}"
+    return f"{manifest['kind']} {namespace}/{meta['name']}"
 
 
 Action = Literal["create", "update", "replace", "delete"]
@@ -118,24 +122,32 @@ def object_actions(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, 
     return actions
 
 
-def _split(key: str) -> tuple[str, str, str]:
-    kind, _, rest = key.partition(" ")
-    namespace, _, name = rest.partition("/")
-    return kind, namespace, name
+Objects = Mapping[str, Mapping[str, Any]]
+"""Manifests by key: where each is in the cluster is read from its own metadata."""
 
 
-def _path(key: str, *, with_name: bool = True) -> str:
-    kind, namespace, name = _split(key)
+def _where(manifest: Mapping[str, Any]) -> tuple[str, str, str]:
+    """Kind, namespace and name of a manifest (its Inputs resolved)."""
+    meta = manifest.get("metadata") or {}
+    return str(manifest.get("kind")), str(meta.get("namespace")), str(meta.get("name"))
+
+
+def _path(manifest: Mapping[str, Any], *, with_name: bool = True) -> str:
+    kind, namespace, name = _where(manifest)
     base = f"/api/v1/namespaces/{namespace}/{_PLURALS[kind]}"
     return f"{base}/{name}" if with_name else base
 
 
-def _ordered(keys: Iterable[str]) -> list[list[str]]:
+def _ordered(objects: Objects, keys: Iterable[str]) -> list[list[str]]:
     """``keys`` in waves: every Service, then every Pod."""
     waves: dict[int, list[str]] = defaultdict(list)
     for key in keys:
-        waves[APPLY_ORDER[_split(key)[0]]].append(key)
+        waves[APPLY_ORDER[_where(objects[key])[0]]].append(key)
     return [sorted(waves[rank]) for rank in sorted(waves)]
+
+
+def _pods(objects: Objects) -> dict[str, Mapping[str, Any]]:
+    return {k: m for k, m in objects.items() if _where(m)[0] == "Pod"}
 
 
 def _reason(status: int, data: Any) -> str:
@@ -160,38 +172,40 @@ class _Cluster:
         except ClusterReadError as exc:
             raise PodSetError(str(exc)) from None
 
-    def apply(self, key: str, manifest: Mapping[str, Any]) -> tuple[int, Any]:
+    def apply(self, manifest: Mapping[str, Any]) -> tuple[int, Any]:
         query = f"?fieldManager={FIELD_MANAGER}&force=true"
         return self._call(
             "PATCH",
-            _path(key) + query,
+            _path(manifest) + query,
             body=manifest,
             content_type="application/apply-patch+yaml",
         )
 
-    def delete(self, key: str) -> None:
-        status, data = self._call("DELETE", _path(key), body={"propagationPolicy": "Background"})
+    def delete(self, key: str, manifest: Mapping[str, Any]) -> None:
+        body = {"propagationPolicy": "Background"}
+        status, data = self._call("DELETE", _path(manifest), body=body)
         if status >= 300 and status != 404:
             raise PodSetError(f"{key}: the cluster refused to delete it: {_reason(status, data)}")
 
-    def listed(self, keys: Iterable[str]) -> dict[str, Mapping[str, Any]]:
-        """The live objects among ``keys``: one list per kind and namespace."""
-        groups: dict[tuple[str, str], set[str]] = defaultdict(set)
-        for key in keys:
-            groups[(_split(key)[0], _split(key)[1])].add(key)
+    def listed(self, objects: Objects) -> dict[str, Mapping[str, Any]]:
+        """The live copy of each of ``objects`` the cluster holds, by key: one list per
+        kind and namespace."""
+        groups: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
+        for key, manifest in objects.items():
+            kind, namespace, name = _where(manifest)
+            groups[(kind, namespace)][name] = key
         found: dict[str, Mapping[str, Any]] = {}
-        for (kind, namespace), members in sorted(groups.items()):
-            sample = next(iter(members))
+        for (kind, namespace), by_name in sorted(groups.items()):
+            sample = objects[next(iter(by_name.values()))]
             status, data = self._call("GET", _path(sample, with_name=False))
             if status == 404:
                 continue
             if status >= 300:
                 raise PodSetError(f"cannot list {kind}s in {namespace}: {_reason(status, data)}")
             for item in (data or {}).get("items") or []:
-                meta = item.get("metadata") or {}
-                key = f"{kind} {namespace}/{meta.get('name')}"
-                if key in members:
-                    found[key] = item
+                name = str((item.get("metadata") or {}).get("name"))
+                if name in by_name:
+                    found[by_name[name]] = item
         return found
 
 
@@ -200,11 +214,12 @@ def _owned_by(live: Mapping[str, Any], owner: Mapping[str, str]) -> bool:
     return all(labels.get(k) == v for k, v in owner.items())
 
 
-def _phases(live: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+def _phases(live: Objects) -> dict[str, Any]:
+    """Each Pod's phase by name, from live objects (or the server's answers)."""
     return {
-        _split(key)[2]: (obj.get("status") or {}).get("phase")
-        for key, obj in sorted(live.items())
-        if _split(key)[0] == "Pod"
+        _where(obj)[2]: (obj.get("status") or {}).get("phase")
+        for _, obj in sorted(live.items())
+        if _where(obj)[0] == "Pod"
     }
 
 
@@ -226,25 +241,25 @@ def _in_parallel(keys: Sequence[str], work: Callable[[str], str | None]) -> None
         )
 
 
-def _wait_gone(cluster: _Cluster, keys: Sequence[str], timeout: float) -> None:
+def _wait_gone(cluster: _Cluster, objects: Objects, timeout: float) -> None:
     deadline = time.monotonic() + timeout
-    left = list(keys)
+    left = dict(objects)
     while left:
-        left = sorted(cluster.listed(left))
+        left = {k: objects[k] for k in sorted(cluster.listed(left))}
         if not left:
             return
         if time.monotonic() > deadline:
             raise PodSetError(
                 f"{len(left)} objects were still being deleted after {timeout:.0f}s: "
-                + ", ".join(left[:10])
+                + ", ".join(list(left)[:10])
             )
         time.sleep(POLL)
 
 
-def _wait_running(cluster: _Cluster, keys: Sequence[str], timeout: float) -> dict[str, Any]:
+def _wait_running(cluster: _Cluster, objects: Objects, timeout: float) -> dict[str, Any]:
     """Wait until every Pod runs and is Ready (or has succeeded), as the Kubernetes
     provider awaits a Pod; raise at the timeout naming the Pods that do not."""
-    pods = [k for k in keys if _split(k)[0] == "Pod"]
+    pods = _pods(objects)
     deadline = time.monotonic() + timeout
     while True:
         live = cluster.listed(pods)
@@ -287,7 +302,7 @@ class PodSetProvider(ResourceProvider):
     def create(self, props: dict[str, Any]) -> CreateResult:
         objects = props.get("objects") or {}
         actions: dict[str, Action] = {key: "create" for key in objects}
-        return CreateResult(uuid.uuid4().hex, _apply(props, actions, {}))
+        return CreateResult(uuid.uuid4().hex, _apply(props, actions, {}, {}))
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         # `olds` are the stored outputs: the objects the cluster was given (and, after a
@@ -299,11 +314,12 @@ class PodSetProvider(ResourceProvider):
         )
 
     def update(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
-        actions = object_actions(olds.get("objects") or {}, news.get("objects") or {})
-        return UpdateResult(_apply(news, actions, olds.get("phases") or {}))
+        old = olds.get("objects") or {}
+        actions = object_actions(old, news.get("objects") or {})
+        return UpdateResult(_apply(news, actions, old, olds.get("phases") or {}))
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
-        objects: dict[str, Any] = dict(props.get("objects") or {})
+        objects: dict[str, Mapping[str, Any]] = dict(props.get("objects") or {})
         live = _Cluster(props.get("cluster")).listed(objects)
         owner = props.get("owner") or {}
         # An object deleted out of band (or now someone else's) drops from the record, so
@@ -312,42 +328,47 @@ class PodSetProvider(ResourceProvider):
         return ReadResult(id_, {**props, "objects": kept, "phases": _phases(live)})
 
     def delete(self, _id: str, props: dict[str, Any]) -> None:
-        keys = tuple(sorted(props.get("objects") or {}))
-        _delete(_Cluster(props.get("cluster")), keys, props.get("owner") or {})
+        objects = props.get("objects") or {}
+        _delete(_Cluster(props.get("cluster")), objects, props.get("owner") or {})
 
 
 def _apply(
-    props: Mapping[str, Any], actions: Mapping[str, Action], phases: Mapping[str, Any]
+    props: Mapping[str, Any],
+    actions: Mapping[str, Action],
+    old: Objects,
+    phases: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """Carry out ``actions`` on the cluster; the set's outputs afterwards."""
-    objects: Mapping[str, Any] = props.get("objects") or {}
+    """Carry out ``actions`` on the cluster (``old``: the objects applied before); the
+    set's outputs afterwards."""
+    objects: Objects = props.get("objects") or {}
     cluster = _Cluster(props.get("cluster"))
     owner = props.get("owner") or {}
-    # Deleted first, then replaced objects deleted and applied again with the new ones.
-    removed = [k for k, a in actions.items() if a in ("delete", "replace")]
+    # Deleted first; a replaced object is deleted, then applied again with the others.
+    removed = {k: old[k] for k, a in actions.items() if a in ("delete", "replace")}
     if removed:
         _delete(cluster, removed, owner)
     answered: dict[str, Any] = {}
 
     def apply_one(key: str) -> str | None:
-        status, data = cluster.apply(key, objects[key])
-        if status == 422 and actions[key] == "update" and _split(key)[0] == "Pod":
+        manifest = objects[key]
+        status, data = cluster.apply(manifest)
+        if status == 422 and actions[key] == "update" and _where(manifest)[0] == "Pod":
             # A change the rules let through and the API server refuses: replace it.
-            cluster.delete(key)
-            _wait_gone(cluster, [key], DELETE_TIMEOUT)
-            status, data = cluster.apply(key, objects[key])
+            cluster.delete(key, manifest)
+            _wait_gone(cluster, {key: manifest}, DELETE_TIMEOUT)
+            status, data = cluster.apply(manifest)
         if status >= 300:
             return f"{key}: {_reason(status, data)}"
         answered[key] = data
         return None
 
-    for wave in _ordered(k for k, a in actions.items() if a != "delete"):
+    for wave in _ordered(objects, (k for k, a in actions.items() if a != "delete")):
         _in_parallel(wave, apply_one)
-    pods = {_split(k)[2] for k in objects if _split(k)[0] == "Pod"}
+    pods = {_where(m)[2] for m in _pods(objects).values()}
     new_phases = {n: p for n, p in {**phases, **_phases(answered)}.items() if n in pods}
     wait = props.get("waitSeconds")
     if wait:
-        new_phases = _wait_running(cluster, sorted(objects), float(wait))
+        new_phases = _wait_running(cluster, objects, float(wait))
     return {
         "objects": dict(objects),
         "phases": dict(sorted(new_phases.items())),
@@ -357,23 +378,23 @@ def _apply(
     }
 
 
-def _delete(cluster: _Cluster, keys: Sequence[str], owner: Mapping[str, str]) -> None:
-    """Delete ``keys`` (Pods before Services) and wait until they are gone: only those the
-    cluster holds with this stack's owner label, so an object another stack (or a person)
-    made in their place since is left alone."""
-    live = cluster.listed(keys)
-    mine = [k for k in keys if k in live and _owned_by(live[k], owner)]
+def _delete(cluster: _Cluster, objects: Objects, owner: Mapping[str, str]) -> None:
+    """Delete ``objects`` (Pods before Services) and wait until they are gone: only those
+    the cluster holds with this stack's owner label, so an object another stack (or a
+    person) made in their place since is left alone."""
+    live = cluster.listed(objects)
+    mine = {k: m for k, m in objects.items() if k in live and _owned_by(live[k], owner)}
     problems: list[str] = []
 
     def delete_one(key: str) -> str | None:
         try:
-            cluster.delete(key)
+            cluster.delete(key, mine[key])
         except PodSetError as exc:
             return str(exc)
         return None
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=PARALLEL) as pool:
-        for wave in reversed(_ordered(mine)):
+        for wave in reversed(_ordered(mine, mine)):
             problems += [p for p in pool.map(delete_one, wave) if p]
     if problems:
         raise PodSetError("\n".join(problems))
