@@ -183,3 +183,78 @@ def test_a_wrong_field_is_refused_with_its_path(yaml_stack: YamlStack, tmp_path:
     assert "Existing properties are: replicas, template, restartPolicy" in text, str(result)
     assert project.export("wrong") == []
     shutil.rmtree(tmp_path / "wrong")
+
+
+POD_SET_PROGRAM: dict[str, Any] = {
+    "name": "trainjobs-yaml-pod-set",
+    "runtime": "yaml",
+    "resources": {
+        "ns": {
+            "type": "kubernetes:core/v1:Namespace",
+            "properties": {"metadata": {"name": "ml-yaml-podset"}},
+        },
+        "gamma": {
+            "type": "trainjobs:index:TrainingJob",
+            "properties": {
+                "target": "pods",
+                "job": {
+                    "apiVersion": "kubeflow.org/v1",
+                    "kind": "TFJob",
+                    "metadata": {"name": "gamma", "namespace": "ml-yaml-podset"},
+                    "spec": {
+                        "tfReplicaSpecs": {
+                            "Worker": {
+                                "replicas": 3,
+                                "template": {
+                                    "spec": {
+                                        "containers": [{"name": "tensorflow", "image": "ex/tf:1.0"}]
+                                    }
+                                },
+                            }
+                        }
+                    },
+                    "trainjobs": {"registration": "pod-set"},
+                },
+            },
+            "options": {"dependsOn": ["${ns}"]},
+        },
+    },
+}
+
+
+def test_a_pod_set_is_served_by_the_provider(
+    yaml_stack: YamlStack, cluster: ControlPlane, tmp_path: Path
+) -> None:
+    """``registration: pod-set`` from Pulumi YAML, with no Python language host on PATH:
+    the provider serves ``trainjobs:index:PodSet`` itself. Its Pods and Services are one
+    resource of the state, the cluster holds them, a second up changes nothing and the
+    destroy deletes them (the pod set waits until they are gone)."""
+    project = Project(
+        tmp_path, kubeconfig=yaml_stack.project.kubeconfig, dirs=yaml_stack.project.dirs
+    )
+    project.root = program_copy(tmp_path / "pod-set", POD_SET_PROGRAM)
+    project.init("podset")
+    try:
+        project.pulumi("up", "--yes", "--skip-preview", "--stack", "podset")
+        state = project.export("podset")
+        types = [r["type"] for r in state]
+        assert types.count("trainjobs:index:PodSet") == 1
+        assert "kubernetes:core/v1:Pod" not in types
+        (pod_set,) = [r for r in state if r["type"] == "trainjobs:index:PodSet"]
+        assert sorted(pod_set["outputs"]["objects"]) == [
+            f"{kind} ml-yaml-podset/gamma-worker-{i}"
+            for kind in ("Pod", "Service")
+            for i in range(3)
+        ]
+        assert _pods(cluster, "ml-yaml-podset") == [f"gamma-worker-{i}" for i in range(3)]
+        again = project.pulumi("preview", "--expect-no-changes", "--stack", "podset", ok=(0, 255))
+        assert again.returncode == 0, str(again)
+    finally:
+        project.pulumi("destroy", "--yes", "--skip-preview", "--stack", "podset", ok=(0, 255))
+    assert project.export("podset") == []
+    assert _pods(cluster, "ml-yaml-podset") == []
+
+
+def _pods(cluster: ControlPlane, namespace: str) -> list[str]:
+    items = cluster.client.items(f"/api/v1/namespaces/{namespace}/pods")
+    return sorted(p["metadata"]["name"] for p in items)
