@@ -140,11 +140,13 @@ bench: $(STAMP)
 ## bench-cluster: big pods-target jobs through the real engine, provider and control plane:
 ## trainjobs vs a raw ConfigFile vs kubectl apply --server-side (minutes; builds the
 ## programs on first use). WORKERS="256 512 1024" for the issue-35 sizes; MIXED=100 adds
-## a stack of 100 small jobs of six frameworks.
+## a stack of 100 small jobs of six frameworks; SIDES picks among trainjobs, pod-set
+## (registration: pod-set) and raw.
 WORKERS ?= 64 128 256
 MIXED ?=
+SIDES ?= trainjobs pod-set raw
 bench-cluster: $(STAMP)
-	$(BIN)/python -m bench.cluster.run --workers $(WORKERS) --mixed $(MIXED)
+	$(BIN)/python -m bench.cluster.run --workers $(WORKERS) --mixed $(MIXED) --sides $(SIDES)
 
 ## constraints: pin constraints.txt to what this venv has (run after a green make test)
 constraints: | $(BIN)/python

@@ -9,6 +9,8 @@ alternates between sizes, so a neighbour's burst of load does not always hit the
 side):
 
 * trainjobs: the project's stack program on a stack declaring the job and its namespace;
+* pod-set (``--sides … pod-set``): the same, the job with ``registration: pod-set`` (its
+  Pods and Services one resource, applied by server-side apply);
 * raw: the objects ``trainjobs render`` prints for that stack, through
   ``pulumi_kubernetes.yaml.v2.ConfigFile`` with ``skip_await`` (bench/cluster/raw);
 * kubectl: the same objects with ``kubectl apply --server-side``.
@@ -53,20 +55,30 @@ TIMEOUT = 3600.0
 """Longest one pulumi command may take (a 1,024-worker up before issue 35's fix: ~40 min)."""
 
 
-def job_document(name: str, namespace: str, workers: int) -> dict[str, Any]:
+def _options(registration: str) -> dict[str, str]:
+    """A job's trainjobs options: the pods target, and ``registration`` unless the default."""
+    return {
+        "target": "pods",
+        **({"registration": registration} if registration != "objects" else {}),
+    }
+
+
+def job_document(
+    name: str, namespace: str, workers: int, registration: str = "objects"
+) -> dict[str, Any]:
     """The tf-mnist example's TFJob with ``workers`` workers, on the pods target."""
     doc: dict[str, Any] = next(d for d in yaml.safe_load_all(EXAMPLE.read_text()) if d)
     doc["metadata"] = {"name": name, "namespace": namespace}
     doc["spec"]["tfReplicaSpecs"]["Worker"]["replicas"] = workers
-    doc["trainjobs"] = {"target": "pods"}
+    doc["trainjobs"] = _options(registration)
     return doc
 
 
-def stack_text(namespace: str, workers: int) -> str:
+def stack_text(namespace: str, workers: int, registration: str = "objects") -> str:
     """A stack file declaring the job and the namespace it goes to."""
     config = {
         "trainjobs:namespaces": [namespace],
-        "trainjobs:jobs": [job_document("mnist", namespace, workers)],
+        "trainjobs:jobs": [job_document("mnist", namespace, workers, registration)],
     }
     return yaml.safe_dump({"config": config}, sort_keys=False)
 
@@ -84,14 +96,14 @@ generated secret (the raw side applies what ``trainjobs render`` prints, which h
 placeholders where a generated key or password goes)."""
 
 
-def mixed_stack_text(namespace: str, jobs: int) -> str:
+def mixed_stack_text(namespace: str, jobs: int, registration: str = "objects") -> str:
     """A stack file of ``jobs`` small jobs of the examples in turn, on the pods target."""
     declared = []
     for i in range(jobs):
         path = REPO / "examples" / MIXED_EXAMPLES[i % len(MIXED_EXAMPLES)]
         doc: dict[str, Any] = next(d for d in yaml.safe_load_all(path.read_text()) if d)
         doc["metadata"] = {"name": f"{doc['kind'].lower()}-{i}", "namespace": namespace}
-        doc["trainjobs"] = {"target": "pods"}
+        doc["trainjobs"] = _options(registration)
         declared.append(doc)
     config = {"trainjobs:namespaces": [namespace], "trainjobs:jobs": declared}
     return yaml.safe_dump({"config": config}, sort_keys=False)
@@ -113,10 +125,10 @@ class Case:
     def label(self) -> str:
         return f"{self.size} jobs, mixed" if self.mixed else f"{self.size} workers"
 
-    def text(self, namespace: str) -> str:
+    def text(self, namespace: str, registration: str = "objects") -> str:
         if self.mixed:
-            return mixed_stack_text(namespace, self.size)
-        return stack_text(namespace, self.size)
+            return mixed_stack_text(namespace, self.size, registration)
+        return stack_text(namespace, self.size, registration)
 
 
 @dataclass
@@ -277,7 +289,14 @@ class PulumiSide:
         return Side(up, preview, len(export.stdout.encode()), objects)
 
 
-NAMESPACES = {"trainjobs": "tjs", "before": "old", "raw": "raw", "release": "rel", "kubectl": "kub"}
+NAMESPACES = {
+    "trainjobs": "tjs",
+    "pod-set": "pst",
+    "before": "old",
+    "raw": "raw",
+    "release": "rel",
+    "kubectl": "kub",
+}
 """Each side's namespace prefix, all of one length: every pod's TF_CONFIG names every
 replica's address, namespace included, so a longer namespace alone made one side's
 objects and state bigger (by 11 % at 256 workers, "trainjobs-" against "raw-")."""
@@ -293,11 +312,16 @@ def _bring_up(
 ) -> Side:
     namespace = f"{NAMESPACES[side]}-{case.slug}"
     stack = f"{side}-{case.slug}"
-    if side in ("trainjobs", "before"):
+    if side in ("trainjobs", "pod-set", "before"):
         tree = base if side == "before" else after
         project = PulumiSide(work / stack, cluster, stack, tree=tree)
-        project.project.init(stack, case.text(namespace))
-        return project.measure()
+        registration = "pod-set" if side == "pod-set" else "objects"
+        project.project.init(stack, case.text(namespace, registration))
+        measured = project.measure()
+        if side == "pod-set":
+            # One resource holds the pods: count what it made in the cluster.
+            _check_pods(cluster, namespace, render(project.project.stack_file(stack)))
+        return measured
     stack_file = work / f"{stack}.yaml"
     stack_file.write_text(case.text(namespace))
     rendered = render(stack_file)
@@ -314,10 +338,7 @@ def _bring_up(
         project.project.init(stack)
         measured = project.measure()
         # One resource in the state: count what the release made in the cluster instead.
-        made = len(cluster.client.items(f"/api/v1/namespaces/{namespace}/pods"))
-        wanted = sum(1 for m in rendered if m["kind"] == "Pod")
-        if made != wanted:
-            raise RuntimeError(f"the release made {made} of the {wanted} pods in {namespace}")
+        _check_pods(cluster, namespace, rendered)
         return measured
     manifest = work / f"{stack}.objects.yaml"
     manifest.write_text(text)
@@ -325,6 +346,15 @@ def _bring_up(
     env = {**os.environ, "KUBECONFIG": str(cluster.kubeconfig)}
     argv = [kubectl, "apply", "--server-side", "-f", str(manifest)]
     return Side(timed(argv, work, env), objects=len(rendered))
+
+
+def _check_pods(cluster: ControlPlane, namespace: str, rendered: Sequence[dict[str, Any]]) -> None:
+    """Fail unless the cluster holds every rendered Pod (a side whose state holds one
+    resource for them all proves its work in the cluster)."""
+    made = len(cluster.client.items(f"/api/v1/namespaces/{namespace}/pods"))
+    wanted = sum(1 for m in rendered if m["kind"] == "Pod")
+    if made != wanted:
+        raise RuntimeError(f"{made} of the {wanted} pods are in {namespace}")
 
 
 CHART_FILE_BYTES = 4 * 2**20
@@ -397,11 +427,31 @@ ROWS = (
 )
 TITLES = {
     "trainjobs": "trainjobs",
+    "pod-set": "trainjobs, registration: pod-set",
     "before": "trainjobs before (--before)",
     "raw": "raw ConfigFile",
     "release": "one resource (Helm release, --release)",
     "kubectl": "kubectl apply --server-side",
 }
+
+
+RATIO_TO_RAW = ("trainjobs", "pod-set", "before", "release")
+"""The columns whose cells give their ratio to the raw ConfigFile's."""
+
+
+def moonshot(results: dict[Case, dict[str, Side]]) -> str:
+    """The pod set against kubectl: its ``up`` and no-change ``preview`` wall time as a
+    multiple of ``kubectl apply --server-side`` of the same objects (issue 35's part 2)."""
+    lines = []
+    for case, sides in sorted(results.items(), key=lambda item: (item[0].mixed, item[0].size)):
+        pod_set, kubectl = sides.get("pod-set"), sides.get("kubectl")
+        if pod_set is None or kubectl is None or pod_set.preview is None:
+            continue
+        lines.append(
+            f"{case.label}: pod-set `up` {_ratio(pod_set.up.wall, kubectl.up.wall)} and "
+            f"`preview` {_ratio(pod_set.preview.wall, kubectl.up.wall)} kubectl apply's wall time"
+        )
+    return "\n".join(lines)
 
 
 def table(results: dict[Case, dict[str, Side]]) -> str:
@@ -418,7 +468,7 @@ def table(results: dict[Case, dict[str, Side]]) -> str:
             head = f"{case.label} ({objects:,})" if i == 0 else ""
             cells = []
             for column in columns:
-                base = sides.get("raw") if column in ("trainjobs", "before", "release") else None
+                base = sides.get("raw") if column in RATIO_TO_RAW else None
                 shown = what == "up" or column != "kubectl"
                 cells.append(_cell(sides.get(column), what, base) if shown else "—")
             lines.append(f"| {head} | {title} | {' | '.join(cells)} |")
@@ -437,7 +487,7 @@ def table(results: dict[Case, dict[str, Side]]) -> str:
         growth.append(
             f"{small.size} → {big.size} workers, `up` cpu per doubling: " + ", ".join(parts)
         )
-    return "\n".join([*lines, "", *growth])
+    return "\n".join([*lines, "", *growth, "", moonshot(results)]).rstrip() + "\n"
 
 
 def cpu_split(results: dict[Case, dict[str, Side]]) -> str:
@@ -527,8 +577,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--sides",
         nargs="*",
-        choices=("trainjobs", "raw"),
-        default=["trainjobs", "raw"],
+        choices=("trainjobs", "pod-set", "raw"),
+        default=["trainjobs", "pod-set", "raw"],
         help="the Pulumi sides to bring up (kubectl always runs; the ratios need raw)",
     )
     parser.add_argument(
