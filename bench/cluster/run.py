@@ -64,21 +64,29 @@ def _options(registration: str) -> dict[str, str]:
 
 
 def job_document(
-    name: str, namespace: str, workers: int, registration: str = "objects"
+    name: str,
+    namespace: str,
+    workers: int,
+    registration: str = "objects",
+    example: Path = EXAMPLE,
 ) -> dict[str, Any]:
-    """The tf-mnist example's TFJob with ``workers`` workers, on the pods target."""
-    doc: dict[str, Any] = next(d for d in yaml.safe_load_all(EXAMPLE.read_text()) if d)
+    """The example's job (default the tf-mnist TFJob) with ``workers`` Workers, on the
+    pods target."""
+    doc: dict[str, Any] = next(d for d in yaml.safe_load_all(example.read_text()) if d)
     doc["metadata"] = {"name": name, "namespace": namespace}
-    doc["spec"]["tfReplicaSpecs"]["Worker"]["replicas"] = workers
+    (replica_specs,) = [v for k, v in doc["spec"].items() if k.endswith("ReplicaSpecs")]
+    replica_specs["Worker"]["replicas"] = workers
     doc["trainjobs"] = _options(registration)
     return doc
 
 
-def stack_text(namespace: str, workers: int, registration: str = "objects") -> str:
+def stack_text(
+    namespace: str, workers: int, registration: str = "objects", example: Path = EXAMPLE
+) -> str:
     """A stack file declaring the job and the namespace it goes to."""
     config = {
         "trainjobs:namespaces": [namespace],
-        "trainjobs:jobs": [job_document("mnist", namespace, workers, registration)],
+        "trainjobs:jobs": [job_document("mnist", namespace, workers, registration, example)],
     }
     return yaml.safe_dump({"config": config}, sort_keys=False)
 
@@ -115,6 +123,8 @@ class Case:
 
     size: int
     mixed: bool = False
+    example: Path = EXAMPLE
+    """The job whose Workers a worker case multiplies (``--example``)."""
 
     @property
     def slug(self) -> str:
@@ -123,12 +133,15 @@ class Case:
 
     @property
     def label(self) -> str:
-        return f"{self.size} jobs, mixed" if self.mixed else f"{self.size} workers"
+        if self.mixed:
+            return f"{self.size} jobs, mixed"
+        other = f" ({self.example.parent.name})" if self.example != EXAMPLE else ""
+        return f"{self.size} workers{other}"
 
     def text(self, namespace: str, registration: str = "objects") -> str:
         if self.mixed:
             return mixed_stack_text(namespace, self.size, registration)
-        return stack_text(namespace, self.size, registration)
+        return stack_text(namespace, self.size, registration, self.example)
 
 
 @dataclass
@@ -561,6 +574,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=[],
         help="also a stack of this many small jobs of six frameworks (e.g. 100)",
     )
+    parser.add_argument(
+        "--example",
+        type=Path,
+        default=EXAMPLE,
+        help="the job whose Workers --workers sets (a file with one job of a Worker replica "
+        "type; default examples/tf-mnist/tfjob.yaml, whose every pod names every worker)",
+    )
     parser.add_argument("--out", type=Path, help="also write the table here")
     parser.add_argument("--workdir", type=Path, help="keep projects and logs here")
     parser.add_argument(
@@ -596,7 +616,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     PulumiSide.profile = args.profile
     results: dict[Case, dict[str, Side]] = {}
-    cases = [Case(n) for n in args.workers] + [Case(n, mixed=True) for n in args.mixed]
+    example = args.example.resolve()
+    cases = [Case(n, example=example) for n in args.workers]
+    cases += [Case(n, mixed=True) for n in args.mixed]
     failed: list[str] = []
     with _workdir(args.workdir) as work, BenchPlane(work / "cluster") as cluster:
         print(f"control plane ready in {cluster.started_in:.0f}s", file=sys.stderr)
