@@ -66,6 +66,7 @@ export class TrainingJob extends pulumi.ComponentResource {
             resourceInputs["namespace"] = args?.namespace;
             resourceInputs["nodePool"] = args?.nodePool;
             resourceInputs["queue"] = args?.queue;
+            resourceInputs["registration"] = args?.registration;
             resourceInputs["target"] = args?.target;
             resourceInputs["wait"] = args?.wait;
             resourceInputs["waitTimeout"] = args?.waitTimeout;
@@ -119,6 +120,10 @@ export interface TrainingJobArgs {
      * A GpuQueue (Kueue) the job is admitted through. Default none.
      */
     queue?: pulumi.Input<GpuQueue | undefined>;
+    /**
+     * How `pulumi up` records the job's objects in Pulumi's state. objects (default): each object is its own Pulumi resource, applied by the Kubernetes provider. pod-set (pods target only): the job's Pods and Services are one resource, applied by server-side apply many at a time, and `pulumi preview --diff` lists the objects that change; far fewer engine steps for a big job.
+     */
+    registration?: pulumi.Input<enums.JobOptionsRegistration | undefined>;
     /**
      * operator: emit the custom resource for its operator. pods: emit the Pods and Services the operator would create, no operator needed. trainer: a Kubeflow Trainer v2 TrainJob and the ClusterTrainingRuntime it uses (PyTorch, MPI). Default: the stack's target, else operator.
      */

@@ -197,3 +197,13 @@ def test_a_namespace_that_is_an_input_stays_out_of_the_keys() -> None:
 
 def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
+
+
+def test_the_components_argument_chooses_it_too() -> None:
+    """``TrainingJob(..., registration="pod-set")`` (the provider's ``registration``
+    input) on a job whose own options say nothing."""
+    doc = _job()
+    del doc["trainjobs"]["registration"]
+    assert not [r for r in run_program(lambda: TrainingJob("a", doc)) if r.type == POD_SET]
+    made = run_program(lambda: TrainingJob("b", doc, registration="pod-set"))
+    assert len([r for r in made if r.type == POD_SET]) == 1

@@ -28,7 +28,7 @@ from trainjobs.plan.trainer import TRAINJOB_KIND
 from trainjobs.platform.gang import GangMechanism
 from trainjobs.render import RenderedJob
 from trainjobs.spec._findings import findings_from_validation_error
-from trainjobs.spec.entry import OPTIONS_KEY, JobEntry, JobOptions, Target, Wait
+from trainjobs.spec.entry import OPTIONS_KEY, JobEntry, JobOptions, Registration, Target, Wait
 from trainjobs.spec.load import load_path, parse_job
 from trainjobs.spec.stack import DEFAULT_K8S_VERSION, StackSpec
 from trainjobs.targets.names import TARGETS, is_target
@@ -106,14 +106,18 @@ def _with_platform(
     return JobEntry(entry.job, entry.framework, options, entry.path, entry.source), used
 
 
-def _with_options(
-    entry: JobEntry, wait: Wait | None, timeout: str | None, gang: GangMechanism | None
-) -> JobEntry:
-    """The entry with the component's ``wait``, ``wait_timeout`` and ``gang``, validated
-    as the same options beside a job in a file are (a bad value is a finding at its path)."""
+def _with_options(entry: JobEntry, args: TrainingJobArgs) -> JobEntry:
+    """The entry with the component's ``wait``, ``wait_timeout``, ``gang`` and
+    ``registration``, validated as the same options beside a job in a file are (a bad
+    value is a finding at its path)."""
     options = entry.options.to_manifest()
     # Only what the component was given replaces the job's own options.
-    given = {"wait": wait, "waitTimeout": timeout, "gang": gang}
+    given = {
+        "wait": args.wait,
+        "waitTimeout": args.wait_timeout,
+        "gang": args.gang,
+        "registration": args.registration,
+    }
     options.update({k: v for k, v in given.items() if v is not None})
     try:
         validated = JobOptions.model_validate({k: v for k, v in options.items() if v is not None})
@@ -154,6 +158,10 @@ class TrainingJobArgs:
     """How long ``pulumi up`` waits: ``none`` (default), ``running`` or ``succeeded``."""
     wait_timeout: str | None = None
     """How long it waits when it does, e.g. ``90m``; default 60m."""
+    registration: Registration | None = None
+    """``objects`` (each object its own Pulumi resource) or ``pod-set`` (pods target: the
+    Pods and Services one resource, for big jobs); default the job's
+    ``trainjobs.registration`` (itself default ``objects``)."""
     k8s_version: str = DEFAULT_K8S_VERSION
     """Kubernetes version the objects are checked against; default ``DEFAULT_K8S_VERSION``."""
     cluster_domain: str = DEFAULT_CLUSTER_DOMAIN
@@ -198,8 +206,8 @@ def _render(
     try:
         entry = _entry(_document(job, namespace), args.target)
         entry, used = _with_platform(entry, args.backend, args.node_pool, args.queue, values)
-        if (args.wait, args.wait_timeout, args.gang) != (None, None, None):
-            entry = _with_options(entry, args.wait, args.wait_timeout, args.gang)
+        if (args.wait, args.wait_timeout, args.gang, args.registration) != (None,) * 4:
+            entry = _with_options(entry, args)
         rendered_with = _with_their_uses(used)
         platform = tuple(c.resolved_entry(values) if values else c.entry for c in rendered_with)
         unresolved = inputs.tokens if inputs else frozenset()
@@ -224,7 +232,7 @@ class TrainingJob(pulumi.ComponentResource):
         job: the job — a typed model, the upstream YAML as a dict (its strings may be
             Pulumi Inputs), or a :class:`TrainingJobArgs` holding every argument below.
         namespace, target, backend, node_pool, queue, gang, wait, wait_timeout,
-        k8s_version, cluster_domain: as in :class:`TrainingJobArgs` (ignored when
+        registration, k8s_version, cluster_domain: as in :class:`TrainingJobArgs` (ignored when
             ``job`` is a ``TrainingJobArgs``).
         rendered: an already rendered job (used by the stack program).
         secret: keep every field of its objects encrypted in Pulumi's state (the stack
@@ -264,6 +272,7 @@ class TrainingJob(pulumi.ComponentResource):
         gang: GangMechanism | None = None,
         wait: Wait | None = None,
         wait_timeout: str | None = None,
+        registration: Registration | None = None,
         k8s_version: str = DEFAULT_K8S_VERSION,
         cluster_domain: str = DEFAULT_CLUSTER_DOMAIN,
         rendered: RenderedJob | None = None,
@@ -284,6 +293,7 @@ class TrainingJob(pulumi.ComponentResource):
                 gang=gang,
                 wait=wait,
                 wait_timeout=wait_timeout,
+                registration=registration,
                 k8s_version=k8s_version,
                 cluster_domain=cluster_domain,
             )

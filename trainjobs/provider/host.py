@@ -243,6 +243,7 @@ class TrainjobsProvider(provider.Provider):
             gang=inputs.get("gang"),
             wait=inputs.get("wait"),
             wait_timeout=inputs.get("waitTimeout"),
+            registration=inputs.get("registration"),
             k8s_version=inputs.get("k8sVersion") or DEFAULT_K8S_VERSION,
             cluster_domain=inputs.get("clusterDomain") or "cluster.local",
             opts=opts,

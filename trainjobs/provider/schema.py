@@ -321,6 +321,7 @@ def _package_schema(
             "gang": option("gang"),
             "wait": option("wait"),
             "waitTimeout": option("wait_timeout" if "wait_timeout" in options else "waitTimeout"),
+            "registration": option("registration"),
             "k8sVersion": _str(
                 "Kubernetes version the objects are checked against; default "
                 f'"{DEFAULT_K8S_VERSION}".'

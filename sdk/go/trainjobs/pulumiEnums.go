@@ -1536,6 +1536,164 @@ const (
 	JobOptionsRegistrationPodSet  = JobOptionsRegistration("pod-set")
 )
 
+func (JobOptionsRegistration) ElementType() reflect.Type {
+	return reflect.TypeOf((*JobOptionsRegistration)(nil)).Elem()
+}
+
+func (e JobOptionsRegistration) ToJobOptionsRegistrationOutput() JobOptionsRegistrationOutput {
+	return pulumi.ToOutput(e).(JobOptionsRegistrationOutput)
+}
+
+func (e JobOptionsRegistration) ToJobOptionsRegistrationOutputWithContext(ctx context.Context) JobOptionsRegistrationOutput {
+	return pulumi.ToOutputWithContext(ctx, e).(JobOptionsRegistrationOutput)
+}
+
+func (e JobOptionsRegistration) ToJobOptionsRegistrationPtrOutput() JobOptionsRegistrationPtrOutput {
+	return e.ToJobOptionsRegistrationPtrOutputWithContext(context.Background())
+}
+
+func (e JobOptionsRegistration) ToJobOptionsRegistrationPtrOutputWithContext(ctx context.Context) JobOptionsRegistrationPtrOutput {
+	return JobOptionsRegistration(e).ToJobOptionsRegistrationOutputWithContext(ctx).ToJobOptionsRegistrationPtrOutputWithContext(ctx)
+}
+
+func (e JobOptionsRegistration) ToStringOutput() pulumi.StringOutput {
+	return pulumi.ToOutput(pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e JobOptionsRegistration) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return pulumi.ToOutputWithContext(ctx, pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e JobOptionsRegistration) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringPtrOutputWithContext(context.Background())
+}
+
+func (e JobOptionsRegistration) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringOutputWithContext(ctx).ToStringPtrOutputWithContext(ctx)
+}
+
+type JobOptionsRegistrationOutput struct{ *pulumi.OutputState }
+
+func (JobOptionsRegistrationOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*JobOptionsRegistration)(nil)).Elem()
+}
+
+func (o JobOptionsRegistrationOutput) ToJobOptionsRegistrationOutput() JobOptionsRegistrationOutput {
+	return o
+}
+
+func (o JobOptionsRegistrationOutput) ToJobOptionsRegistrationOutputWithContext(ctx context.Context) JobOptionsRegistrationOutput {
+	return o
+}
+
+func (o JobOptionsRegistrationOutput) ToJobOptionsRegistrationPtrOutput() JobOptionsRegistrationPtrOutput {
+	return o.ToJobOptionsRegistrationPtrOutputWithContext(context.Background())
+}
+
+func (o JobOptionsRegistrationOutput) ToJobOptionsRegistrationPtrOutputWithContext(ctx context.Context) JobOptionsRegistrationPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v JobOptionsRegistration) *JobOptionsRegistration {
+		return &v
+	}).(JobOptionsRegistrationPtrOutput)
+}
+
+func (o JobOptionsRegistrationOutput) ToStringOutput() pulumi.StringOutput {
+	return o.ToStringOutputWithContext(context.Background())
+}
+
+func (o JobOptionsRegistrationOutput) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e JobOptionsRegistration) string {
+		return string(e)
+	}).(pulumi.StringOutput)
+}
+
+func (o JobOptionsRegistrationOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o JobOptionsRegistrationOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e JobOptionsRegistration) *string {
+		v := string(e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+type JobOptionsRegistrationPtrOutput struct{ *pulumi.OutputState }
+
+func (JobOptionsRegistrationPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**JobOptionsRegistration)(nil)).Elem()
+}
+
+func (o JobOptionsRegistrationPtrOutput) ToJobOptionsRegistrationPtrOutput() JobOptionsRegistrationPtrOutput {
+	return o
+}
+
+func (o JobOptionsRegistrationPtrOutput) ToJobOptionsRegistrationPtrOutputWithContext(ctx context.Context) JobOptionsRegistrationPtrOutput {
+	return o
+}
+
+func (o JobOptionsRegistrationPtrOutput) Elem() JobOptionsRegistrationOutput {
+	return o.ApplyT(func(v *JobOptionsRegistration) JobOptionsRegistration {
+		if v != nil {
+			return *v
+		}
+		var ret JobOptionsRegistration
+		return ret
+	}).(JobOptionsRegistrationOutput)
+}
+
+func (o JobOptionsRegistrationPtrOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o JobOptionsRegistrationPtrOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e *JobOptionsRegistration) *string {
+		if e == nil {
+			return nil
+		}
+		v := string(*e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+// JobOptionsRegistrationInput is an input type that accepts values of the JobOptionsRegistration enum
+// A concrete instance of `JobOptionsRegistrationInput` can be one of the following:
+//
+//	JobOptionsRegistrationObjects
+//	JobOptionsRegistrationPodSet
+type JobOptionsRegistrationInput interface {
+	pulumi.Input
+
+	ToJobOptionsRegistrationOutput() JobOptionsRegistrationOutput
+	ToJobOptionsRegistrationOutputWithContext(context.Context) JobOptionsRegistrationOutput
+}
+
+var jobOptionsRegistrationPtrType = reflect.TypeOf((**JobOptionsRegistration)(nil)).Elem()
+
+type JobOptionsRegistrationPtrInput interface {
+	pulumi.Input
+
+	ToJobOptionsRegistrationPtrOutput() JobOptionsRegistrationPtrOutput
+	ToJobOptionsRegistrationPtrOutputWithContext(context.Context) JobOptionsRegistrationPtrOutput
+}
+
+type jobOptionsRegistrationPtr string
+
+func JobOptionsRegistrationPtr(v string) JobOptionsRegistrationPtrInput {
+	return (*jobOptionsRegistrationPtr)(&v)
+}
+
+func (*jobOptionsRegistrationPtr) ElementType() reflect.Type {
+	return jobOptionsRegistrationPtrType
+}
+
+func (in *jobOptionsRegistrationPtr) ToJobOptionsRegistrationPtrOutput() JobOptionsRegistrationPtrOutput {
+	return pulumi.ToOutput(in).(JobOptionsRegistrationPtrOutput)
+}
+
+func (in *jobOptionsRegistrationPtr) ToJobOptionsRegistrationPtrOutputWithContext(ctx context.Context) JobOptionsRegistrationPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, in).(JobOptionsRegistrationPtrOutput)
+}
+
 // The values of JobOptions.target.
 type JobOptionsTarget string
 
@@ -3897,6 +4055,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*GpuQueueSpecQueueingStrategyPtrInput)(nil)).Elem(), GpuQueueSpecQueueingStrategy("BestEffortFIFO"))
 	pulumi.RegisterInputType(reflect.TypeOf((*JobOptionsGangInput)(nil)).Elem(), JobOptionsGang("volcano"))
 	pulumi.RegisterInputType(reflect.TypeOf((*JobOptionsGangPtrInput)(nil)).Elem(), JobOptionsGang("volcano"))
+	pulumi.RegisterInputType(reflect.TypeOf((*JobOptionsRegistrationInput)(nil)).Elem(), JobOptionsRegistration("objects"))
+	pulumi.RegisterInputType(reflect.TypeOf((*JobOptionsRegistrationPtrInput)(nil)).Elem(), JobOptionsRegistration("objects"))
 	pulumi.RegisterInputType(reflect.TypeOf((*JobOptionsTargetInput)(nil)).Elem(), JobOptionsTarget("operator"))
 	pulumi.RegisterInputType(reflect.TypeOf((*JobOptionsTargetPtrInput)(nil)).Elem(), JobOptionsTarget("operator"))
 	pulumi.RegisterInputType(reflect.TypeOf((*JobOptionsWaitInput)(nil)).Elem(), JobOptionsWait("none"))
@@ -3943,6 +4103,8 @@ func init() {
 	pulumi.RegisterOutputType(GpuQueueSpecQueueingStrategyPtrOutput{})
 	pulumi.RegisterOutputType(JobOptionsGangOutput{})
 	pulumi.RegisterOutputType(JobOptionsGangPtrOutput{})
+	pulumi.RegisterOutputType(JobOptionsRegistrationOutput{})
+	pulumi.RegisterOutputType(JobOptionsRegistrationPtrOutput{})
 	pulumi.RegisterOutputType(JobOptionsTargetOutput{})
 	pulumi.RegisterOutputType(JobOptionsTargetPtrOutput{})
 	pulumi.RegisterOutputType(JobOptionsWaitOutput{})

@@ -62,6 +62,8 @@ type trainingJobArgs struct {
 	NodePool *GpuNodePool `pulumi:"nodePool"`
 	// A GpuQueue (Kueue) the job is admitted through. Default none.
 	Queue *GpuQueue `pulumi:"queue"`
+	// How `pulumi up` records the job's objects in Pulumi's state. objects (default): each object is its own Pulumi resource, applied by the Kubernetes provider. pod-set (pods target only): the job's Pods and Services are one resource, applied by server-side apply many at a time, and `pulumi preview --diff` lists the objects that change; far fewer engine steps for a big job.
+	Registration *JobOptionsRegistration `pulumi:"registration"`
 	// operator: emit the custom resource for its operator. pods: emit the Pods and Services the operator would create, no operator needed. trainer: a Kubeflow Trainer v2 TrainJob and the ClusterTrainingRuntime it uses (PyTorch, MPI). Default: the stack's target, else operator.
 	Target *JobOptionsTarget `pulumi:"target"`
 	// How long `pulumi up` waits for the job. none (default): until its objects exist — a pod may wait hours for a GPU node without failing the update. running: until its pods run (or its custom resource reports Running). succeeded: until its custom resource reports Succeeded (operator target).
@@ -88,6 +90,8 @@ type TrainingJobArgs struct {
 	NodePool GpuNodePoolInput
 	// A GpuQueue (Kueue) the job is admitted through. Default none.
 	Queue GpuQueueInput
+	// How `pulumi up` records the job's objects in Pulumi's state. objects (default): each object is its own Pulumi resource, applied by the Kubernetes provider. pod-set (pods target only): the job's Pods and Services are one resource, applied by server-side apply many at a time, and `pulumi preview --diff` lists the objects that change; far fewer engine steps for a big job.
+	Registration JobOptionsRegistrationPtrInput
 	// operator: emit the custom resource for its operator. pods: emit the Pods and Services the operator would create, no operator needed. trainer: a Kubeflow Trainer v2 TrainJob and the ClusterTrainingRuntime it uses (PyTorch, MPI). Default: the stack's target, else operator.
 	Target JobOptionsTargetPtrInput
 	// How long `pulumi up` waits for the job. none (default): until its objects exist — a pod may wait hours for a GPU node without failing the update. running: until its pods run (or its custom resource reports Running). succeeded: until its custom resource reports Succeeded (operator target).

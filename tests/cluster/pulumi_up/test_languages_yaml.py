@@ -197,6 +197,7 @@ POD_SET_PROGRAM: dict[str, Any] = {
             "type": "trainjobs:index:TrainingJob",
             "properties": {
                 "target": "pods",
+                "registration": "pod-set",
                 "job": {
                     "apiVersion": "kubeflow.org/v1",
                     "kind": "TFJob",
@@ -213,7 +214,6 @@ POD_SET_PROGRAM: dict[str, Any] = {
                             }
                         }
                     },
-                    "trainjobs": {"registration": "pod-set"},
                 },
             },
             "options": {"dependsOn": ["${ns}"]},
