@@ -177,6 +177,7 @@ def register_objects(
     generated = GeneratedValues(parent, prefix, passwords)
     by_index: dict[int, pulumi.CustomResource] = {}
     members = [i for i, o in enumerate(objects) if pod_set and is_member(o.manifest)]
+    in_set = set(members)
     set_tier = max((apply_tier(objects[i].manifest) for i in members), default=-1)
     jobs = {
         str(o.manifest["metadata"]["name"]): i
@@ -186,10 +187,10 @@ def register_objects(
     # What an object of the next tier waits for: every object registered so far, or one
     # barrier standing for them all (``_barrier``).
     before: list[pulumi.Resource] = []
-    tiers = {apply_tier(o.manifest) for i, o in enumerate(objects) if i not in members}
+    tiers = {apply_tier(o.manifest) for i, o in enumerate(objects) if i not in in_set}
     for tier in sorted(tiers | ({set_tier} if members else set())):
         waiting = [
-            i for i, o in enumerate(objects) if apply_tier(o.manifest) == tier and i not in members
+            i for i, o in enumerate(objects) if apply_tier(o.manifest) == tier and i not in in_set
         ]
         tier_indices = set(waiting)
         if len(before) * max(len(waiting), 1) > BARRIER_EDGES:
@@ -207,7 +208,7 @@ def register_objects(
                 secret=secret,
             )
             by_index.update({i: made for i in members})
-            tier_indices |= set(members)
+            tier_indices |= in_set
         while waiting:
             # A Job that waits for others (Lifecycle.after) comes once they are registered:
             # it depends on them, and the provider awaits their completion.
