@@ -29,7 +29,7 @@ import yaml
 from trainjobs.errors import TrainjobsError
 from trainjobs.k8s.ownership import ObjectKey
 
-__all__ = ["ClusterAccess", "ClusterReadError", "read_labels"]
+__all__ = ["ClusterAccess", "ClusterReadError", "read_labels", "refusal"]
 
 LIST_ABOVE = 10
 """Read a (kind, namespace) with one list when the stack declares more objects than this."""
@@ -133,7 +133,7 @@ class _Client:
         if status == 404:
             return None
         if status >= 300:
-            raise ClusterReadError(f"GET {path}: {_reason(status, data)}")
+            raise ClusterReadError(f"GET {path}: {refusal(status, data)}")
         return data
 
     def request(
@@ -167,7 +167,7 @@ class _Client:
         return response.status, data
 
 
-def _reason(status: int, data: Any) -> str:
+def refusal(status: int, data: Any) -> str:
     """The API server's own words for a refusal: its Status message, else the code."""
     message = data.get("message") if isinstance(data, Mapping) else None
     return f"{status} {message}" if message else str(status)

@@ -39,7 +39,7 @@ from pulumi.dynamic import (
     UpdateResult,
 )
 
-from trainjobs.components.cluster_reader import ClusterAccess, ClusterReadError
+from trainjobs.components.cluster_reader import ClusterAccess, ClusterReadError, refusal
 from trainjobs.components.inputs import Inputs, is_input_token
 from trainjobs.components.ownership import owner_metadata
 from trainjobs.components.register import with_owner
@@ -150,11 +150,6 @@ def _pods(objects: Objects) -> dict[str, Mapping[str, Any]]:
     return {k: m for k, m in objects.items() if _where(m)[0] == "Pod"}
 
 
-def _reason(status: int, data: Any) -> str:
-    message = data.get("message") if isinstance(data, Mapping) else None
-    return f"{status} {message}" if message else str(status)
-
-
 class _Cluster:
     """The requests a pod set makes, on a client of the stack's cluster."""
 
@@ -185,7 +180,7 @@ class _Cluster:
         body = {"propagationPolicy": "Background"}
         status, data = self._call("DELETE", _path(manifest), body=body)
         if status >= 300 and status != 404:
-            raise PodSetError(f"{key}: the cluster refused to delete it: {_reason(status, data)}")
+            raise PodSetError(f"{key}: the cluster refused to delete it: {refusal(status, data)}")
 
     def listed(self, objects: Objects) -> dict[str, Mapping[str, Any]]:
         """The live copy of each of ``objects`` the cluster holds, by key: one list per
@@ -201,7 +196,7 @@ class _Cluster:
             if status == 404:
                 continue
             if status >= 300:
-                raise PodSetError(f"cannot list {kind}s in {namespace}: {_reason(status, data)}")
+                raise PodSetError(f"cannot list {kind}s in {namespace}: {refusal(status, data)}")
             for item in (data or {}).get("items") or []:
                 name = str((item.get("metadata") or {}).get("name"))
                 if name in by_name:
@@ -358,7 +353,7 @@ def _apply(
             _wait_gone(cluster, {key: manifest}, DELETE_TIMEOUT)
             status, data = cluster.apply(manifest)
         if status >= 300:
-            return f"{key}: {_reason(status, data)}"
+            return f"{key}: {refusal(status, data)}"
         answered[key] = data
         return None
 
