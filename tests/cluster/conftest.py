@@ -22,6 +22,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ControlPlane]:
     """etcd, kube-apiserver, controller-manager, scheduler, kwok and the Kubeflow operators."""
     with running_for_tests(ControlPlane(tmp_path_factory.mktemp("cluster"))) as plane:
         _STARTED.append(plane.started_in)
+        _PLANES.append(plane)
         yield plane
 
 
@@ -72,6 +73,23 @@ def kwok_node(cluster: ControlPlane) -> Iterator[str]:
 
 _STARTED: list[float] = []
 """How long the session's control plane took to start (for the summary line)."""
+
+_PLANES: list[ControlPlane] = []
+"""The session's control plane, once started."""
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # Every later test shares the one control plane: once etcd or the API server is gone
+    # (a full disk kills etcd), each would fail only after its own timeouts, for hours.
+    if "cluster" not in getattr(item, "fixturenames", ()):
+        return
+    for plane in _PLANES:
+        if reason := plane.broken():
+            pytest.exit(
+                f"the tests' control plane can serve no more ({item.nodeid} and the rest "
+                f"not run): {reason}\nevery program's log: {plane.logs}",
+                returncode=1,
+            )
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

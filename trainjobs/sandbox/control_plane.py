@@ -52,6 +52,7 @@ from trainjobs.sandbox.programs import (
 
 __all__ = [
     "KUBE_CONTROLLERS",
+    "MIN_FREE_BYTES",
     "MPI_OPERATOR_HEALTH_PORT",
     "PORT_NAMES",
     "ControlPlane",
@@ -78,6 +79,10 @@ deleted claim or volume go once nothing uses it (their protection finalizers).""
 
 MPI_OPERATOR_HEALTH_PORT = 8080
 """The MPI Operator's health port: fixed in its code, on every address."""
+
+MIN_FREE_BYTES = 1 << 30
+"""The least free disk the control plane starts with, and keeps: etcd exits at its first
+write to a full disk, and the API server then answers every request with a timeout."""
 
 NO_MPI_OPERATOR = (
     f"the MPI Operator is not running: port {MPI_OPERATOR_HEALTH_PORT}, which it always "
@@ -170,6 +175,8 @@ class ControlPlane:
     def start(self) -> None:
         """Start every program in dependency order and wait until each is ready."""
         began = time.monotonic()
+        if short := self.disk_short():
+            raise StartupError(short)
         if not self.bins:
             self.bins = binaries()
         operators = self.operators
@@ -432,6 +439,30 @@ class ControlPlane:
         """Raise :class:`StartupError` when a program has died since it started."""
         for program in self.programs:
             program.check_alive()
+
+    def broken(self) -> str | None:
+        """Why the control plane can serve no more requests, or None: etcd or the API
+        server has exited (the end of its log follows), or the disk is all but full."""
+        for program in self.programs:
+            if program.name in ("etcd", "kube-apiserver") and not program.running():
+                try:
+                    program.check_alive()
+                except StartupError as exc:
+                    return str(exc)
+        return self.disk_short()
+
+    def disk_short(self) -> str | None:
+        """A sentence when the disk under :attr:`workdir` has less than
+        :data:`MIN_FREE_BYTES` free, else None."""
+        stat = os.statvfs(self.workdir)
+        free = stat.f_bavail * stat.f_frsize
+        if free >= MIN_FREE_BYTES:
+            return None
+        return (
+            f"only {free / (1 << 20):.0f} MiB free on the disk of {self.workdir} "
+            f"(the control plane needs {MIN_FREE_BYTES >> 20} MiB: etcd exits at its first "
+            "write to a full disk); free some space and start again"
+        )
 
     def log_tails(self, lines: int = 30) -> str:
         """The end of every program's log, for a failing test's report."""
