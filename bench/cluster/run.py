@@ -356,7 +356,13 @@ def _bring_up(
     manifest = work / f"{stack}.objects.yaml"
     manifest.write_text(text)
     kubectl = str(cluster.bins["kubectl"])
-    env = {**os.environ, "KUBECONFIG": str(cluster.kubeconfig)}
+    # Its discovery cache beside the run's files: each control plane has new ports, and
+    # kubectl would keep a folder per address in the user's ~/.kube/cache.
+    env = {
+        **os.environ,
+        "KUBECONFIG": str(cluster.kubeconfig),
+        "KUBECACHEDIR": str(work / "kube-cache"),
+    }
     argv = [kubectl, "apply", "--server-side", "-f", str(manifest)]
     return Side(timed(argv, work, env), objects=len(rendered))
 
