@@ -343,6 +343,7 @@ def _apply(
     if removed:
         _delete(cluster, removed, owner)
     answered: dict[str, Any] = {}
+    made: dict[str, Mapping[str, Any]] = {}
 
     def apply_one(key: str) -> str | None:
         manifest = objects[key]
@@ -355,10 +356,15 @@ def _apply(
         if status >= 300:
             return f"{key}: {refusal(status, data)}"
         answered[key] = data
+        if status == 201 and key not in old:
+            made[key] = manifest
         return None
 
-    for wave in _ordered(objects, (k for k, a in actions.items() if a != "delete")):
-        _in_parallel(wave, apply_one)
+    try:
+        for wave in _ordered(objects, (k for k, a in actions.items() if a != "delete")):
+            _in_parallel(wave, apply_one)
+    except PodSetError as refused:
+        raise PodSetError(f"{refused}{_undo(cluster, made, owner)}") from None
     pods = {_where(m)[2] for m in _pods(objects).values()}
     new_phases = {n: p for n, p in {**phases, **_phases(answered)}.items() if n in pods}
     wait = props.get("waitSeconds")
@@ -371,6 +377,32 @@ def _apply(
         "owner": owner,
         "waitSeconds": wait,
     }
+
+
+def _undo(cluster: _Cluster, made: Objects, owner: Mapping[str, str]) -> str:
+    """Delete the objects a failed step created, and say so ("" when it created none).
+    The engine records nothing of a failed create (nor the new objects of a failed
+    update): left in the cluster, they would be in no state, and no destroy would
+    delete them."""
+    if not made:
+        return ""
+    try:
+        _delete(cluster, made, owner)
+    except PodSetError as exc:
+        label = ",".join(f"{k}={v}" for k, v in sorted(owner.items()))
+        return (
+            f"\nThe {len(made)} objects this step created were to be deleted again, and "
+            f"these were not (they carry the label {label}):\n{exc}"
+        )
+    which = (
+        "The object this step created is"
+        if len(made) == 1
+        else (f"The {len(made)} objects this step created are")
+    )
+    return (
+        f"\n{which} deleted again: the cluster holds what the state records. Fix the "
+        "cause and run `pulumi up` again."
+    )
 
 
 def _delete(cluster: _Cluster, objects: Objects, owner: Mapping[str, str]) -> None:

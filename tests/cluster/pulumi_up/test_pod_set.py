@@ -7,6 +7,8 @@ prints; a second ``up`` changes nothing; an image change replaces exactly the Po
 deleted behind Pulumi's back is forgotten by ``refresh`` and created again by ``up``;
 fewer workers delete exactly the ones removed; ``destroy`` deletes the set's objects,
 never a neighbour's in the same namespace, nor an object someone else made in place of one.
+A create (or the new objects of an update) the API server refuses in part leaves nothing
+behind that the state does not record.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -306,3 +309,131 @@ def test_destroy_deletes_the_set_and_nothing_else(
     left = sorted(_key(m) for m in rendered if _exists(cluster, m))
     assert left == [_key(taken)]
     assert _exists(cluster, neighbour)
+
+
+def _refuse_pods_named(cluster: ControlPlane, namespace: str, name: str) -> str:
+    """A ValidatingAdmissionPolicy (CEL, in the API server) that refuses to create a Pod
+    of that name in ``namespace``, in force once a dry run is refused; its name."""
+    policy = f"refuse-{namespace}"
+    group = "/apis/admissionregistration.k8s.io/v1"
+    cluster.client.create(
+        f"{group}/validatingadmissionpolicies",
+        {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingAdmissionPolicy",
+            "metadata": {"name": policy},
+            "spec": {
+                "failurePolicy": "Fail",
+                "matchConstraints": {
+                    "resourceRules": [
+                        {
+                            "apiGroups": [""],
+                            "apiVersions": ["v1"],
+                            "operations": ["CREATE"],
+                            "resources": ["pods"],
+                        }
+                    ]
+                },
+                "validations": [
+                    {
+                        "expression": f"object.metadata.name != '{name}'",
+                        "message": f"{name} is not allowed in this namespace",
+                    }
+                ],
+            },
+        },
+    )
+    cluster.client.create(
+        f"{group}/validatingadmissionpolicybindings",
+        {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "ValidatingAdmissionPolicyBinding",
+            "metadata": {"name": policy},
+            "spec": {
+                "policyName": policy,
+                "validationActions": ["Deny"],
+                "matchResources": {
+                    "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}}
+                },
+            },
+        },
+    )
+    _wait_refused(cluster, namespace, name, refused=True)
+    return policy
+
+
+def _wait_refused(cluster: ControlPlane, namespace: str, name: str, *, refused: bool) -> None:
+    probe = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"containers": [{"name": "c", "image": "example.com/probe:1"}]},
+    }
+    deadline = time.monotonic() + 60
+    while True:
+        answer = cluster.client.request(
+            "POST", f"/api/v1/namespaces/{namespace}/pods?dryRun=All", probe, ok=(403, 422)
+        )
+        if ("_status" in answer) == refused:
+            return
+        assert time.monotonic() < deadline, f"the policy is not in force: {answer}"
+        time.sleep(0.5)
+
+
+def _set_objects(cluster: ControlPlane, namespace: str) -> list[str]:
+    """The Pods and Services in ``namespace`` (names, by kind)."""
+    return sorted(
+        f"{kind} {item['metadata']['name']}"
+        for kind, plural in (("Pod", "pods"), ("Service", "services"))
+        for item in cluster.client.items(f"/api/v1/namespaces/{namespace}/{plural}")
+    )
+
+
+def test_a_refused_create_or_update_leaves_no_object_the_state_does_not_hold(
+    cluster: ControlPlane, pulumi_dirs: list[Path], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A cluster policy refuses one worker's Pod. The create fails naming it and the
+    policy's words, and deletes again every object it had created: no pod set in the
+    state, no Pod or Service of it in the cluster (a destroy would not know them). Then,
+    from 3 to 4 workers with the new worker refused, the update fails and its new Service
+    is deleted again while the state keeps the 3-worker set. Without the policy both go
+    through. Fails if a failed step leaves its objects behind."""
+    namespace = f"podset-{uuid.uuid4().hex[:6]}"
+    cluster.ensure_namespace(namespace)
+    project = Project(
+        tmp_path_factory.mktemp("pulumi-podset-refused"),
+        kubeconfig=cluster.kubeconfig,
+        dirs=pulumi_dirs,
+    )
+    group = "/apis/admissionregistration.k8s.io/v1"
+    policy = _refuse_pods_named(cluster, namespace, "gamma-worker-2")
+    try:
+        project.init(STACK, _stack_file(namespace))
+        failed = str(project.pulumi("up", "--yes", "--skip-preview", "--stack", STACK, ok=(1,)))
+        assert f"Pod {namespace}/gamma-worker-2: " in failed, failed
+        assert "gamma-worker-2 is not allowed in this namespace" in failed, failed
+        assert "The 5 objects this step created are deleted again" in failed, failed
+        assert [r for r in project.export(STACK) if r["type"] == POD_SET_TYPE] == []
+        assert _set_objects(cluster, namespace) == []
+
+        cluster.client.delete(f"{group}/validatingadmissionpolicybindings/{policy}")
+        _wait_refused(cluster, namespace, "gamma-worker-2", refused=False)
+        project.pulumi("up", "--yes", "--skip-preview", "--stack", STACK)
+        assert _set_objects(cluster, namespace) == [
+            f"{kind} gamma-worker-{i}" for kind in ("Pod", "Service") for i in range(3)
+        ]
+        recorded = sorted(PodSetStack(project, namespace).pod_set()["outputs"]["objects"])
+
+        cluster.client.delete(f"{group}/validatingadmissionpolicies/{policy}")
+        policy = _refuse_pods_named(cluster, namespace, "gamma-worker-3")
+        project.stack_file(STACK).write_text(_stack_file(namespace, workers=4))
+        failed = str(project.pulumi("up", "--yes", "--skip-preview", "--stack", STACK, ok=(1,)))
+        assert "gamma-worker-3 is not allowed in this namespace" in failed, failed
+        assert "The object this step created is deleted again" in failed, failed
+        assert "Service gamma-worker-3" not in _set_objects(cluster, namespace)
+        assert sorted(PodSetStack(project, namespace).pod_set()["outputs"]["objects"]) == recorded
+    finally:
+        cluster.client.delete(f"{group}/validatingadmissionpolicybindings/{policy}")
+        cluster.client.delete(f"{group}/validatingadmissionpolicies/{policy}")
+        project.pulumi("destroy", "--yes", "--skip-preview", "--stack", STACK, ok=(0, 255))
+        cluster.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
