@@ -130,3 +130,40 @@ def test_the_providers_redis_generates_with_its_own_resource(
     (password,) = [r for r in provided if "Generated" in r.type]
     assert password.type == "trainjobs:index:GeneratedPassword"
     assert password.inputs["length"] == 32
+
+
+class _Aborted(Exception):
+    """What grpc's ``context.abort`` raises: the handler stops there."""
+
+
+class _Context:
+    def __init__(self) -> None:
+        self.aborted: tuple[Any, str] | None = None
+
+    async def abort(self, code: Any, details: str) -> None:
+        self.aborted = (code, details)
+        raise _Aborted
+
+
+def test_a_pod_sets_refusal_reaches_the_engine_as_its_message_alone(tmp_path: Any) -> None:
+    """No Python class or traceback ahead of the words: the engine prints ``details``."""
+    import grpc  # type: ignore[import-untyped]
+
+    urn = "urn:pulumi:s::p::trainjobs:index:TrainingJob$trainjobs:index:PodSet::j:pod-set"
+    missing = tmp_path / "no-kubeconfig"
+    props = _struct({"objects": {}, "cluster": {"kubeconfig": str(missing)}, "owner": {}})
+    context = _Context()
+    servicer = GeneratingServicer(TrainjobsProvider(), [], engine_address="")
+    loop = asyncio.new_event_loop()
+    try:
+        with pytest.raises(_Aborted):
+            loop.run_until_complete(
+                servicer.Create(provider_pb2.CreateRequest(urn=urn, properties=props), context)
+            )
+    finally:
+        loop.close()
+    assert context.aborted is not None
+    code, details = context.aborted
+    assert code == grpc.StatusCode.UNKNOWN
+    assert str(missing) in details
+    assert "Traceback" not in details and "PodSetError" not in details

@@ -64,6 +64,9 @@ class ClusterAccess:
         kconfig: Any = importlib.import_module("kubernetes.config")
         configuration = kclient.Configuration()
         text = self.kubeconfig
+        # Named in a refusal: a file's path, never the text of an inline kubeconfig (it
+        # may hold credentials).
+        source = "(given inline)"
         try:
             if text is not None and text.lstrip().startswith(_KUBECONFIG_TEXT):
                 kconfig.load_kube_config_from_dict(
@@ -74,6 +77,7 @@ class ClusterAccess:
                 )
                 return _Client(configuration)
             path = text or os.environ.get("KUBECONFIG") or os.path.expanduser("~/.kube/config")
+            source = path
             exists = any(os.path.exists(p) for p in path.split(os.pathsep) if p)
             if text is None and not exists and os.environ.get("KUBERNETES_SERVICE_HOST"):
                 kconfig.load_incluster_config(client_configuration=configuration)
@@ -85,7 +89,7 @@ class ClusterAccess:
                 persist_config=False,
             )
         except Exception as exc:  # the loader raises ConfigException, OSError, yaml errors
-            raise ClusterReadError(f"cannot load the kubeconfig: {exc}") from None
+            raise ClusterReadError(f"cannot load the kubeconfig {source}: {exc}") from None
         return _Client(configuration)
 
 

@@ -14,9 +14,11 @@ changes). The names are the dynamic resources'; only the type differs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
+import grpc  # type: ignore[import-untyped]  # the SDK serves with it; no stubs
 import pulumi
 from google.protobuf import (  # type: ignore[import-untyped]  # the SDK ships no stubs
     empty_pb2,
@@ -27,7 +29,7 @@ from pulumi.provider.server import ProviderServicer
 from pulumi.runtime.proto import provider_pb2
 
 from trainjobs.components.generators import KeyPairProvider, PasswordProvider
-from trainjobs.components.pod_set import PodSetProvider
+from trainjobs.components.pod_set import PodSetError, PodSetProvider
 from trainjobs.provider.schema import PACKAGE, VERSION
 
 __all__ = ["GENERATORS", "GeneratingServicer", "ServedKeyPair", "ServedPassword", "ServedPodSet"]
@@ -129,6 +131,16 @@ def _generator(urn: str) -> _Served:
     return found
 
 
+@contextlib.asynccontextmanager
+async def _said(context: Any) -> AsyncIterator[None]:
+    """A pod set's refusal reaches the engine as its message alone: the gRPC server
+    would print the exception's Python class ahead of it."""
+    try:
+        yield
+    except PodSetError as exc:
+        await context.abort(grpc.StatusCode.UNKNOWN, str(exc))
+
+
 class GeneratingServicer(ProviderServicer):
     """The provider's gRPC service: the SDK's (Construct …) and the generated secrets'
     resource operations, which the SDK's ``pulumi.provider.Provider`` does not offer."""
@@ -153,7 +165,8 @@ class GeneratingServicer(ProviderServicer):
         if request.preview:
             # Nothing is generated in a preview: the values are unknown until the update.
             return provider_pb2.CreateResponse(id="", properties=request.properties)
-        created = generator.create(_props(request.properties))
+        async with _said(context):
+            created = generator.create(_props(request.properties))
         return provider_pb2.CreateResponse(
             id=created.id, properties=_struct(created.outs or {}, generator.outputs)
         )
@@ -165,7 +178,8 @@ class GeneratingServicer(ProviderServicer):
             return provider_pb2.ReadResponse(
                 id=request.id, properties=request.properties, inputs=request.inputs
             )
-        read = generator.read(request.id, _props(request.properties))
+        async with _said(context):
+            read = generator.read(request.id, _props(request.properties))
         return provider_pb2.ReadResponse(
             id=read.id or request.id,
             properties=_struct(read.outs or {}, generator.outputs),
@@ -174,7 +188,8 @@ class GeneratingServicer(ProviderServicer):
 
     async def Update(self, request: Any, context: Any) -> Any:
         generator = _generator(request.urn)
-        updated = generator.update(request.id, _props(request.olds), _props(request.news))
+        async with _said(context):
+            updated = generator.update(request.id, _props(request.olds), _props(request.news))
         return provider_pb2.UpdateResponse(
             properties=_struct(updated.outs or {}, generator.outputs)
         )
@@ -182,5 +197,6 @@ class GeneratingServicer(ProviderServicer):
     async def Delete(self, request: Any, context: Any) -> Any:
         generator = _generator(request.urn)
         if isinstance(generator, PodSetProvider):
-            generator.delete(request.id, _props(request.properties))
+            async with _said(context):
+                generator.delete(request.id, _props(request.properties))
         return empty_pb2.Empty()
