@@ -397,7 +397,7 @@ def _undo(cluster: _Cluster, made: Objects, owner: Mapping[str, str]) -> str:
     which = (
         "The object this step created is"
         if len(made) == 1
-        else (f"The {len(made)} objects this step created are")
+        else f"The {len(made)} objects this step created are"
     )
     return (
         f"\n{which} deleted again: the cluster holds what the state records. Fix the "
