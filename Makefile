@@ -55,8 +55,10 @@ install: $(VENV)/.installed
 ## demo: the demo stack on a local cluster: builds the programs that are missing (once per
 ## machine, from the Go module proxy), starts this folder's sandbox (or keeps the one
 ## running), `pulumi up` of stacks/Pulumi.demo.yaml, then one table of what runs where
+# The demo stack has no MPIJob: its sandbox leaves the MPI Operator out, so port 8080 (which
+# that operator always binds) stays free for `make test`'s control plane.
 demo: $(VENV)/.installed
-	$(BIN)/trainjobs sandbox up --reuse
+	$(BIN)/trainjobs sandbox up --reuse --no-mpi-operator
 	$(BIN)/trainjobs sandbox deploy stacks/Pulumi.demo.yaml
 
 ## demo-down: destroy the demo stack and stop the sandbox (no process, no port left)

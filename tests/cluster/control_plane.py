@@ -29,8 +29,10 @@ from trainjobs.sandbox import (
     binaries,
     free_ports,
 )
+from trainjobs.sandbox.control_plane import MPI_OPERATOR_HEALTH_PORT
 from trainjobs.sandbox.installs import CRD_PREFERRED, shipped_runtimes
 from trainjobs.sandbox.kwok import KWOK_STAGES
+from trainjobs.sandbox.programs import port_free
 
 __all__ = [
     "BINARIES",
@@ -59,6 +61,14 @@ def started(workdir: Path) -> Iterator[ControlPlane]:
 def running_for_tests(plane: ControlPlane) -> Iterator[ControlPlane]:
     """``plane`` started for a fixture and stopped on exit; a start that fails stops what
     started and fails the test with the end of each program's log."""
+    if plane.mpi_operator == "yes" and not port_free(MPI_OPERATOR_HEALTH_PORT):
+        pytest.fail(
+            f"port {MPI_OPERATOR_HEALTH_PORT} is taken, and the MPI Operator the tests run "
+            "always binds it (its health port is fixed in its code): a sandbox started "
+            "without --no-mpi-operator holds it (`trainjobs sandbox status` in its folder; "
+            "`make demo-down` or `trainjobs sandbox down` stops it)",
+            pytrace=False,
+        )
     try:
         plane.start()
     except (StartupError, OSError) as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -12,6 +13,10 @@ from trainjobs.errors import TrainjobsError
 from trainjobs.output import format_table
 
 __all__ = ["cmd_sandbox", "sandbox_options"]
+
+NO_MPI_OPERATOR_ASKED = (
+    "the MPI Operator is left out (--no-mpi-operator): MPIJobs stay unreconciled"
+)
 
 
 def cmd_sandbox(args: argparse.Namespace) -> int:
@@ -45,6 +50,12 @@ def sandbox_options(parser: argparse.ArgumentParser) -> None:
         help="run the operators the stack installs where and as it declares them (namespace, "
         "job kinds, gang scheduler, its webhooks; the pinned versions); the built-in ones for "
         "the kinds it does not install",
+    )
+    up.add_argument(
+        "--no-mpi-operator",
+        action="store_true",
+        help="leave the MPI Operator out (MPIJobs stay unreconciled): it always binds port "
+        "8080, one per machine, and `make test`'s control plane needs that port",
     )
     up.add_argument(
         "--from-path",
@@ -86,6 +97,12 @@ def _up(args: argparse.Namespace) -> int:
     sandbox = Sandbox()
     nodes = stack_nodes(args.nodes_from) if args.nodes_from else default_nodes()
     operators = stack_operators(args.operators_from) if args.operators_from else Operators()
+    if args.no_mpi_operator:
+        operators = dataclasses.replace(
+            operators,
+            mpi_operator=None,
+            notes=(*operators.notes, NO_MPI_OPERATOR_ASKED),
+        )
     try:
         state = sandbox.up(
             nodes=nodes,
