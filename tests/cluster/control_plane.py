@@ -61,7 +61,8 @@ def started(workdir: Path) -> Iterator[ControlPlane]:
 def running_for_tests(plane: ControlPlane) -> Iterator[ControlPlane]:
     """``plane`` started for a fixture and stopped on exit; a start that fails stops what
     started and fails the test with the end of each program's log."""
-    if plane.mpi_operator == "yes" and not port_free(MPI_OPERATOR_HEALTH_PORT):
+    runs_mpi = plane.mpi_operator == "yes" and plane.operators.mpi_operator is not None
+    if runs_mpi and not port_free(MPI_OPERATOR_HEALTH_PORT):
         pytest.fail(
             f"port {MPI_OPERATOR_HEALTH_PORT} is taken, and the MPI Operator the tests run "
             "always binds it (its health port is fixed in its code): a sandbox started "
